@@ -1,0 +1,73 @@
+import { z } from 'zod';
+import { badInput } from './errors.ts';
+
+/**
+ * Grid puzzle truth (design §2.2, §3): an R×C layout of piece ids and, optionally, each piece's
+ * edges (top, right, bottom, left). Ids are strings; JSON numbers are stringified so `7` and `"7"`
+ * name the same piece in the truth and in every answer form.
+ */
+export const EDGE_KINDS = ['tab', 'blank', 'flat'] as const;
+export type EdgeKind = (typeof EDGE_KINDS)[number];
+
+/**
+ * Characters an id may not contain: the text answer form splits rows on spaces, commas, semicolons
+ * and pipes and strips brackets, quotes and tags, so an id holding one could never be written there.
+ */
+const ID_FORBIDDEN = /[\s,;|[\]{}()"'`<>]/;
+
+const PieceIdSchema = z
+  .union([z.string(), z.number().finite()])
+  .transform((v) => String(v))
+  .refine((s) => s.length > 0, 'piece ids must not be empty')
+  .refine((s) => !ID_FORBIDDEN.test(s), {
+    message: 'piece ids must not contain spaces, commas, semicolons, pipes, brackets, quotes or < >',
+  });
+
+const EdgesSchema = z.tuple([z.enum(EDGE_KINDS), z.enum(EDGE_KINDS), z.enum(EDGE_KINDS), z.enum(EDGE_KINDS)]);
+
+export const GridTruthSchema = z
+  .object({
+    rows: z.number().int().positive(),
+    cols: z.number().int().positive(),
+    layout: z.array(z.array(PieceIdSchema)),
+    edges: z.record(z.string(), EdgesSchema).optional(),
+  })
+  .strict()
+  .superRefine((t, ctx) => {
+    if (t.layout.length !== t.rows) {
+      ctx.addIssue({ code: 'custom', path: ['layout'], message: `has ${t.layout.length} rows, expected rows = ${t.rows}` });
+      return;
+    }
+    const seen = new Map<string, string>();
+    t.layout.forEach((row, r) => {
+      if (row.length !== t.cols) {
+        ctx.addIssue({ code: 'custom', path: ['layout', r], message: `has ${row.length} ids, expected cols = ${t.cols}` });
+        return;
+      }
+      row.forEach((id, c) => {
+        const first = seen.get(id);
+        if (first !== undefined) {
+          ctx.addIssue({ code: 'custom', path: ['layout', r, c], message: `duplicate piece id '${id}' (also at ${first})` });
+        } else seen.set(id, `layout[${r}][${c}]`);
+      });
+    });
+    if (!t.edges) return;
+    for (const id of seen.keys()) {
+      if (!(id in t.edges)) ctx.addIssue({ code: 'custom', path: ['edges'], message: `no edges for piece '${id}'` });
+    }
+    for (const id of Object.keys(t.edges)) {
+      if (!seen.has(id)) ctx.addIssue({ code: 'custom', path: ['edges', id], message: `piece '${id}' is not in the layout` });
+    }
+  });
+
+export type GridTruth = z.infer<typeof GridTruthSchema>;
+
+/** Validates a truth document; the one error names `where` (a file or field) and the first problem. */
+export function parseGridTruth(raw: unknown, where: string): GridTruth {
+  const r = GridTruthSchema.safeParse(raw);
+  if (r.success) return r.data;
+  const issue = r.error.issues[0]!;
+  const path = issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '');
+  const more = r.error.issues.length > 1 ? ` (and ${r.error.issues.length - 1} more)` : '';
+  throw badInput(`${where}: ${path ? `${path}: ` : ''}${issue.message}${more}`);
+}
