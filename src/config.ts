@@ -1,0 +1,69 @@
+import { z } from 'zod';
+import { badInput } from './domain/errors.ts';
+import type { Database } from './db/client.ts';
+
+/**
+ * Process configuration, read from the environment once at start. A bad value stops the process with
+ * one line naming the variable, rather than surfacing later as a confusing runtime failure.
+ */
+
+const blankToUndefined = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
+const optionalString = z.preprocess(blankToUndefined, z.string().optional());
+const intWithDefault = (def: number, min: number) =>
+  z.preprocess(blankToUndefined, z.coerce.number().int().min(min).default(def));
+
+const ConfigSchema = z.object({
+  PORT: intWithDefault(8787, 0).pipe(z.number().max(65535)),
+  HOST: z.preprocess(blankToUndefined, z.string().default('127.0.0.1')),
+  DATABASE_URL: z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
+      .optional(),
+  ),
+  ASSAY_DATA_DIR: z.preprocess(blankToUndefined, z.string().default('./data')),
+  BODY_LIMIT_BYTES: intWithDefault(10 * 1024 * 1024, 1),
+  RATE_LIMIT_PER_MINUTE: intWithDefault(600, 1),
+  ANTHROPIC_API_KEY: optionalString,
+  OPENAI_API_KEY: optionalString,
+  OPENAI_BASE_URL: z.preprocess(blankToUndefined, z.url().optional()),
+});
+
+export interface Config {
+  port: number;
+  host: string;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  bodyLimitBytes: number;
+  rateLimitPerMinute: number;
+  anthropicApiKey: string | undefined;
+  openaiApiKey: string | undefined;
+  openaiBaseUrl: string | undefined;
+}
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const r = ConfigSchema.safeParse(env);
+  if (!r.success) {
+    const issue = r.error.issues[0]!;
+    throw badInput(`environment: ${issue.path.join('.')}: ${issue.message}`);
+  }
+  const c = r.data;
+  return {
+    port: c.PORT,
+    host: c.HOST,
+    databaseUrl: c.DATABASE_URL,
+    dataDir: c.ASSAY_DATA_DIR,
+    bodyLimitBytes: c.BODY_LIMIT_BYTES,
+    rateLimitPerMinute: c.RATE_LIMIT_PER_MINUTE,
+    anthropicApiKey: c.ANTHROPIC_API_KEY,
+    openaiApiKey: c.OPENAI_API_KEY,
+    openaiBaseUrl: c.OPENAI_BASE_URL,
+  };
+}
+
+/** PostgreSQL when DATABASE_URL is set, otherwise PGlite in ASSAY_DATA_DIR. Not migrated. */
+export async function openConfiguredDatabase(config: Config): Promise<Database> {
+  const { openDatabase } = await import('./db/client.ts');
+  return config.databaseUrl ? openDatabase({ url: config.databaseUrl }) : openDatabase({ dataDir: config.dataDir });
+}

@@ -1,0 +1,91 @@
+import { mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import * as schema from './schema.ts';
+
+/**
+ * One client, two engines: embedded PGlite (a data directory, or in memory for tests) and PostgreSQL
+ * through postgres.js. Both drizzle instances share PgDatabase, so every query in services/ is written
+ * once and runs on either; the same SQL migrations build both.
+ */
+
+export type Schema = typeof schema;
+export type Db = PgDatabase<PgQueryResultHKT, Schema>;
+/** The handle inside `db.transaction(async (tx) => …)`; services pass it to helpers. */
+export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+/** Anything queries can run on: the database or an open transaction. */
+export type Queryable = Db | Tx;
+
+export interface Database {
+  db: Db;
+  kind: 'pglite' | 'postgres';
+  close(): Promise<void>;
+  /** Raw parameterised SQL ($1, $2 …); used by adapters that bring their own SQL (pg-boss). */
+  execute(sql: string, params?: unknown[]): Promise<{ rows: any[] }>;
+}
+
+export interface OpenOptions {
+  /** A postgres:// URL: use PostgreSQL. Wins over dataDir/memory. */
+  url?: string;
+  /** PGlite data directory (created if missing). */
+  dataDir?: string;
+  /** PGlite in memory (tests). */
+  memory?: boolean;
+  /** postgres.js pool size (default 10). */
+  max?: number;
+}
+
+/** migrations/ at the package root, wherever the process was started from. */
+export const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations', import.meta.url));
+
+export async function openDatabase(opts: OpenOptions): Promise<Database> {
+  if (opts.url) return openPostgres(opts.url, opts.max ?? 10);
+  return openPglite(opts.memory ? undefined : (opts.dataDir ?? './data'));
+}
+
+async function openPglite(dataDir: string | undefined): Promise<Database> {
+  const { PGlite } = await import('@electric-sql/pglite');
+  const { drizzle } = await import('drizzle-orm/pglite');
+  if (dataDir) mkdirSync(dataDir, { recursive: true });
+  const client = dataDir ? new PGlite(dataDir) : new PGlite();
+  await client.waitReady;
+  const db = drizzle({ client, schema }) as unknown as Db;
+  return {
+    db,
+    kind: 'pglite',
+    close: () => client.close(),
+    async execute(text, params) {
+      const r = await client.query(text, params as any[] | undefined);
+      return { rows: r.rows as any[] };
+    },
+  };
+}
+
+async function openPostgres(url: string, max: number): Promise<Database> {
+  const { default: postgres } = await import('postgres');
+  const { drizzle } = await import('drizzle-orm/postgres-js');
+  // Notices ("relation already exists, skipping" from the migrator) are noise on a terminal.
+  const client = postgres(url, { max, onnotice: () => {}, connect_timeout: 10 });
+  const db = drizzle({ client, schema }) as unknown as Db;
+  return {
+    db,
+    kind: 'postgres',
+    close: () => client.end({ timeout: 5 }),
+    async execute(text, params) {
+      const rows = await client.unsafe(text, (params ?? []) as any[]);
+      return { rows: [...rows] };
+    },
+  };
+}
+
+/** Applies every pending migration in migrations/ (idempotent: the migrator records what it ran). */
+export async function migrate(database: Database): Promise<void> {
+  const config = { migrationsFolder: MIGRATIONS_DIR };
+  if (database.kind === 'pglite') {
+    const m = await import('drizzle-orm/pglite/migrator');
+    await m.migrate(database.db as any, config);
+  } else {
+    const m = await import('drizzle-orm/postgres-js/migrator');
+    await m.migrate(database.db as any, config);
+  }
+}

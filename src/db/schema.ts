@@ -1,0 +1,283 @@
+import { sql } from 'drizzle-orm';
+import {
+  check,
+  doublePrecision,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  serial,
+  text,
+  timestamp,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
+
+/**
+ * The whole data model (see src/db/README.md). One schema for both engines (PGlite and PostgreSQL);
+ * drizzle-kit generates migrations/ from it. Verdict/claim/problem lists are jsonb because they are
+ * always read whole with their grade; everything reports filter or join on is a column.
+ */
+
+const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
+const tokens = (name: string) => integer(name);
+
+export const rubrics = pgTable('rubrics', {
+  id: serial('id').primaryKey(),
+  slug: text('slug').notNull().unique(),
+  title: text('title').notNull(),
+  createdAt: createdAt(),
+});
+
+/** Editing a rubric makes a new version; grades point at the version they were judged against. */
+export const rubricVersions = pgTable(
+  'rubric_versions',
+  {
+    id: serial('id').primaryKey(),
+    rubricId: integer('rubric_id')
+      .notNull()
+      .references(() => rubrics.id, { onDelete: 'cascade' }),
+    version: integer('version').notNull(),
+    title: text('title').notNull(),
+    reference: text('reference').notNull(),
+    image: text('image'),
+    truth: jsonb('truth').$type<{ orientation?: string; grid?: { rows: number; cols: number }; pieces?: number }>(),
+    source: text('source'),
+    /** sha256 of the canonical rubric content: identical re-imports make no new version. */
+    contentHash: text('content_hash').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('rubric_versions_rubric_version_uq').on(t.rubricId, t.version), index('rubric_versions_hash_idx').on(t.rubricId, t.contentHash)],
+);
+
+export const rubricItems = pgTable(
+  'rubric_items',
+  {
+    id: serial('id').primaryKey(),
+    rubricVersionId: integer('rubric_version_id')
+      .notNull()
+      .references(() => rubricVersions.id, { onDelete: 'cascade' }),
+    itemKey: text('item_key').notNull(),
+    text: text('text').notNull(),
+    weight: doublePrecision('weight').notNull(),
+    tags: jsonb('tags').$type<string[]>().notNull().default([]),
+    position: integer('position').notNull(),
+  },
+  (t) => [uniqueIndex('rubric_items_version_key_uq').on(t.rubricVersionId, t.itemKey), check('rubric_items_weight_positive', sql`${t.weight} > 0`)],
+);
+
+export const puzzles = pgTable(
+  'puzzles',
+  {
+    id: serial('id').primaryKey(),
+    slug: text('slug').notNull().unique(),
+    rows: integer('rows').notNull(),
+    cols: integer('cols').notNull(),
+    layout: jsonb('layout').$type<string[][]>().notNull(),
+    /** Per-piece edges {id: [top, right, bottom, left]} with tab|blank|flat; null when unknown. */
+    edges: jsonb('edges').$type<Record<string, string[]>>(),
+    picturePath: text('picture_path'),
+    /** Coarse piece-count bucket (e.g. "~50", "~100", "~200") for slicing reports. */
+    sizeBucket: text('size_bucket'),
+    /** The rubric of the puzzle's picture: joins a description and an assembly of the same puzzle. */
+    rubricId: integer('rubric_id').references(() => rubrics.id, { onDelete: 'set null' }),
+    createdAt: createdAt(),
+  },
+  (t) => [index('puzzles_rubric_idx').on(t.rubricId), index('puzzles_size_bucket_idx').on(t.sizeBucket)],
+);
+
+export const runs = pgTable(
+  'runs',
+  {
+    id: serial('id').primaryKey(),
+    name: text('name').notNull().unique(),
+    model: text('model').notNull(),
+    effort: text('effort'),
+    /** Condition tags such as "tagged" (pieces labelled in the image). */
+    tags: jsonb('tags').$type<string[]>().notNull().default([]),
+    createdAt: createdAt(),
+  },
+  (t) => [index('runs_model_idx').on(t.model)],
+);
+
+export const TASK_KINDS = ['describe', 'assemble', 'describe-then-solve', 'choice'] as const;
+export const ANSWER_STATUSES = ['ok', 'no_answer', 'truncated', 'error'] as const;
+export type TaskKind = (typeof TASK_KINDS)[number];
+export type AnswerStatus = (typeof ANSWER_STATUSES)[number];
+
+export const answers = pgTable(
+  'answers',
+  {
+    id: serial('id').primaryKey(),
+    runId: integer('run_id')
+      .notNull()
+      .references(() => runs.id, { onDelete: 'cascade' }),
+    /** The "id" of the imported row; unique within its run. */
+    externalId: text('external_id').notNull(),
+    task: text('task').$type<TaskKind>().notNull(),
+    puzzleId: integer('puzzle_id').references(() => puzzles.id, { onDelete: 'set null' }),
+    rubricId: integer('rubric_id').references(() => rubrics.id, { onDelete: 'set null' }),
+    text: text('text'),
+    status: text('status').$type<AnswerStatus>().notNull().default('ok'),
+    inputTokens: tokens('input_tokens'),
+    outputTokens: tokens('output_tokens'),
+    meta: jsonb('meta').$type<Record<string, unknown>>().notNull().default({}),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('answers_run_external_uq').on(t.runId, t.externalId),
+    index('answers_puzzle_idx').on(t.puzzleId),
+    index('answers_rubric_idx').on(t.rubricId),
+    index('answers_task_idx').on(t.task),
+    check('answers_task_check', sql`${t.task} in ('describe', 'assemble', 'describe-then-solve', 'choice')`),
+    check('answers_status_check', sql`${t.status} in ('ok', 'no_answer', 'truncated', 'error')`),
+  ],
+);
+
+export const judges = pgTable('judges', {
+  id: serial('id').primaryKey(),
+  slug: text('slug').notNull(),
+  provider: text('provider').notNull(),
+  model: text('model').notNull(),
+  /** The full judge configuration as used (prompt text included), so a grade is reproducible. */
+  config: jsonb('config').$type<Record<string, unknown>>().notNull(),
+  configHash: text('config_hash').notNull().unique(),
+  createdAt: createdAt(),
+});
+
+export interface GradeItem {
+  id: string;
+  weight: number;
+  verdict: string;
+  evidence?: string | null;
+  points: number;
+}
+export interface GradeClaim {
+  text?: string | null;
+  verdict: string;
+}
+
+export const grades = pgTable(
+  'grades',
+  {
+    id: serial('id').primaryKey(),
+    answerId: integer('answer_id')
+      .notNull()
+      .references(() => answers.id, { onDelete: 'cascade' }),
+    judgeId: integer('judge_id')
+      .notNull()
+      .references(() => judges.id, { onDelete: 'cascade' }),
+    rubricVersionId: integer('rubric_version_id').references(() => rubricVersions.id, { onDelete: 'restrict' }),
+    promptHash: text('prompt_hash'),
+    /** ok | truncated | refused | parse_failure | provider_error | ...: a failure is a status, never a score. */
+    status: text('status').notNull(),
+    reason: text('reason'),
+    completeness: doublePrecision('completeness'),
+    correctness: doublePrecision('correctness'),
+    f1: doublePrecision('f1'),
+    items: jsonb('items').$type<GradeItem[]>(),
+    claims: jsonb('claims').$type<GradeClaim[]>(),
+    meta: jsonb('meta').$type<Record<string, unknown>>(),
+    rawOutput: text('raw_output'),
+    inputTokens: tokens('input_tokens'),
+    outputTokens: tokens('output_tokens'),
+    cacheReadTokens: tokens('cache_read_tokens'),
+    cacheWriteTokens: tokens('cache_write_tokens'),
+    costUsd: doublePrecision('cost_usd'),
+    latencyMs: integer('latency_ms'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('grades_answer_judge_uq').on(t.answerId, t.judgeId),
+    index('grades_judge_idx').on(t.judgeId),
+    index('grades_rubric_version_idx').on(t.rubricVersionId),
+    index('grades_status_idx').on(t.status),
+  ],
+);
+
+export const assemblyScores = pgTable('assembly_scores', {
+  id: serial('id').primaryKey(),
+  answerId: integer('answer_id')
+    .notNull()
+    .unique()
+    .references(() => answers.id, { onDelete: 'cascade' }),
+  status: text('status').notNull(),
+  problems: jsonb('problems').$type<string[]>().notNull().default([]),
+  direct: doublePrecision('direct').notNull(),
+  exactMatch: doublePrecision('exact_match').notNull(),
+  neighbour: doublePrecision('neighbour').notNull(),
+  adjacency: doublePrecision('adjacency').notNull(),
+  proximity: doublePrecision('proximity').notNull(),
+  shapeCompatibility: doublePrecision('shape_compatibility'),
+  byPosition: jsonb('by_position').$type<{ corner: number | null; edge: number | null; interior: number | null }>().notNull(),
+  createdAt: createdAt(),
+});
+
+export const LABEL_KINDS = ['human', 'judge'] as const;
+
+/**
+ * Human (or judge) labels for calibration. item_key '' means an answer-level label: a plain column
+ * keeps the unique key a simple upsert target on both engines (NULLs never collide in a unique index).
+ */
+export const labels = pgTable(
+  'labels',
+  {
+    id: serial('id').primaryKey(),
+    answerId: integer('answer_id')
+      .notNull()
+      .references(() => answers.id, { onDelete: 'cascade' }),
+    itemKey: text('item_key').notNull().default(''),
+    annotator: text('annotator').notNull(),
+    kind: text('kind').$type<(typeof LABEL_KINDS)[number]>().notNull().default('human'),
+    label: text('label').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('labels_answer_item_annotator_uq').on(t.answerId, t.itemKey, t.annotator),
+    index('labels_annotator_idx').on(t.annotator),
+    check('labels_kind_check', sql`${t.kind} in ('human', 'judge')`),
+  ],
+);
+
+export const apiKeys = pgTable('api_keys', {
+  id: serial('id').primaryKey(),
+  name: text('name').notNull(),
+  prefix: text('prefix').notNull().unique(),
+  hash: text('hash').notNull().unique(),
+  scopes: jsonb('scopes').$type<string[]>().notNull().default([]),
+  createdAt: createdAt(),
+  revokedAt: timestamp('revoked_at', { withTimezone: true }),
+  lastUsedAt: timestamp('last_used_at', { withTimezone: true }),
+});
+
+/** Provider responses keyed by a hash of the exact request: re-grading costs nothing. */
+export const judgeCache = pgTable('judge_cache', {
+  key: text('key').primaryKey(),
+  response: jsonb('response').notNull(),
+  createdAt: createdAt(),
+});
+
+/** One row per provider call; call_key makes recording idempotent across retries and restarts. */
+export const usageLedger = pgTable(
+  'usage_ledger',
+  {
+    id: serial('id').primaryKey(),
+    callKey: text('call_key').notNull().unique(),
+    provider: text('provider').notNull(),
+    model: text('model').notNull(),
+    judgeId: integer('judge_id').references(() => judges.id, { onDelete: 'set null' }),
+    answerId: integer('answer_id').references(() => answers.id, { onDelete: 'set null' }),
+    inputTokens: tokens('input_tokens').notNull().default(0),
+    outputTokens: tokens('output_tokens').notNull().default(0),
+    cacheReadTokens: tokens('cache_read_tokens').notNull().default(0),
+    cacheWriteTokens: tokens('cache_write_tokens').notNull().default(0),
+    costUsd: doublePrecision('cost_usd'),
+    latencyMs: integer('latency_ms'),
+    status: text('status').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('usage_ledger_judge_idx').on(t.judgeId),
+    index('usage_ledger_answer_idx').on(t.answerId),
+    index('usage_ledger_created_idx').on(t.createdAt),
+  ],
+);
