@@ -1,0 +1,223 @@
+/**
+ * Deterministic reading of the meta statements (orientation, grid, piece count) a model appends to its
+ * description (design §2.1). What is accepted, precisely:
+ *
+ * Every line is normalised first: markdown emphasis and code marks (* _ `) are removed, a leading list
+ * or quote marker (-, +, •, >, #, "1." / "1)") is dropped, whitespace is collapsed.
+ *
+ * Labelled lines, anywhere in the answer — `<label> <sep> <value>` with sep one of : = - – — or "is":
+ *   orientation  label "orientation" (optionally "image/picture/puzzle orientation"); value holds the
+ *                word landscape|portrait (or horizontal → landscape, vertical → portrait)
+ *   grid         label "grid", "grid size|dimensions|layout|shape", "dimensions", "size"; value holds a
+ *                grid expression (below); or a pair of lines "Rows: 6" and "Columns: 9"
+ *   pieces       label "pieces", "piece count", "pieces count", "number of pieces", "total pieces",
+ *                "count"; the value's first number (optionally after about/approximately/~)
+ * Free statements, only in the closing paragraph (the lines after the last blank line):
+ *   orientation  "landscape orientation|format|mode", "portrait-oriented", "orientation is portrait",
+ *                or a line that is nothing but "Landscape"/"Portrait"
+ *   grid         "6 rows by 9 columns" / "9 columns × 6 rows" anywhere in a line; a bare "6 x 9" only
+ *                when followed by "grid" ("a 6 x 9 grid"), preceded by "grid of", or alone on its line
+ *   pieces       "<N> pieces", "<N>-piece"
+ * Grid expressions: "R x C" with x, X, ×, ✕, * or "by" between the numbers means R rows and C columns;
+ * with the words rows/columns the words decide ("9 columns × 6 rows" is 6 rows, 9 columns).
+ * Numbers are digits (words like "two" are never read), with optional thousands separators
+ * ("1,000", "1 000" with a no-break or thin space, "1'000"); decimals are not counts and are ignored.
+ * When a field is stated several times, the statement nearest the end of the answer wins.
+ */
+
+export type Orientation = 'landscape' | 'portrait';
+
+export interface ParsedMeta {
+  orientation: Orientation | null;
+  grid: { rows: number; cols: number } | null;
+  pieceCount: number | null;
+}
+
+const NUM = String.raw`(\d{1,3}(?:[,'\u00a0\u2009\u202f]\d{3})+|\d+)(?![\d]|[.,]\d)`;
+const NUM_START = String.raw`(?<![\d.,])`;
+const OP = String.raw`(?:[xX×✕*]|by)`;
+const ROWS = String.raw`rows?`;
+const COLS = String.raw`(?:columns?|cols?)`;
+const SEP = String.raw`\s*(?:[:=]|[-–—]\s|\bis\b)\s*`;
+
+const toInt = (s: string): number => Number(s.replace(/[^\d]/g, ''));
+
+const ORIENTATION_WORDS: Readonly<Record<string, Orientation>> = {
+  landscape: 'landscape',
+  horizontal: 'landscape',
+  portrait: 'portrait',
+  vertical: 'portrait',
+};
+
+const RE = {
+  rowsCols: new RegExp(String.raw`${NUM_START}${NUM}\s*${ROWS}\s*(?:${OP}|and|,|×)?\s*${NUM_START}${NUM}\s*${COLS}\b`, 'gi'),
+  colsRows: new RegExp(String.raw`${NUM_START}${NUM}\s*${COLS}\s*(?:${OP}|and|,|×)?\s*${NUM_START}${NUM}\s*${ROWS}\b`, 'gi'),
+  bare: new RegExp(String.raw`${NUM_START}${NUM}\s*${OP}\s*${NUM_START}${NUM}`, 'gi'),
+  bareFreeGrid: new RegExp(
+    String.raw`(?:${NUM_START}${NUM}\s*${OP}\s*${NUM_START}${NUM}\s*(?:-\s*)?(?:grid|layout|arrangement)\b|\bgrid\s+of\s+${NUM_START}${NUM}\s*${OP}\s*${NUM_START}${NUM})`,
+    'gi',
+  ),
+  number: new RegExp(String.raw`${NUM_START}${NUM}`, 'g'),
+  labelOrientation: new RegExp(String.raw`^(?:(?:image|picture|puzzle)\s+)?orientation${SEP}(.*)$`, 'i'),
+  labelGrid: new RegExp(
+    String.raw`^(?:(?:image|picture|puzzle)\s+)?(?:grid(?:\s+(?:size|dimensions?|layout|shape))?|dimensions?|size)${SEP}(.*)$`,
+    'i',
+  ),
+  labelPieces: new RegExp(
+    String.raw`^(?:(?:total|puzzle)\s+)?(?:number\s+of\s+pieces|pieces?\s+count|pieces|count)${SEP}(?:about|approximately|approx\.?|roughly|~)?\s*${NUM_START}${NUM}`,
+    'i',
+  ),
+  labelRows: new RegExp(String.raw`^(?:number\s+of\s+)?rows${SEP}${NUM_START}${NUM}`, 'i'),
+  labelCols: new RegExp(String.raw`^(?:number\s+of\s+)?${COLS}${SEP}${NUM_START}${NUM}`, 'i'),
+  orientationWord: /\b(landscape|portrait|horizontal|vertical)\b/i,
+  freeOrientation:
+    /\b(landscape|portrait)(?:\s+(?:orientation|format|mode)\b|[- ]oriented\b)|\borientation\s+(?:is\s+|of\s+)?(landscape|portrait)\b/gi,
+  loneOrientation: /^(landscape|portrait)(?:\s+orientation)?\.?$/i,
+  freePieces: new RegExp(String.raw`${NUM_START}${NUM}\s*(?:-\s*)?pieces?\b`, 'gi'),
+};
+
+/** A statement found at a position; later positions win. */
+interface Found<T> {
+  at: number;
+  value: T;
+}
+
+function later<T>(a: Found<T> | null, b: Found<T> | null): Found<T> | null {
+  if (!a) return b;
+  if (!b) return a;
+  return b.at >= a.at ? b : a;
+}
+
+function normaliseLine(line: string): string {
+  return line
+    .replace(/[*_`]/g, '')
+    .replace(/^\s*(?:[-+•>#]+|\d+[.)])\s+/, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/** The last grid expression in a piece of text (worded forms beat bare ones at the same place). */
+function lastGridExpression(text: string): { index: number; rows: number; cols: number } | null {
+  let best: { index: number; end: number; rows: number; cols: number } | null = null;
+  const consider = (index: number, end: number, rows: number, cols: number) => {
+    // A bare "6 x 9" inside a worded "6 rows x 9 columns" never matches (the words sit between), so
+    // comparing start positions is enough; prefer the longer match at an equal start.
+    if (!best || index > best.index || (index === best.index && end > best.end)) best = { index, end, rows, cols };
+  };
+  for (const m of text.matchAll(RE.rowsCols)) consider(m.index, m.index + m[0].length, toInt(m[1]!), toInt(m[2]!));
+  for (const m of text.matchAll(RE.colsRows)) consider(m.index, m.index + m[0].length, toInt(m[2]!), toInt(m[1]!));
+  for (const m of text.matchAll(RE.bare)) consider(m.index, m.index + m[0].length, toInt(m[1]!), toInt(m[2]!));
+  const b = best as { index: number; rows: number; cols: number } | null;
+  return b ? { index: b.index, rows: b.rows, cols: b.cols } : null;
+}
+
+const ALONE_GRID = new RegExp(String.raw`^(?:grid\s*)?${NUM}\s*${OP}\s*${NUM}(?:\s*grid)?\.?$`, 'i');
+
+/** The last grid statement outside a labelled line: worded anywhere, bare only next to "grid" or alone. */
+function lastFreeGrid(line: string): { index: number; rows: number; cols: number } | null {
+  if (ALONE_GRID.test(line)) return lastGridExpression(line);
+  let best: { index: number; rows: number; cols: number } | null = null;
+  const consider = (g: { index: number; rows: number; cols: number } | null) => {
+    if (g && (!best || g.index >= best.index)) best = g;
+  };
+  const w1 = lastMatch(RE.rowsCols, line);
+  if (w1) consider({ index: w1.index, rows: toInt(w1[1]!), cols: toInt(w1[2]!) });
+  const w2 = lastMatch(RE.colsRows, line);
+  if (w2) consider({ index: w2.index, rows: toInt(w2[2]!), cols: toInt(w2[1]!) });
+  const b = lastMatch(RE.bareFreeGrid, line);
+  if (b) {
+    const g = lastGridExpression(b[0]);
+    if (g) consider({ index: b.index + g.index, rows: g.rows, cols: g.cols });
+  }
+  return best;
+}
+
+function lastMatch(re: RegExp, text: string): RegExpExecArray | null {
+  let last: RegExpExecArray | null = null;
+  for (const m of text.matchAll(re)) last = m as RegExpExecArray;
+  return last;
+}
+
+const validGrid = (g: { rows: number; cols: number }) =>
+  Number.isSafeInteger(g.rows) && Number.isSafeInteger(g.cols) && g.rows > 0 && g.cols > 0;
+const validCount = (n: number) => Number.isSafeInteger(n) && n > 0;
+
+/** Reads orientation, grid and piece count from an answer. Never throws. */
+export function parseMeta(answer: string): ParsedMeta {
+  const text = typeof answer === 'string' ? answer : '';
+  const lines = text.split(/\r\n|\r|\n/);
+  let closingStart = 0;
+  for (let i = lines.length - 1; i >= 0; i--) {
+    if (lines[i]!.trim() === '') {
+      if (lines.slice(i + 1).some((l) => l.trim() !== '')) {
+        closingStart = i + 1;
+        break;
+      }
+    }
+  }
+
+  let orientation: Found<Orientation> | null = null;
+  let grid: Found<{ rows: number; cols: number }> | null = null;
+  let pieces: Found<number> | null = null;
+  let rowsLabel: Found<number> | null = null;
+  let colsLabel: Found<number> | null = null;
+
+  // Positions: line index scaled so that a position inside a line orders within it.
+  const SCALE = 1e6;
+  lines.forEach((raw, i) => {
+    const line = normaliseLine(raw);
+    if (line === '') return;
+    const base = i * SCALE;
+    const closing = i >= closingStart;
+
+    const lo = RE.labelOrientation.exec(line);
+    if (lo) {
+      const w = RE.orientationWord.exec(lo[1]!);
+      if (w) orientation = later(orientation, { at: base, value: ORIENTATION_WORDS[w[1]!.toLowerCase()]! });
+    }
+    const lg = RE.labelGrid.exec(line);
+    if (lg) {
+      const g = lastGridExpression(lg[1]!);
+      if (g && validGrid(g)) grid = later(grid, { at: base, value: { rows: g.rows, cols: g.cols } });
+    }
+    const lp = RE.labelPieces.exec(line);
+    if (lp) {
+      const n = toInt(lp[1]!);
+      if (validCount(n)) pieces = later(pieces, { at: base, value: n });
+    }
+    const lr = RE.labelRows.exec(line);
+    if (lr) rowsLabel = later(rowsLabel, { at: base, value: toInt(lr[1]!) });
+    const lc = RE.labelCols.exec(line);
+    if (lc) colsLabel = later(colsLabel, { at: base, value: toInt(lc[1]!) });
+
+    if (!closing) return;
+    const lone = RE.loneOrientation.exec(line);
+    if (lone) orientation = later(orientation, { at: base, value: ORIENTATION_WORDS[lone[1]!.toLowerCase()]! });
+    const fo = lastMatch(RE.freeOrientation, line);
+    if (fo) {
+      const word = (fo[1] ?? fo[2])!.toLowerCase();
+      orientation = later(orientation, { at: base + fo.index, value: ORIENTATION_WORDS[word]! });
+    }
+    const fp = lastMatch(RE.freePieces, line);
+    if (fp) {
+      const n = toInt(fp[1]!);
+      if (validCount(n)) pieces = later(pieces, { at: base + fp.index, value: n });
+    }
+    // Worded grids ("6 rows by 9 columns") are safe anywhere in the closing paragraph; bare "6 x 9"
+    // needs "grid" next to it or a line of its own, so "a 2 x 4 plank" in the prose is not read.
+    const g = lastFreeGrid(line);
+    if (g && validGrid(g)) grid = later(grid, { at: base + g.index, value: { rows: g.rows, cols: g.cols } });
+  });
+
+  const r = rowsLabel as Found<number> | null;
+  const c = colsLabel as Found<number> | null;
+  if (r && c && validGrid({ rows: r.value, cols: c.value })) {
+    grid = later(grid, { at: Math.max(r.at, c.at), value: { rows: r.value, cols: c.value } });
+  }
+
+  return {
+    orientation: (orientation as Found<Orientation> | null)?.value ?? null,
+    grid: (grid as Found<{ rows: number; cols: number }> | null)?.value ?? null,
+    pieceCount: (pieces as Found<number> | null)?.value ?? null,
+  };
+}
