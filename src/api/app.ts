@@ -1,0 +1,50 @@
+import { OpenAPIHono } from '@hono/zod-openapi';
+import { keyVerifier } from '../services/keys.ts';
+import { guard } from './auth.ts';
+import type { AppDeps, AppEnv } from './context.ts';
+import { definePlainRoute, type Api } from './define-route.ts';
+import { registerDocs } from './docs.ts';
+import { envelope, onError, validationHook } from './errors.ts';
+import { FixedWindowLimiter } from './rate-limit.ts';
+import { ROUTE_MODULES } from './routes/index.ts';
+
+export const API_INFO = {
+  openapi: '3.1.0',
+  info: {
+    title: 'assay API',
+    version: '0.1.0',
+    description:
+      'Grade the answers of vision models. Every route except /health, /docs and /openapi.json needs ' +
+      '`Authorization: Bearer <key>` (create one with `assay keys create --scope read|write|admin|annotate`). ' +
+      'Scopes: admin ⊇ write ⊇ read; annotate is separate. Errors: {"error":{"code","message"}}. ' +
+      'List endpoints answer CSV with `Accept: text/csv`.',
+  },
+};
+
+/** Pure wiring: the Hono app over its dependencies. Listening is src/server.ts's job. */
+export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  const log = deps.log ?? ((line: string) => process.stderr.write(line + '\n'));
+  const limiter = new FixedWindowLimiter(deps.config.rateLimitPerMinute, 60_000, deps.now);
+  const api: Api = {
+    app,
+    deps,
+    guard: guard({
+      verifyKey: deps.verifyKey ?? keyVerifier(deps.database, deps.now),
+      limiter,
+      bodyLimitBytes: deps.config.bodyLimitBytes,
+    }),
+  };
+  app.onError((err, c) => onError(err, c, log));
+  app.notFound((c) => envelope(c, 'not_found', `no route ${c.req.method} ${c.req.path}`));
+  app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'An API key: assay_<prefix>_<secret>',
+  });
+
+  for (const register of ROUTE_MODULES) register(api);
+  registerDocs(api);
+  definePlainRoute(api, 'GET', '/openapi.json', (c) => c.json(app.getOpenAPI31Document(API_INFO)));
+  return app;
+}

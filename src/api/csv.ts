@@ -1,0 +1,46 @@
+import type { Context } from 'hono';
+
+/**
+ * RFC 4180 CSV for list endpoints (Accept: text/csv): CRLF line ends, a header row, fields quoted when
+ * they hold a comma, quote, CR or LF (quotes doubled). Nested values are written as JSON strings and
+ * null as an empty field, so every row has the same columns.
+ */
+export function csvField(v: unknown): string {
+  if (v === null || v === undefined) return '';
+  const s = typeof v === 'object' ? JSON.stringify(v) : String(v);
+  return /[",\r\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
+}
+
+export function toCsv(rows: readonly Record<string, unknown>[], columns?: readonly string[]): string {
+  const cols = columns ?? [...new Set(rows.flatMap((r) => Object.keys(r)))];
+  const lines = [cols.map(csvField).join(','), ...rows.map((r) => cols.map((c) => csvField(r[c])).join(','))];
+  return lines.join('\r\n') + '\r\n';
+}
+
+export const wantsCsv = (c: Context): boolean => /\btext\/csv\b/i.test(c.req.header('accept') ?? '');
+
+export interface Page<T> {
+  items: T[];
+  total: number;
+  limit: number;
+  offset: number;
+}
+
+/** JSON page, or the page's items as CSV (totals in X-Total-Count) when the client asks for CSV. */
+export function respondList<T extends object>(c: Context, page: Page<T>, columns?: readonly string[]): Response {
+  if (wantsCsv(c)) {
+    return c.body(toCsv(page.items as unknown as Record<string, unknown>[], columns), 200, {
+      'Content-Type': 'text/csv; charset=utf-8',
+      'X-Total-Count': String(page.total),
+    });
+  }
+  return c.json(page, 200);
+}
+
+/** Rows that are not paginated (reports) in the same two representations. */
+export function respondRows<T extends object>(c: Context, body: { rows: T[] } & Record<string, unknown>, columns?: readonly string[]): Response {
+  if (wantsCsv(c)) {
+    return c.body(toCsv(body.rows as unknown as Record<string, unknown>[], columns), 200, { 'Content-Type': 'text/csv; charset=utf-8' });
+  }
+  return c.json(body, 200);
+}
