@@ -92,7 +92,7 @@ function normaliseLine(line: string): string {
   return line
     .replace(/[*_`]/g, '')
     .replace(/^\s*(?:[-+•>#]+|\d+[.)])\s+/, '')
-    .replace(/\s+/g, ' ')
+    .replace(/[ \t]+/g, ' ')
     .trim();
 }
 
