@@ -1,0 +1,4 @@
+export { describeThenSolve } from './analyze.ts';
+export { formatDescribeThenSolve } from './format.ts';
+export { DtsRowSchema, parseDtsJsonl } from './rows.ts';
+export type * from './types.ts';
