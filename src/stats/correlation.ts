@@ -1,0 +1,159 @@
+import { badInput } from '../domain/errors.ts';
+import { tTwoSidedP } from './beta.ts';
+import { normalTwoSidedP, twoSidedZ } from './normal.ts';
+import type { Interval } from './types.ts';
+
+/**
+ * Pearson, Spearman and Kendall correlations with two-sided p-values (H0: no association).
+ * - Pearson: p from Student's t with n − 2 df (exact under bivariate normality); CI by Fisher's z.
+ * - Spearman: Pearson on average ranks (ties share the mean rank); p by the same t approximation as
+ *   scipy.stats.spearmanr (not an exact permutation p, which matters below n ≈ 10).
+ * - Kendall tau-b (ties in either variable corrected); p from the normal approximation with the
+ *   tie-corrected variance — scipy.stats.kendalltau(method='asymptotic').
+ */
+
+export interface CorrelationResult {
+  r: number | null;
+  p: number | null;
+  n: number;
+  reason?: string;
+}
+
+function check(x: readonly number[], y: readonly number[]): void {
+  if (x.length !== y.length) throw badInput(`x has ${x.length} values and y has ${y.length} (need one pair per item)`);
+  for (const [name, v] of [['x', x], ['y', y]] as const) {
+    v.forEach((value, i) => {
+      if (typeof value !== 'number' || !Number.isFinite(value)) throw badInput(`${name}: value ${i + 1} is ${JSON.stringify(value)}, expected a finite number`);
+    });
+  }
+}
+
+function pearsonCore(x: ArrayLike<number>, y: ArrayLike<number>): number | null {
+  const n = x.length;
+  let mx = 0;
+  let my = 0;
+  for (let i = 0; i < n; i++) {
+    mx += x[i]!;
+    my += y[i]!;
+  }
+  mx /= n;
+  my /= n;
+  let sxx = 0;
+  let syy = 0;
+  let sxy = 0;
+  for (let i = 0; i < n; i++) {
+    const dx = x[i]! - mx;
+    const dy = y[i]! - my;
+    sxx += dx * dx;
+    syy += dy * dy;
+    sxy += dx * dy;
+  }
+  if (sxx === 0 || syy === 0) return null;
+  // Rounding can push |r| a hair past 1.
+  return Math.max(-1, Math.min(1, sxy / Math.sqrt(sxx * syy)));
+}
+
+function tP(r: number, n: number): number {
+  const df = n - 2;
+  if (Math.abs(r) === 1) return 0;
+  return tTwoSidedP(r * Math.sqrt(df / ((1 - r) * (1 + r))), df);
+}
+
+const ZERO_VARIANCE = 'one variable is constant (zero variance), so the correlation is 0/0';
+
+export function pearson(
+  x: readonly number[],
+  y: readonly number[],
+  confidence = 0.95,
+): CorrelationResult & { ci: [number, number] | null } {
+  check(x, y);
+  if (!(confidence > 0 && confidence < 1)) throw badInput(`confidence must be strictly between 0 and 1, got ${confidence}`);
+  const n = x.length;
+  if (n < 3) return { r: null, p: null, n, ci: null, reason: 'need at least 3 pairs' };
+  const r = pearsonCore(x, y);
+  if (r === null) return { r: null, p: null, n, ci: null, reason: ZERO_VARIANCE };
+  let ci: Interval | null = null;
+  if (n > 3 && Math.abs(r) < 1) {
+    const z = Math.atanh(r);
+    const h = twoSidedZ(confidence) / Math.sqrt(n - 3);
+    ci = [Math.tanh(z - h), Math.tanh(z + h)];
+  } else if (Math.abs(r) === 1) {
+    ci = [r, r];
+  }
+  const out: CorrelationResult & { ci: Interval | null } = { r, p: tP(r, n), n, ci };
+  if (ci === null) out.reason = 'the Fisher z interval needs at least 4 pairs';
+  return out;
+}
+
+/** Ranks 1..n with ties given their average rank. */
+export function averageRanks(v: readonly number[]): Float64Array {
+  const n = v.length;
+  const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => v[a]! - v[b]!);
+  const ranks = new Float64Array(n);
+  for (let i = 0; i < n; ) {
+    let j = i;
+    while (j + 1 < n && v[order[j + 1]!] === v[order[i]!]) j++;
+    const rank = (i + j) / 2 + 1;
+    for (let t = i; t <= j; t++) ranks[order[t]!] = rank;
+    i = j + 1;
+  }
+  return ranks;
+}
+
+export function spearman(x: readonly number[], y: readonly number[]): CorrelationResult {
+  check(x, y);
+  const n = x.length;
+  if (n < 3) return { r: null, p: null, n, reason: 'need at least 3 pairs' };
+  const r = pearsonCore(averageRanks(x), averageRanks(y));
+  if (r === null) return { r: null, p: null, n, reason: ZERO_VARIANCE };
+  return { r, p: tP(r, n), n };
+}
+
+/** Σ t(t−1), Σ t(t−1)(t−2), Σ t(t−1)(2t+5) over tie groups of sizes t. */
+function tieSums(v: readonly number[]): [number, number, number] {
+  const counts = new Map<number, number>();
+  for (const x of v) counts.set(x, (counts.get(x) ?? 0) + 1);
+  let a = 0;
+  let b = 0;
+  let c = 0;
+  for (const t of counts.values()) {
+    a += t * (t - 1);
+    b += t * (t - 1) * (t - 2);
+    c += t * (t - 1) * (2 * t + 5);
+  }
+  return [a, b, c];
+}
+
+/** Concordant minus discordant pairs, and pairs tied in both. O(n²); fine for rating-sized samples. */
+function pairCounts(x: readonly number[], y: readonly number[]): { s: number } {
+  let s = 0;
+  const n = x.length;
+  for (let i = 0; i < n; i++) {
+    const xi = x[i]!;
+    const yi = y[i]!;
+    for (let j = i + 1; j < n; j++) {
+      s += Math.sign(x[j]! - xi) * Math.sign(y[j]! - yi);
+    }
+  }
+  return { s };
+}
+
+export function kendall(x: readonly number[], y: readonly number[]): CorrelationResult {
+  check(x, y);
+  const n = x.length;
+  if (n < 2) return { r: null, p: null, n, reason: 'need at least 2 pairs' };
+  const [xt, x0, x1] = tieSums(x);
+  const [yt, y0, y1] = tieSums(y);
+  const pairs = (n * (n - 1)) / 2;
+  const n1 = xt / 2; // pairs tied in x
+  const n2 = yt / 2;
+  if (n1 === pairs || n2 === pairs) return { r: null, p: null, n, reason: ZERO_VARIANCE };
+  const { s } = pairCounts(x, y);
+  const tau = Math.max(-1, Math.min(1, s / Math.sqrt((pairs - n1) * (pairs - n2))));
+  const m = n * (n - 1);
+  const variance = (m * (2 * n + 5) - x1 - y1) / 18 + (xt * yt) / (2 * m) + (n > 2 ? (x0 * y0) / (9 * m * (n - 2)) : 0);
+  const p = variance > 0 ? normalTwoSidedP(s / Math.sqrt(variance)) : null;
+  const out: CorrelationResult = { r: tau, p, n };
+  if (p === null) out.reason = 'the variance of S is 0';
+  return out;
+}
