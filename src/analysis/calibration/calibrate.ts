@@ -1,0 +1,93 @@
+import { badInput } from '../../domain/errors.ts';
+import { isLabelScale, LABEL_SCALES, type LabelRow } from '../../domain/labels.ts';
+import { compareJudge, itemDisagreements } from './breakdown.ts';
+import { groupBy } from '../group.ts';
+import { raterAlpha } from './ceiling.ts';
+import { comparePair } from './compare.ts';
+import { humanConsensus } from './consensus.ts';
+import { checkWeights, rollUpAnswers } from './rollup.ts';
+import { buildLabelTable } from './table.ts';
+import type { CalibrateOptions, CalibrationReport, JudgeReport, LabelTable, PairStats } from './types.ts';
+
+export const DEFAULT_SEED = 1;
+
+/** Every unordered pair of raters, "a ~ b". */
+function pairwise(table: LabelTable, raters: string[]): Record<string, PairStats> {
+  const out: Record<string, PairStats> = {};
+  raters.forEach((a, i) => {
+    for (const b of raters.slice(i + 1)) out[`${a} ~ ${b}`] = comparePair(table.labels.get(a)!, table.labels.get(b)!, table.scale);
+  });
+  return out;
+}
+
+/**
+ * How far a judge can be trusted, measured against human labels of the same units (design §3
+ * `assay calibrate`): per judge against each human and against the human majority, broken down per
+ * graded model and per rubric item, rolled up to answer scores, next to the human–human ceiling.
+ */
+export function calibrate(rows: readonly LabelRow[], opts: CalibrateOptions): CalibrationReport {
+  const source = opts.source ?? 'labels';
+  if (!isLabelScale(opts.scale)) throw badInput(`unknown scale '${String(opts.scale)}' (expected ${LABEL_SCALES.join('|')})`);
+  const table = buildLabelTable(rows, opts.scale, source);
+  const seed = opts.seed ?? DEFAULT_SEED;
+
+  let judges = table.judges;
+  if (opts.judge !== undefined) {
+    if (table.humans.includes(opts.judge)) throw badInput(`${source}: rater '${opts.judge}' is a human rater, not a judge`);
+    if (!table.judges.includes(opts.judge)) {
+      const known = table.judges.length ? table.judges.join(', ') : 'none';
+      throw badInput(`${source}: no labels from judge '${opts.judge}' (judges present: ${known})`);
+    }
+    judges = [opts.judge];
+  }
+  checkWeights(table, opts.weights);
+
+  const consensus = humanConsensus(table);
+  const judgeReports = judges.map((judge): JudgeReport => {
+    const mine = table.labels.get(judge)!;
+    const byModel: JudgeReport['byModel'] = {};
+    for (const [model, units] of groupBy(table.units, (u) => u.model)) {
+      byModel[model] = compareJudge(table, judge, consensus.labels, units);
+    }
+    return {
+      rater: judge,
+      units: mine.size,
+      ...compareJudge(table, judge, consensus.labels, table.units),
+      byModel,
+      byItem: itemDisagreements(table, judge, consensus.labels),
+      answers: rollUpAnswers(table, judge, consensus.labels, opts.weights),
+    };
+  });
+
+  const notes: string[] = [];
+  if (table.judges.length === 0) notes.push('no judge labels: only the human ceiling is reported');
+  if (consensus.tied.length) notes.push(`${consensus.tied.length} unit(s) have no human majority (tie) and are excluded from every "vs majority" figure`);
+  if (consensus.singleRater) notes.push(`${consensus.singleRater} unit(s) were labelled by one human only; that label is their reference`);
+
+  const answers = new Set(table.units.map((u) => u.answer));
+  const items = new Set(table.units.flatMap((u) => (u.item === null ? [] : [u.item])));
+  const models = [...new Set(table.units.flatMap((u) => (u.model === null ? [] : [u.model])))].sort();
+  return {
+    scale: table.scale,
+    units: table.units.length,
+    answers: answers.size,
+    items: items.size,
+    models,
+    humans: table.humans,
+    judges,
+    consensus: consensus.description,
+    majority: {
+      units: consensus.labels.size,
+      ties: consensus.tied.length,
+      tied: consensus.tied.map((u) => ({ answer: u.answer, item: u.item })),
+      singleRater: consensus.singleRater,
+    },
+    humanCeiling: { alpha: raterAlpha(table, table.humans, seed), pairs: pairwise(table, table.humans) },
+    judgeReports,
+    judgeJudge:
+      table.judges.length >= 2
+        ? { alpha: raterAlpha(table, table.judges, seed), pairs: pairwise(table, table.judges) }
+        : null,
+    notes,
+  };
+}

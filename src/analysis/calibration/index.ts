@@ -1,0 +1,3 @@
+export { calibrate, DEFAULT_SEED } from './calibrate.ts';
+export { formatCalibration } from './format.ts';
+export type * from './types.ts';

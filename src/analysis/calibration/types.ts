@@ -1,0 +1,124 @@
+import type { LabelScale, NormalLabel } from '../../domain/labels.ts';
+
+/** One labelled thing: an answer, or one rubric item of an answer. */
+export interface Unit {
+  key: string;
+  answer: string;
+  item: string | null;
+  model: string | null;
+}
+
+/** Labels of one rater, by unit key. */
+export type RaterLabels = ReadonlyMap<string, NormalLabel>;
+
+export interface LabelTable {
+  scale: LabelScale;
+  units: Unit[];
+  humans: string[];
+  judges: string[];
+  labels: ReadonlyMap<string, RaterLabels>;
+}
+
+export interface KappaStat {
+  kappa: number | null;
+  se: number | null;
+  ci: [number, number] | null;
+  reason?: string;
+}
+
+export interface CorrelationStat {
+  r: number | null;
+  p: number | null;
+  ci?: [number, number] | null;
+  reason?: string;
+}
+
+/**
+ * Two raters compared over the units both labelled. Categorical scales fill agreement, kappa and
+ * confusion (verdict adds weightedKappa on points); the numeric scale fills the correlation fields.
+ */
+export interface PairStats {
+  n: number;
+  agreement?: number | null;
+  kappa?: KappaStat;
+  weightedKappa?: KappaStat;
+  confusion?: { categories: (string | number)[]; matrix: number[][] };
+  pearson?: CorrelationStat;
+  spearman?: CorrelationStat;
+  /** Mean of (first − second) values: positive when the first rater (the judge) is more lenient. */
+  bias?: number | null;
+  mae?: number | null;
+  reason?: string;
+}
+
+/** A judge compared with each human and with the human consensus, over some set of units. */
+export interface Comparison {
+  vsHumans: Record<string, PairStats>;
+  vsMajority: PairStats;
+}
+
+export interface ItemDisagreement extends Comparison {
+  item: string;
+  /** Units of this item with a human majority that the judge labelled. */
+  n: number;
+  disagreements: number;
+  disagreement: number | null;
+  /** The commonest (judge, majority) pair of differing labels, if any. */
+  topConfusion: { judge: string | number; majority: string | number; count: number } | null;
+}
+
+export interface AnswerRollup {
+  /** Answers with at least one unit labelled by the judge and with a human consensus. */
+  n: number;
+  weighted: boolean;
+  pearson: CorrelationStat;
+  spearman: CorrelationStat;
+  bias: number | null;
+  mae: number | null;
+  answers: { answer: string; model: string | null; judge: number; human: number; units: number }[];
+  reason?: string;
+}
+
+export interface JudgeReport extends Comparison {
+  rater: string;
+  units: number;
+  byModel: Record<string, Comparison>;
+  /** Rubric items, most disagreement with the human majority first. */
+  byItem: ItemDisagreement[];
+  answers: AnswerRollup;
+}
+
+export interface AlphaStat {
+  alpha: number | null;
+  level: 'nominal' | 'ordinal' | 'interval' | 'ratio';
+  ci: [number, number] | null;
+  units: number;
+  raters: string[];
+  reason?: string;
+}
+
+export interface CalibrationReport {
+  scale: LabelScale;
+  units: number;
+  answers: number;
+  items: number;
+  models: string[];
+  humans: string[];
+  judges: string[];
+  /** How the human reference per unit is formed, in words. */
+  consensus: string;
+  majority: { units: number; ties: number; tied: { answer: string; item: string | null }[]; singleRater: number };
+  humanCeiling: { alpha: AlphaStat; pairs: Record<string, PairStats> };
+  judgeReports: JudgeReport[];
+  judgeJudge: { alpha: AlphaStat; pairs: Record<string, PairStats> } | null;
+  notes: string[];
+}
+
+export interface CalibrateOptions {
+  scale: LabelScale;
+  judge?: string;
+  seed?: number;
+  weights?: Record<string, number>;
+  /** Names the label source in error messages (e.g. the file path). */
+  source?: string;
+}
