@@ -1,0 +1,94 @@
+import type { IndexedTruth } from './indexed.ts';
+import { cellName, emptyPlacement, type Placement, placeTokens, Problems, reportUnplaced } from './placement.ts';
+
+/** Outcome of reading one JSON value as a grid answer; `null` when it is no grid form at all. */
+export type JsonForm = { placement: Placement } | { invalid: string } | null;
+
+/** Keys under which models commonly wrap the 2-D array (`{"grid": [[…]]}`). */
+const WRAPPER_KEYS = ['grid', 'layout', 'answer', 'solution', 'assembly', 'placement'] as const;
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export function readJsonForm(ix: IndexedTruth, value: unknown, problems: Problems): JsonForm {
+  if (Array.isArray(value)) return readArray(ix, value, problems);
+  if (!isRecord(value)) return null;
+  for (const key of WRAPPER_KEYS) {
+    const inner = value[key];
+    if (Array.isArray(inner) && inner.length > 0 && inner.every(Array.isArray)) return readArray(ix, inner, problems);
+  }
+  return readMapping(ix, value, problems);
+}
+
+function readArray(ix: IndexedTruth, rows: unknown[], problems: Problems): JsonForm {
+  if (!rows.every(Array.isArray)) {
+    return { invalid: `JSON array is not a 2-D array of ids (expected ${ix.rows} rows of ${ix.cols} ids)` };
+  }
+  const lengths = (rows as unknown[][]).map((r) => r.length);
+  if (rows.length !== ix.rows || lengths.some((l) => l !== ix.cols)) {
+    const shown = lengths.length <= 12 ? lengths.join(', ') : `${lengths.slice(0, 12).join(', ')}, …`;
+    return {
+      invalid: `wrong shape: JSON array has ${rows.length} rows (of ${shown} ids), expected ${ix.rows} rows of ${ix.cols} ids`,
+    };
+  }
+  const tokens: (string | null)[] = new Array(ix.n);
+  let cell = 0;
+  for (const row of rows as unknown[][]) {
+    for (const v of row) {
+      if (typeof v === 'string') tokens[cell] = v.trim() === '' ? null : v.trim();
+      else if (typeof v === 'number' && Number.isFinite(v)) tokens[cell] = String(v);
+      else {
+        if (v !== null) problems.add(`cell ${cellName(ix, cell)} holds ${JSON.stringify(v)?.slice(0, 40)}, not an id: cell left blank`);
+        tokens[cell] = null;
+      }
+      cell++;
+    }
+  }
+  return { placement: placeTokens(ix, tokens, problems) };
+}
+
+/**
+ * `{"id": [row, col]}` with 0-based cells. A JSON object has no order, so when two ids claim one
+ * cell neither is preferred: the cell stays blank and both pieces count as unplaced.
+ */
+function readMapping(ix: IndexedTruth, map: Record<string, unknown>, problems: Problems): JsonForm {
+  const entries = Object.entries(map);
+  const isCell = (v: unknown): v is [number, number] =>
+    Array.isArray(v) && v.length === 2 && Number.isInteger(v[0]) && Number.isInteger(v[1]);
+  if (!entries.some(([, v]) => isCell(v))) {
+    return { invalid: 'JSON object is neither a mapping {"id": [row, col]} nor {"grid": [[…]]}' };
+  }
+  const p = emptyPlacement(ix.n);
+  const contested = new Uint8Array(ix.n);
+  for (const [key, v] of entries) {
+    const id = key.trim();
+    const piece = ix.index.get(id);
+    if (piece === undefined) {
+      problems.add(`unknown id '${id}' in the mapping: ignored`);
+      continue;
+    }
+    if (!isCell(v)) {
+      problems.add(`id '${id}' maps to ${JSON.stringify(v)?.slice(0, 40)}, not [row, col]: not placed`);
+      continue;
+    }
+    const [r, c] = v;
+    if (r < 0 || r >= ix.rows || c < 0 || c >= ix.cols) {
+      problems.add(`id '${id}' maps to (${r},${c}), outside the ${ix.rows}×${ix.cols} grid: not placed`);
+      continue;
+    }
+    const cell = r * ix.cols + c;
+    const holder = p.cellPiece[cell]!;
+    if (contested[cell]) {
+      problems.add(`id '${id}' also maps to contested cell (${r},${c}): not placed`);
+    } else if (holder >= 0) {
+      problems.add(`ids '${ix.ids[holder]}' and '${id}' both map to (${r},${c}): cell left blank, neither placed`);
+      p.piecePos[holder] = -1;
+      p.cellPiece[cell] = -1;
+      contested[cell] = 1;
+    } else {
+      p.cellPiece[cell] = piece;
+      p.piecePos[piece] = cell;
+    }
+  }
+  reportUnplaced(ix, p, problems);
+  return { placement: p };
+}
