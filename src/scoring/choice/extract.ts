@@ -1,0 +1,113 @@
+import { DEFAULT_OPTIONS, optionLookup, type OptionLookup } from './options.ts';
+
+/**
+ * Reads the chosen option from a raw model response (design §2.3), in this order:
+ *  1. tag      `<answer>X</answer>` (case-insensitive); several tags must agree; a tag whose content
+ *              is not an option makes the response invalid (the model committed to a format and broke it).
+ *  2. explicit "answer: X", "answer is X", "answer = X", "final/correct/best/my answer X",
+ *              "The correct option is (C)", "\boxed{C}"; markdown marks, brackets and a trailing period
+ *              are tolerated. When any statement says "final" (or is boxed), only those count.
+ *              Disagreeing statements make the response invalid.
+ *  3. lone     the last non-empty line is nothing but an option ("B", "(B)", "**B.**", "Option B").
+ * Otherwise invalid. Tokens match options case-insensitively, except that a lowercase single letter
+ * followed by more words ("the answer is a cat") is read as prose, not as option A.
+ * Never throws; linear in the response length.
+ */
+export interface Extraction {
+  choice: string | null;
+  status: 'ok' | 'invalid';
+  reason?: string;
+  source?: 'tag' | 'explicit' | 'lone';
+}
+
+const TAG = /<answer\s*>([\s\S]*?)<\/answer\s*>/gi;
+const TOKEN = String.raw`[A-Za-z0-9]+(?:[./-][A-Za-z0-9]+)*`;
+const TAG_CONTENT = new RegExp(String.raw`^[\s(\[{]*(?:(?:option|choice|answer)\s*:?\s*)?(${TOKEN})[\s)\]}]*(?:[.:)\-–—,;]|\s|$)`, 'i');
+const KEYWORD = /\b(?:(final|correct|best|my)\s+)?(answer|option|choice)\b/gi;
+const TAIL = new RegExp(
+  String.raw`[ \t]*((?:would be|should be|must be|is)\b[ \t]*:?|:|=|[-–—](?=\s))?(\s*)(?:(?:option|choice|letter)\s+)?([(\[]?)(${TOKEN})([)\]]?)`,
+  'iy',
+);
+const BOXED = new RegExp(String.raw`\\boxed\{\s*\(?(${TOKEN})\)?\s*\}`, 'g');
+const MARKS = /[*_`]/g;
+const LONE = new RegExp(String.raw`^(?:(?:option|choice|answer)\s*:?\s*)?[(\[]?(${TOKEN})[)\]]?[.!]?$`, 'i');
+
+const invalid = (reason: string): Extraction => ({ choice: null, status: 'invalid', reason });
+const ok = (choice: string, source: NonNullable<Extraction['source']>): Extraction => ({ choice, status: 'ok', source });
+
+function fromTags(text: string, lookup: OptionLookup): Extraction | null {
+  if (!/<answer/i.test(text)) return null;
+  const chosen = new Set<string>();
+  let any = false;
+  for (const m of text.matchAll(TAG)) {
+    any = true;
+    const content = m[1]!.replace(MARKS, '').trim();
+    const t = TAG_CONTENT.exec(content);
+    const option = t ? lookup.get(t[1]!.toUpperCase()) : undefined;
+    if (option === undefined) return invalid(`<answer> tag holds '${content.slice(0, 40)}', not one of the options`);
+    chosen.add(option);
+  }
+  if (!any) return null;
+  if (chosen.size > 1) return invalid(`conflicting <answer> tags: ${[...chosen].join(', ')}`);
+  return ok([...chosen][0]!, 'tag');
+}
+
+function fromExplicit(text: string, lookup: OptionLookup): Extraction | null {
+  const finals = new Set<string>();
+  const others = new Set<string>();
+  for (const m of text.matchAll(KEYWORD)) {
+    const qualifier = m[1]?.toLowerCase();
+    const word = m[2]!.toLowerCase();
+    if (!qualifier && word !== 'answer') continue; // "option A is wrong" is discussion, not a choice
+    TAIL.lastIndex = m.index + m[0].length;
+    const t = TAIL.exec(text);
+    if (!t) continue;
+    const [, sep, gap, open, token, close] = t;
+    if (!qualifier && !sep) continue; // bare "answer B" is too loose; "answer: B" or "final answer B"
+    if (!sep && gap!.includes('\n')) continue;
+    const option = lookup.get(token!.toUpperCase());
+    if (option === undefined) continue;
+    const bracketed = open !== '' && close !== '';
+    if (!bracketed && /^[a-z]$/.test(token!)) {
+      const after = text.slice(TAIL.lastIndex, TAIL.lastIndex + 2);
+      if (/^ [A-Za-z]/.test(after)) continue; // "the answer is a cat"
+    }
+    (qualifier === 'final' ? finals : others).add(option);
+  }
+  for (const m of text.matchAll(BOXED)) {
+    const option = lookup.get(m[1]!.toUpperCase());
+    if (option !== undefined) finals.add(option);
+  }
+  const set = finals.size > 0 ? finals : others;
+  if (set.size === 0) return null;
+  if (set.size > 1) return invalid(`conflicting explicit answers: ${[...set].join(', ')}`);
+  return ok([...set][0]!, 'explicit');
+}
+
+function lastNonEmptyLine(text: string): string {
+  let end = text.length;
+  while (end > 0) {
+    const start = text.lastIndexOf('\n', end - 1) + 1;
+    const line = text.slice(start, end).trim();
+    if (line !== '') return line;
+    end = start - 1;
+  }
+  return '';
+}
+
+function fromLone(text: string, lookup: OptionLookup): Extraction | null {
+  const line = lastNonEmptyLine(text).replace(MARKS, '').trim();
+  if (line.length > 60) return null;
+  const m = LONE.exec(line);
+  const option = m ? lookup.get(m[1]!.toUpperCase()) : undefined;
+  return option === undefined ? null : ok(option, 'lone');
+}
+
+export function extractChoice(response: string, options: readonly string[] = DEFAULT_OPTIONS): Extraction {
+  if (typeof response !== 'string' || response.trim() === '') return invalid('empty response');
+  const lookup = optionLookup(options);
+  const tagged = fromTags(response, lookup);
+  if (tagged) return tagged;
+  const plain = response.replace(MARKS, '');
+  return fromExplicit(plain, lookup) ?? fromLone(plain, lookup) ?? invalid('no answer found');
+}

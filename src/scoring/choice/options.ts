@@ -1,0 +1,53 @@
+/**
+ * The set of options a multiple-choice response may pick from. Extraction only accepts a token that is an
+ * option, so "The answer is 42" cannot read as a choice on an A–E question.
+ */
+export const DEFAULT_OPTIONS: readonly string[] = ['A', 'B', 'C', 'D', 'E'];
+
+const LETTER = /^[A-Za-z]$/;
+const INTEGER = /^\d+$/;
+
+/**
+ * Options implied by a key's answers: all single letters → A through the highest letter (at least E);
+ * all whole numbers → 1 (or 0 when a key uses 0) through the highest (at least 5); anything else
+ * (yes/no, words) → the distinct answers themselves.
+ */
+export function optionsFromAnswers(answers: readonly string[]): string[] {
+  if (answers.length === 0) return [...DEFAULT_OPTIONS];
+  if (answers.every((a) => LETTER.test(a))) {
+    const top = Math.max('E'.charCodeAt(0), ...answers.map((a) => a.toUpperCase().charCodeAt(0)));
+    const out: string[] = [];
+    for (let c = 'A'.charCodeAt(0); c <= top; c++) out.push(String.fromCharCode(c));
+    return out;
+  }
+  if (answers.every((a) => INTEGER.test(a))) {
+    const nums = answers.map(Number);
+    const out: string[] = [];
+    for (let n = nums.includes(0) ? 0 : 1, top = Math.max(5, ...nums); n <= top; n++) out.push(String(n));
+    return out;
+  }
+  const seen = new Map<string, string>();
+  for (const a of answers) if (!seen.has(a.toUpperCase())) seen.set(a.toUpperCase(), a);
+  return [...seen.values()];
+}
+
+/** Case-insensitive lookup from a written token to the canonical option. */
+export type OptionLookup = ReadonlyMap<string, string>;
+
+const lookups = new WeakMap<readonly string[], OptionLookup>();
+
+export function optionLookup(options: readonly string[]): OptionLookup {
+  let m = lookups.get(options);
+  if (!m) {
+    const built = new Map<string, string>();
+    for (const o of options) built.set(o.trim().toUpperCase(), o);
+    lookups.set(options, built);
+    m = built;
+  }
+  return m;
+}
+
+/** The canonical form of a key answer: the option it names, or itself trimmed. */
+export function canonicalAnswer(answer: string, options: readonly string[]): string {
+  return optionLookup(options).get(answer.trim().toUpperCase()) ?? answer.trim();
+}

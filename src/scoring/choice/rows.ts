@@ -1,0 +1,99 @@
+import { badInput } from '../../domain/errors.ts';
+
+/**
+ * Key and response rows of `assay score choice` (design §3), read from JSON Lines text so that every
+ * problem names its file and line. Ids and answers may be JSON numbers; they are compared as strings.
+ */
+export interface KeyRow {
+  id: string;
+  answer: string;
+  category?: string;
+  domain?: string;
+  /** This item's options when they differ from the key-wide set. */
+  options?: string[];
+  line?: number;
+}
+
+export interface ResponseRow {
+  id: string;
+  model: string;
+  /** null (a failed call) scores as invalid. */
+  response: string | null;
+  line?: number;
+}
+
+type Raw = Record<string, unknown>;
+
+/** Non-blank lines parsed as JSON objects, with their 1-based line numbers. */
+export function jsonlRows(text: string, where: string): Array<{ line: number; value: Raw }> {
+  const out: Array<{ line: number; value: Raw }> = [];
+  const lines = text.split(/\r?\n/);
+  for (let i = 0; i < lines.length; i++) {
+    const s = lines[i]!.trim();
+    if (s === '') continue;
+    let v: unknown;
+    try {
+      v = JSON.parse(s);
+    } catch (e) {
+      throw badInput(`${where}: line ${i + 1}: not valid JSON (${(e as Error).message})`);
+    }
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) throw badInput(`${where}: line ${i + 1}: expected a JSON object`);
+    out.push({ line: i + 1, value: v as Raw });
+  }
+  if (out.length === 0) throw badInput(`${where}: empty (no JSON lines)`);
+  return out;
+}
+
+function idOf(v: unknown): string | undefined {
+  if (typeof v === 'number' && Number.isFinite(v)) return String(v);
+  if (typeof v === 'string' && v.trim() !== '') return v.trim();
+  return undefined;
+}
+
+function optionalText(v: unknown, field: string, at: string): string | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'string' && typeof v !== 'number') throw badInput(`${at}: "${field}" must be a string`);
+  return String(v);
+}
+
+export function parseKey(text: string, where: string): KeyRow[] {
+  const seen = new Map<string, number>();
+  return jsonlRows(text, where).map(({ line, value }) => {
+    const at = `${where}: line ${line}`;
+    const id = idOf(value.id);
+    if (id === undefined) throw badInput(`${at}: key row has no "id"`);
+    const answer = idOf(value.answer);
+    if (answer === undefined) throw badInput(`${at}: key row '${id}' has no "answer"`);
+    const first = seen.get(id);
+    if (first !== undefined) throw badInput(`${at}: duplicate key id '${id}' (first on line ${first})`);
+    seen.set(id, line);
+    const row: KeyRow = { id, answer, line };
+    const category = optionalText(value.category, 'category', at);
+    const domain = optionalText(value.domain, 'domain', at);
+    if (category !== undefined) row.category = category;
+    if (domain !== undefined) row.domain = domain;
+    if (value.options !== undefined) {
+      if (!Array.isArray(value.options) || value.options.length < 2 || value.options.some((o) => idOf(o) === undefined)) {
+        throw badInput(`${at}: "options" must be an array of at least two strings`);
+      }
+      row.options = value.options.map((o) => idOf(o)!);
+      if (!row.options.some((o) => o.toUpperCase() === answer.toUpperCase())) {
+        throw badInput(`${at}: answer '${answer}' is not one of its options (${row.options.join(', ')})`);
+      }
+    }
+    return row;
+  });
+}
+
+export function parseResponses(text: string, where: string): ResponseRow[] {
+  return jsonlRows(text, where).map(({ line, value }) => {
+    const at = `${where}: line ${line}`;
+    const id = idOf(value.id);
+    if (id === undefined) throw badInput(`${at}: response row has no "id"`);
+    const model = idOf(value.model);
+    if (model === undefined) throw badInput(`${at}: response row has no "model"`);
+    const r = value.response;
+    if (r !== null && typeof r !== 'string') throw badInput(`${at}: "response" must be a string (or null for a failed call)`);
+    return { id, model, response: r, line };
+  });
+}
