@@ -1,0 +1,185 @@
+import { and, eq, inArray } from 'drizzle-orm';
+import { z } from 'zod';
+import { badInput } from '../domain/errors.ts';
+import type { Database, Queryable } from '../db/client.ts';
+import { ANSWER_STATUSES, answers, puzzles, rubrics, runs, TASK_KINDS, type AnswerStatus, type TaskKind } from '../db/schema.ts';
+import { locatedError, parseJsonl, parseLocated, type ImportFile, type Located } from './import-parse.ts';
+
+/**
+ * `assay import answers RUN.jsonl`: one JSON object per line (see src/services/README.md for the
+ * fields). The run and model come from each row or from the command's defaults; rows may name several
+ * runs. One bad line and nothing is written.
+ */
+
+const TokenCount = z.number().int().nonnegative();
+const UsageSchema = z.looseObject({
+  input_tokens: TokenCount.optional(),
+  output_tokens: TokenCount.optional(),
+  prompt_tokens: TokenCount.optional(),
+  completion_tokens: TokenCount.optional(),
+});
+
+export const AnswerRowSchema = z.strictObject({
+  id: z.union([z.string().min(1), z.number().int()]).transform(String).optional(),
+  run: z.string().min(1).optional(),
+  model: z.string().min(1).optional(),
+  effort: z.string().min(1).optional(),
+  tags: z.array(z.string().min(1)).optional(),
+  task: z.enum(TASK_KINDS).optional(),
+  puzzle: z.string().min(1).optional(),
+  rubric: z.string().min(1).optional(),
+  text: z.string().nullable().optional(),
+  status: z.enum(ANSWER_STATUSES).optional(),
+  stop_reason: z.string().nullable().optional(),
+  finish_reason: z.string().nullable().optional(),
+  usage: UsageSchema.optional(),
+  input_tokens: TokenCount.optional(),
+  output_tokens: TokenCount.optional(),
+  meta: z.record(z.string(), z.unknown()).optional(),
+});
+export type AnswerRow = z.output<typeof AnswerRowSchema>;
+
+export interface AnswerDefaults {
+  run?: string;
+  model?: string;
+  effort?: string;
+  tags?: string[];
+  task?: TaskKind;
+}
+
+export interface AnswerImportResult {
+  runs: Array<{ name: string; model: string; created: boolean; imported: number; unchanged: number }>;
+  imported: number;
+  unchanged: number;
+  /** Database ids of the answers written by this import, in file order. */
+  answerIds: number[];
+}
+
+/** Output limits hit: the provider's stop reasons that mean "cut off". */
+const TRUNCATING_STOPS = new Set(['max_tokens', 'length', 'max_output_tokens']);
+
+function statusOf(row: AnswerRow): AnswerStatus {
+  if (row.status) return row.status;
+  if (TRUNCATING_STOPS.has(row.stop_reason ?? '') || TRUNCATING_STOPS.has(row.finish_reason ?? '')) return 'truncated';
+  return row.text === undefined || row.text === null || row.text.trim() === '' ? 'no_answer' : 'ok';
+}
+
+interface Prepared {
+  loc: Located;
+  row: AnswerRow;
+  run: string;
+  model: string;
+  task: TaskKind;
+  externalId: string;
+}
+
+function prepare(loc: Located, defaults: AnswerDefaults): Prepared {
+  const row = parseLocated(AnswerRowSchema, loc);
+  const run = row.run ?? defaults.run;
+  const model = row.model ?? defaults.model;
+  const task = row.task ?? defaults.task;
+  if (!task) throw locatedError(loc, ['task'], `required (one of ${TASK_KINDS.join('|')})`);
+  if (!model) throw locatedError(loc, ['model'], 'required (in the row or with --model)');
+  const needsPuzzle = task === 'assemble' || task === 'describe-then-solve';
+  if (needsPuzzle && !row.puzzle) throw locatedError(loc, ['puzzle'], `required for task '${task}'`);
+  if (task === 'describe' && !row.rubric && !row.puzzle) throw locatedError(loc, ['rubric'], "required for task 'describe' (or a puzzle with a rubric)");
+  const externalId = row.id ?? (task === 'choice' ? undefined : (row.puzzle ?? row.rubric));
+  if (!externalId) throw locatedError(loc, ['id'], `required for task '${task}'`);
+  // Without a run name the model names the run: one run per model is the common case.
+  return { loc, row, run: run ?? model, model, task, externalId };
+}
+
+async function idsBySlug(tx: Queryable, table: typeof rubrics | typeof puzzles, slugs: string[]): Promise<Map<string, { id: number; rubricId: number | null }>> {
+  if (slugs.length === 0) return new Map();
+  if (table === puzzles) {
+    const rows = await tx.select({ id: puzzles.id, slug: puzzles.slug, rubricId: puzzles.rubricId }).from(puzzles).where(inArray(puzzles.slug, slugs));
+    return new Map(rows.map((r) => [r.slug, { id: r.id, rubricId: r.rubricId }]));
+  }
+  const rows = await tx.select({ id: rubrics.id, slug: rubrics.slug }).from(rubrics).where(inArray(rubrics.slug, slugs));
+  return new Map(rows.map((r) => [r.slug, { id: r.id, rubricId: r.id }]));
+}
+
+export function parseAnswerRows(file: ImportFile, defaults: AnswerDefaults = {}): Prepared[] {
+  const prepared = parseJsonl(file).map((loc) => prepare(loc, defaults));
+  const seen = new Map<string, number | null>();
+  for (const p of prepared) {
+    const key = `${p.run}\u0000${p.externalId}`;
+    if (seen.has(key)) {
+      throw locatedError(p.loc, ['id'], `duplicate answer id '${p.externalId}' in run '${p.run}' (first on line ${seen.get(key)}); give each row a distinct "id"`);
+    }
+    seen.set(key, p.loc.line);
+  }
+  return prepared;
+}
+
+export async function storeAnswers(tx: Queryable, prepared: Prepared[], defaults: AnswerDefaults): Promise<AnswerImportResult> {
+  const puzzleIds = await idsBySlug(tx, puzzles, [...new Set(prepared.flatMap((p) => (p.row.puzzle ? [p.row.puzzle] : [])))]);
+  const rubricIds = await idsBySlug(tx, rubrics, [...new Set(prepared.flatMap((p) => (p.row.rubric ? [p.row.rubric] : [])))]);
+  const result: AnswerImportResult = { runs: [], imported: 0, unchanged: 0, answerIds: [] };
+  const runIds = new Map<string, { id: number; model: string; entry: AnswerImportResult['runs'][number] }>();
+
+  for (const p of prepared) {
+    let run = runIds.get(p.run);
+    if (!run) {
+      const [existing] = await tx.select().from(runs).where(eq(runs.name, p.run));
+      const effort = p.row.effort ?? defaults.effort ?? null;
+      const tags = p.row.tags ?? defaults.tags ?? [];
+      const row = existing ?? (await tx.insert(runs).values({ name: p.run, model: p.model, effort, tags }).returning())[0]!;
+      run = { id: row.id, model: row.model, entry: { name: p.run, model: row.model, created: !existing, imported: 0, unchanged: 0 } };
+      runIds.set(p.run, run);
+      result.runs.push(run.entry);
+    }
+    if (run.model !== p.model) {
+      throw locatedError(p.loc, ['model'], `run '${p.run}' is model '${run.model}', this row says '${p.model}'`);
+    }
+    const puzzle = p.row.puzzle === undefined ? null : puzzleIds.get(p.row.puzzle);
+    if (puzzle === undefined) throw locatedError(p.loc, ['puzzle'], `unknown puzzle '${p.row.puzzle}' (import it first)`);
+    const rubricRef = p.row.rubric === undefined ? null : rubricIds.get(p.row.rubric);
+    if (rubricRef === undefined) throw locatedError(p.loc, ['rubric'], `unknown rubric '${p.row.rubric}' (import it first)`);
+    const rubricId = rubricRef?.id ?? puzzle?.rubricId ?? null;
+    if (p.task === 'describe' && rubricId === null) throw locatedError(p.loc, ['puzzle'], `puzzle '${p.row.puzzle}' has no rubric; give "rubric"`);
+    const usage = p.row.usage;
+    const values = {
+      runId: run.id,
+      externalId: p.externalId,
+      task: p.task,
+      puzzleId: puzzle?.id ?? null,
+      rubricId,
+      text: p.row.text ?? null,
+      status: statusOf(p.row),
+      inputTokens: usage?.input_tokens ?? usage?.prompt_tokens ?? p.row.input_tokens ?? null,
+      outputTokens: usage?.output_tokens ?? usage?.completion_tokens ?? p.row.output_tokens ?? null,
+      meta: {
+        ...(p.row.meta ?? {}),
+        ...(usage ? { usage } : {}),
+        ...(p.row.stop_reason ? { stopReason: p.row.stop_reason } : {}),
+        ...(p.row.finish_reason ? { stopReason: p.row.finish_reason } : {}),
+      },
+    };
+    const [existing] = await tx.select().from(answers).where(and(eq(answers.runId, run.id), eq(answers.externalId, p.externalId)));
+    if (existing) {
+      const same =
+        existing.task === values.task &&
+        existing.text === values.text &&
+        existing.status === values.status &&
+        existing.puzzleId === values.puzzleId &&
+        existing.rubricId === values.rubricId;
+      if (!same) throw locatedError(p.loc, ['id'], `answer '${p.externalId}' of run '${p.run}' already exists with different content`);
+      run.entry.unchanged++;
+      result.unchanged++;
+      continue;
+    }
+    const [inserted] = await tx.insert(answers).values(values).returning({ id: answers.id });
+    result.answerIds.push(inserted!.id);
+    run.entry.imported++;
+    result.imported++;
+  }
+  return result;
+}
+
+/** All or nothing: a malformed line, a wrong type or an unknown id and no row is written. */
+export async function importAnswersJsonl(database: Database, file: ImportFile, defaults: AnswerDefaults = {}): Promise<AnswerImportResult> {
+  const prepared = parseAnswerRows(file, defaults);
+  if (prepared.length === 0) throw badInput(`${file.path}: no answers`);
+  return database.db.transaction((tx) => storeAnswers(tx, prepared, defaults));
+}

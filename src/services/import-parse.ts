@@ -1,0 +1,102 @@
+import { LineCounter, parseDocument, isNode } from 'yaml';
+import type { z } from 'zod';
+import { badInput, type AssayError } from '../domain/errors.ts';
+
+/**
+ * Reading import files into values that remember where they came from, so every bad-input message
+ * reads "file:line: field: problem" and a user can go straight to the spot.
+ */
+
+export interface ImportFile {
+  path: string;
+  content: string;
+}
+
+export interface Located<T = unknown> {
+  value: T;
+  file: string;
+  /** 1-based line of the value (JSONL: its line; YAML/JSON: the start of the document). */
+  line: number | null;
+  /** Line of a field path inside the value, when the format can tell (YAML/JSON documents). */
+  lineOf(path: readonly PropertyKey[]): number | null;
+}
+
+/** "file:line" or "file". */
+export function where(file: string, line: number | null): string {
+  return line === null ? file : `${file}:${line}`;
+}
+
+/** `items[3].weight` from a zod/JSON path. */
+export function fieldPath(path: readonly PropertyKey[]): string {
+  return path
+    .map((p, i) => (typeof p === 'number' ? `[${p}]` : `${i === 0 ? '' : '.'}${String(p)}`))
+    .join('');
+}
+
+export function locatedError(loc: Pick<Located, 'file' | 'line' | 'lineOf'>, path: readonly PropertyKey[], problem: string): AssayError {
+  const line = (path.length ? loc.lineOf(path) : null) ?? loc.line;
+  const field = fieldPath(path);
+  return badInput(`${where(loc.file, line)}: ${field ? `${field}: ` : ''}${problem}`);
+}
+
+/** Parses with a zod schema; the first issue becomes a located bad-input error. */
+export function parseLocated<S extends z.ZodType>(schema: S, loc: Located): z.output<S> {
+  const r = schema.safeParse(loc.value);
+  if (r.success) return r.data;
+  const issue = r.error.issues[0]!;
+  const more = r.error.issues.length > 1 ? ` (and ${r.error.issues.length - 1} more)` : '';
+  throw locatedError(loc, issue.path, issue.message + more);
+}
+
+/** JSON Lines: one value per non-blank line; a malformed line names its number. */
+export function parseJsonl(file: ImportFile): Located[] {
+  const out: Located[] = [];
+  const lines = file.content.split(/\r?\n/);
+  for (let i = 0; i < lines.length; i++) {
+    const text = lines[i]!.trim();
+    if (text === '') continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (e) {
+      throw badInput(`${file.path}:${i + 1}: not valid JSON (${(e as Error).message})`);
+    }
+    const line = i + 1;
+    out.push({ value, file: file.path, line, lineOf: () => line });
+  }
+  if (out.length === 0) throw badInput(`${file.path}: empty (no JSON lines)`);
+  return out;
+}
+
+/** One YAML or JSON document (JSON is YAML); field lines come from the YAML node ranges. */
+export function parseDocumentFile(file: ImportFile): Located {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(file.content, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const err = doc.errors[0];
+  if (err) {
+    const line = err.pos ? lineCounter.linePos(err.pos[0]).line : null;
+    const kind = /\.json$/i.test(file.path) ? 'JSON' : 'YAML';
+    throw badInput(`${where(file.path, line)}: not valid ${kind} (${err.message.split('\n')[0]})`);
+  }
+  const value = doc.toJS();
+  if (value === null || value === undefined) throw badInput(`${file.path}: empty document`);
+  const lineOf = (path: readonly PropertyKey[]): number | null => {
+    // The deepest node that exists on the path: an unknown or missing field points at its parent.
+    for (let n = path.length; n >= 0; n--) {
+      const node = doc.getIn(path.slice(0, n) as unknown[], true);
+      if (isNode(node) && node.range) return lineCounter.linePos(node.range[0]).line;
+    }
+    return null;
+  };
+  const start = doc.contents && isNode(doc.contents) && doc.contents.range ? lineCounter.linePos(doc.contents.range[0]).line : 1;
+  return { value, file: file.path, line: start, lineOf };
+}
+
+/** Files of a directory import, by extension. */
+export const isStructured = (path: string): boolean => /\.(ya?ml|json)$/i.test(path);
+export const isJsonl = (path: string): boolean => /\.jsonl$/i.test(path);
+
+/** Every value of a file: one per JSONL line, or the single YAML/JSON document. */
+export function parseValues(file: ImportFile): Located[] {
+  return isJsonl(file.path) ? parseJsonl(file) : [parseDocumentFile(file)];
+}
