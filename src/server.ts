@@ -1,0 +1,117 @@
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import type { Config } from './config.ts';
+import type { Database } from './db/client.ts';
+
+/**
+ * Startup shared by `npm start` and `assay serve`: migrate, seed the bundled examples into an empty
+ * database, make sure an admin key exists (printing a new one once), then listen.
+ */
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+/** Listens with the real Node adapter (body limits and chunked uploads behave as in production). */
+export async function listen(fetch: (req: Request) => Response | Promise<Response>, host: string, port: number): Promise<RunningServer> {
+  return new Promise((resolve, reject) => {
+    const server = serve({ fetch, hostname: host, port }, (info: AddressInfo) => {
+      const shownHost = host.includes(':') ? `[${host}]` : host;
+      resolve({
+        url: `http://${shownHost}:${info.port}`,
+        port: info.port,
+        close: () =>
+          new Promise<void>((done) => {
+            server.close(() => done());
+            // Idle keep-alive sockets would hold close() open; in-flight requests still finish.
+            (server as { closeIdleConnections?: () => void }).closeIdleConnections?.();
+          }),
+      });
+    });
+    server.once('error', reject);
+  });
+}
+
+export const judgeDescription = (config: Pick<Config, 'anthropicApiKey' | 'openaiApiKey' | 'openaiBaseUrl'>): string =>
+  config.anthropicApiKey
+    ? 'Anthropic judge (ANTHROPIC_API_KEY set)'
+    : config.openaiApiKey || config.openaiBaseUrl
+      ? 'OpenAI-compatible judge (OPENAI_API_KEY / OPENAI_BASE_URL set)'
+      : 'lexical baseline judge (offline, not an LLM)';
+
+export interface StartedService {
+  server: RunningServer;
+  database: Database;
+  /** The admin key created on this start, if there was none (shown once, never stored in clear). */
+  adminKey: string | null;
+  seeded: boolean;
+  stop(): Promise<void>;
+}
+
+export async function startService(config: Config, opts: { seed?: boolean } = {}): Promise<StartedService> {
+  const { openConfiguredDatabase } = await import('./config.ts');
+  const { migrate } = await import('./db/client.ts');
+  const { createApp } = await import('./api/app.ts');
+  const { createKey, hasActiveAdminKey } = await import('./services/keys.ts');
+  const database = await openConfiguredDatabase(config);
+  try {
+    await migrate(database);
+    const seeded = opts.seed === false ? false : await seedIfEmpty(database);
+    const adminKey = (await hasActiveAdminKey(database))
+      ? null
+      : (await createKey(database, { scopes: ['admin'], name: 'initial admin key (created by npm start)' })).key;
+    const app = createApp({ database, config });
+    const server = await listen(app.fetch, config.host, config.port);
+    return {
+      server,
+      database,
+      adminKey,
+      seeded,
+      stop: async () => {
+        await server.close();
+        await database.close();
+      },
+    };
+  } catch (e) {
+    await database.close();
+    throw e;
+  }
+}
+
+const SEED_MODULE = './services/seed.ts';
+
+/** Loads the bundled examples when the database holds no rubric yet (services/seed.ts decides what). */
+async function seedIfEmpty(database: Database): Promise<boolean> {
+  // TEMPORARY until services/seed.ts lands.
+  const seed = (await import(SEED_MODULE).catch(() => ({}))) as { seedExamples?: (d: Database) => Promise<unknown>; isEmpty?: (d: Database) => Promise<boolean> };
+  const empty = seed.isEmpty ? await seed.isEmpty(database) : (await database.execute('select count(*)::int as n from rubrics')).rows[0].n === 0;
+  if (!empty || !seed.seedExamples) return false;
+  await seed.seedExamples(database);
+  return true;
+}
+
+/** Prints the banner, then serves until SIGINT/SIGTERM, closing the server and the database. */
+export async function runUntilSignal(config: Config, out: (line: string) => void = (l) => process.stdout.write(l + '\n')): Promise<void> {
+  const svc = await startService(config);
+  if (svc.seeded) out('Loaded the bundled examples into the empty database.');
+  if (svc.adminKey) {
+    out('Created an admin API key. It is shown only now; store it somewhere safe:');
+    out(`  ${svc.adminKey}`);
+    out('(more keys: assay keys create --scope read|write|admin|annotate)');
+  }
+  out(`Database: ${svc.database.kind === 'postgres' ? 'PostgreSQL (DATABASE_URL)' : `embedded PGlite in ${config.dataDir}`}`);
+  out(`Judge: ${judgeDescription(config)}`);
+  out(`assay listening on ${svc.server.url}  (API docs: ${svc.server.url}/docs)`);
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      out('Shutting down…');
+      svc.stop().then(resolve, resolve);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}
