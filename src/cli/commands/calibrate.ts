@@ -1,0 +1,71 @@
+import type { Command, CommandContext } from '../command.ts';
+import { badInput } from '../../domain/errors.ts';
+import { isLabelScale, LABEL_SCALES, parseLabels, type LabelRow, type LabelScale } from '../../domain/labels.ts';
+import { numberFlag, readStructured, readText, requireFlag } from '../io.ts';
+
+/** Where the labels come from: a labels file today; a run's judge verdicts joined with its human labels later. */
+interface LabelSource {
+  rows: LabelRow[];
+  name: string;
+}
+
+function labelsFromFile(path: string, scale: LabelScale): LabelSource {
+  return { rows: parseLabels(readText(path, 'labels'), path, scale), name: path };
+}
+
+// The run branch needs the database (a later issue): labels of run R, the judge's verdicts as kind "judge".
+async function labelsFromRun(_run: string): Promise<LabelSource> {
+  throw badInput('--run needs the database (not available yet)');
+}
+
+/** Item weights from a rubric file (the answer roll-up then matches completeness exactly). */
+async function rubricWeights(path: string): Promise<Record<string, number>> {
+  const { RubricSchema } = await import('../../domain/rubric.ts');
+  const parsed = RubricSchema.safeParse(readStructured(path, 'rubric'));
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw badInput(`rubric ${path}: ${issue.path.join('.') || 'file'}: ${issue.message}`);
+  }
+  return Object.fromEntries(parsed.data.items.map((it) => [it.id, it.weight]));
+}
+
+function scaleFlag(values: CommandContext['values']): LabelScale {
+  const scale = requireFlag(values, 'scale');
+  if (!isLabelScale(scale)) throw badInput(`--scale must be one of ${LABEL_SCALES.join('|')}, got '${scale}'`);
+  return scale;
+}
+
+const calibrate: Command = {
+  path: ['calibrate'],
+  summary: 'Calibrate judges against human labels: agreement, kappa, alpha, confusion, per model and per item',
+  usage: '--labels L.jsonl|L.csv --scale verdict|binary|numeric [--judge RATER] [--seed S] [--rubric R.yaml]',
+  options: {
+    labels: { type: 'string' },
+    run: { type: 'string' },
+    scale: { type: 'string' },
+    judge: { type: 'string' },
+    seed: { type: 'string' },
+    rubric: { type: 'string' },
+  },
+  async run({ values }) {
+    const scale = scaleFlag(values);
+    const seed = numberFlag(values, 'seed', { integer: true, min: 0 });
+    const judge = typeof values.judge === 'string' ? values.judge : undefined;
+    const labels = typeof values.labels === 'string' ? values.labels : undefined;
+    const run = typeof values.run === 'string' ? values.run : undefined;
+    if (labels !== undefined && run !== undefined) throw badInput('give either --labels or --run, not both');
+    if (labels === undefined && run === undefined) throw badInput('missing required option --labels (or --run)');
+    const weights = typeof values.rubric === 'string' ? await rubricWeights(values.rubric) : undefined;
+    const source = labels !== undefined ? labelsFromFile(labels, scale) : await labelsFromRun(run!);
+
+    const { calibrate: calibrateLabels, formatCalibration } = await import('../../analysis/calibration/index.ts');
+    const opts: Parameters<typeof calibrateLabels>[1] = { scale, source: source.name };
+    if (judge !== undefined) opts.judge = judge;
+    if (seed !== undefined) opts.seed = seed;
+    if (weights) opts.weights = weights;
+    const report = calibrateLabels(source.rows, opts);
+    return { json: report, text: formatCalibration(report) };
+  },
+};
+
+export default calibrate;
