@@ -1,0 +1,87 @@
+import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
+import type { JudgeParams } from '../config.ts';
+import { classifyFailure } from '../retry.ts';
+import type { Judge, JudgeReply, JudgeRequest, StopKind } from '../types.ts';
+
+/**
+ * OpenAI Chat Completions with a strict json_schema response_format; with a baseURL the same adapter
+ * serves OpenAI-compatible local servers. OpenAI caches identical prompt prefixes automatically, so the
+ * message order (system, static rubric block, picture, then the answer) is what makes calls cacheable.
+ */
+
+const FINISH: Readonly<Record<string, StopKind>> = { length: 'truncated', content_filter: 'refused' };
+
+export interface OpenAIJudgeOptions {
+  provider: 'openai' | 'openai-compatible';
+  apiKey: string;
+  baseURL?: string;
+  model: string;
+  params: JudgeParams;
+}
+
+// OpenAI's newer models reject max_tokens; local servers often only know max_tokens.
+const TOKEN_PARAM: Readonly<Record<OpenAIJudgeOptions['provider'], string>> = {
+  openai: 'max_completion_tokens',
+  'openai-compatible': 'max_tokens',
+};
+
+type Part = Record<string, unknown>;
+
+export function toCallError(e: unknown): Error {
+  if (e instanceof APIConnectionTimeoutError) return classifyFailure({ timeout: true }, e.message);
+  if (e instanceof APIConnectionError) return classifyFailure({ connection: true }, e.message);
+  if (e instanceof APIError && e.status !== undefined) {
+    return classifyFailure({ status: e.status, headers: e.headers, detail: `${e.code ?? ''} ${e.type ?? ''}` }, e.message);
+  }
+  return classifyFailure({ status: 400 }, (e as Error)?.message ?? String(e));
+}
+
+export function createOpenAIJudge(o: OpenAIJudgeOptions): Judge {
+  const client = new OpenAI({ apiKey: o.apiKey, ...(o.baseURL ? { baseURL: o.baseURL } : {}), maxRetries: 0, timeout: o.params.timeout_ms });
+  return {
+    provider: o.provider,
+    model: o.model,
+    baseline: false,
+    async call(req: JudgeRequest): Promise<JudgeReply> {
+      const p = req.prompt;
+      const user: Part[] = [{ type: 'text', text: p.staticText }];
+      if (p.image) user.push({ type: 'image_url', image_url: { url: `data:${p.image.mediaType};base64,${p.image.data}` } });
+      user.push({ type: 'text', text: p.answerText });
+      const messages: Part[] = [
+        { role: 'system', content: p.system },
+        { role: 'user', content: user },
+      ];
+      if (req.reask) {
+        messages.push(
+          { role: 'assistant', content: req.reask.previous.text || '(empty)' },
+          { role: 'user', content: `Your output was rejected: ${req.reask.error}. Reply again with the corrected JSON object only.` },
+        );
+      }
+      const body = {
+        model: o.model,
+        messages,
+        temperature: o.params.temperature,
+        [TOKEN_PARAM[o.provider]]: o.params.max_tokens,
+        response_format: { type: 'json_schema', json_schema: { name: req.mode === 'rubric' ? 'rubric_verdicts' : 'reference_match', strict: true, schema: req.schema } },
+      };
+      let res: OpenAI.ChatCompletion;
+      try {
+        res = await client.chat.completions.create(body as unknown as OpenAI.ChatCompletionCreateParamsNonStreaming, { timeout: req.timeoutMs });
+      } catch (e) {
+        throw toCallError(e);
+      }
+      const choice = res.choices?.[0];
+      const finish = String(choice?.finish_reason ?? '');
+      const refusal = choice?.message?.refusal;
+      const u = res.usage;
+      const cached = u?.prompt_tokens_details?.cached_tokens ?? 0;
+      return {
+        text: choice?.message?.content ?? refusal ?? '',
+        stop: refusal ? 'refused' : (FINISH[finish] ?? 'complete'),
+        stopDetail: refusal ? `refusal: ${refusal.slice(0, 300)}` : finish,
+        // prompt_tokens includes the cached ones; the ledger counts uncached input separately.
+        usage: { input: Math.max(0, (u?.prompt_tokens ?? 0) - cached), output: u?.completion_tokens ?? 0, cacheRead: cached, cacheWrite: 0 },
+      };
+    },
+  };
+}

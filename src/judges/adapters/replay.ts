@@ -1,0 +1,58 @@
+import { readFileSync } from 'node:fs';
+import { badInput } from '../../domain/errors.ts';
+import type { JudgeConfig } from '../config.ts';
+import { type Judge, type JudgeReply, type JudgeRequest, ProviderCallError, ZERO_USAGE } from '../types.ts';
+
+/**
+ * Replay: verdicts read from a file instead of a model — recorded judge output, or human labels in the
+ * judge output shape. The file is either one output object (used for every answer) or JSON Lines /
+ * a JSON array of {"answer": <answer id or sha256 of the answer text>, "rubric"?: id, "output": {...}}.
+ * Replayed output goes through the same validation as a live judge's.
+ */
+
+interface ReplayRow {
+  answer: string;
+  rubric?: string;
+  output: unknown;
+}
+
+function readRows(path: string): { single?: unknown; rows: ReplayRow[] } {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    throw badInput(`replay file ${path}: no such file`);
+  }
+  const trimmed = text.trim();
+  try {
+    const whole = JSON.parse(trimmed) as unknown;
+    if (Array.isArray(whole)) return { rows: whole as ReplayRow[] };
+    return { single: whole, rows: [] };
+  } catch {
+    const rows = trimmed.split(/\r?\n/).filter((l) => l.trim() !== '').map((l, i) => {
+      try {
+        return JSON.parse(l) as ReplayRow;
+      } catch {
+        throw badInput(`replay file ${path}: line ${i + 1}: not valid JSON`);
+      }
+    });
+    return { rows };
+  }
+}
+
+export function createReplayJudge(config: JudgeConfig, path: string): Judge {
+  const { single, rows } = readRows(path);
+  return {
+    provider: 'replay',
+    model: config.model,
+    baseline: false,
+    async call(req: JudgeRequest): Promise<JudgeReply> {
+      const row = rows.find(
+        (r) => (r.answer === req.answerId || r.answer === req.answerHash) && (r.rubric === undefined || r.rubric === req.rubric.id),
+      );
+      const out = row ? row.output : single;
+      if (out === undefined) throw new ProviderCallError('fatal', `replay ${path}: no recorded output for answer ${req.answerId ?? req.answerHash}`);
+      return { structured: out, text: JSON.stringify(out), stop: 'complete', stopDetail: 'replay', usage: { ...ZERO_USAGE } };
+    },
+  };
+}

@@ -1,0 +1,113 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { badInput } from '../domain/errors.ts';
+
+/**
+ * Judge configuration files (judges/*.yaml, design §4). The zod schema is the source of truth;
+ * judges/schema.json is generated from it (test/judges/config.test.ts asserts they agree).
+ */
+export const JUDGE_PROVIDERS = ['anthropic', 'openai', 'openai-compatible', 'lexical', 'replay'] as const;
+export const JUDGE_MODES = ['rubric', 'reference-match'] as const;
+export type JudgeProvider = (typeof JUDGE_PROVIDERS)[number];
+export type JudgeMode = (typeof JUDGE_MODES)[number];
+
+export const JudgeParamsSchema = z
+  .object({
+    max_tokens: z.number().int().positive().default(4096),
+    temperature: z.number().min(0).max(2).default(0),
+    timeout_ms: z.number().int().positive().default(120_000),
+    max_attempts: z.number().int().min(1).max(10).default(4),
+  })
+  .strict();
+
+export const JudgeConfigSchema = z
+  .object({
+    id: z.string().min(1).regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'judge ids are letters, digits, . _ -'),
+    description: z.string().optional(),
+    provider: z.enum(JUDGE_PROVIDERS),
+    model: z.string().min(1),
+    mode: z.enum(JUDGE_MODES).default('rubric'),
+    prompt: z.string().min(1).optional().describe('prompt template file, relative to judges/'),
+    baseUrl: z.url().optional().describe('endpoint for openai-compatible servers (or a proxy)'),
+    apiKeyEnv: z.string().optional().describe('environment variable holding the key (default by provider)'),
+    replay: z.string().optional().describe('replay judges: JSON or JSONL file of recorded verdicts'),
+    lexical: z
+      .object({ correct: z.number().min(0).max(1).default(0.6), partial: z.number().min(0).max(1).default(0.3) })
+      .strict()
+      .optional(),
+    params: JudgeParamsSchema.default({ max_tokens: 4096, temperature: 0, timeout_ms: 120_000, max_attempts: 4 }),
+  })
+  .strict()
+  .superRefine((c, ctx) => {
+    const llm = c.provider === 'anthropic' || c.provider === 'openai' || c.provider === 'openai-compatible';
+    if (llm && !c.prompt) ctx.addIssue({ code: 'custom', path: ['prompt'], message: `a ${c.provider} judge needs a prompt template` });
+    if (c.provider === 'openai-compatible' && !c.baseUrl) {
+      ctx.addIssue({ code: 'custom', path: ['baseUrl'], message: 'an openai-compatible judge needs baseUrl' });
+    }
+    if (c.provider === 'replay' && !c.replay) ctx.addIssue({ code: 'custom', path: ['replay'], message: 'a replay judge needs a replay file' });
+  });
+
+export type JudgeConfig = z.infer<typeof JudgeConfigSchema>;
+export type JudgeParams = z.infer<typeof JudgeParamsSchema>;
+
+/** The bundled judges/ directory (configs, prompt templates, prices). */
+export const JUDGES_DIR = fileURLToPath(new URL('../../judges/', import.meta.url));
+
+/** A loaded judge: its parsed config plus where relative paths (prompt, replay file) resolve from. */
+export interface LoadedJudge {
+  config: JudgeConfig;
+  /** Directory of the judge file; prompt and replay paths are relative to it (then to judges/). */
+  baseDir: string;
+  /** sha256 of the canonical config JSON: the judges.config_hash column and part of every cache key. */
+  configHash: string;
+}
+
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+export const sha256 = (text: string | Buffer): string => createHash('sha256').update(text).digest('hex');
+
+export function parseJudgeConfig(raw: unknown, where: string, baseDir = JUDGES_DIR): LoadedJudge {
+  const r = JudgeConfigSchema.safeParse(raw);
+  if (!r.success) {
+    const i = r.error.issues[0]!;
+    throw badInput(`${where}: ${i.path.length ? i.path.join('.') + ': ' : ''}${i.message}`);
+  }
+  return { config: r.data, baseDir, configHash: sha256(canonicalJson(r.data)) };
+}
+
+/**
+ * `ref` is a judge id in judges/ (`claude` → judges/claude.yaml) or a path to a judge file.
+ * Bad references are bad input (exit 2), naming the file.
+ */
+export function loadJudge(ref: string, dir = JUDGES_DIR): LoadedJudge {
+  const byId = join(dir, `${ref}.yaml`);
+  const path = /[\\/]|\.ya?ml$|\.json$/i.test(ref) ? resolve(ref) : byId;
+  if (!existsSync(path)) throw badInput(`judge ${ref}: no such judge (not an id in judges/ nor a file)`);
+  let raw: unknown;
+  try {
+    raw = parseYaml(readFileSync(path, 'utf8'));
+  } catch (e) {
+    throw badInput(`judge ${path}: not valid YAML (${(e as Error).message.split('\n')[0]})`);
+  }
+  return parseJudgeConfig(raw, `judge ${path}`, dirname(path));
+}
+
+/** Resolve a file named by a judge config: relative to the judge file first, then to judges/. */
+export function resolveJudgeFile(judge: LoadedJudge, file: string): string {
+  if (isAbsolute(file)) return file;
+  const local = join(judge.baseDir, file);
+  return existsSync(local) ? local : join(JUDGES_DIR, file);
+}

@@ -1,0 +1,242 @@
+import { randomUUID } from 'node:crypto';
+import type { Rubric } from '../domain/rubric.ts';
+import { mulberry32, type Rng } from '../stats/random.ts';
+import { canonicalJson, type LoadedJudge, resolveJudgeFile, sha256 } from './config.ts';
+import { type JudgeOutput, outputJsonSchema, validateOutput } from './contract.ts';
+import { parseReply } from './parse.ts';
+import { loadPrices, costUsd, type PriceTable } from './prices.ts';
+import { assemblePrompt, type AssembledPrompt, type JudgeImage, loadTemplate, type PromptTemplate } from './prompt.ts';
+import { DEFAULT_BACKOFF, retryDelayMs, type BackoffOptions } from './retry.ts';
+import type { ResponseCache, UsageLedger } from './store.ts';
+import { addUsage, type Judge, type JudgeReply, type JudgeRequest, ProviderCallError, type TokenUsage, ZERO_USAGE } from './types.ts';
+
+/**
+ * The judge engine: prompt → cache → provider call(s) → validation → an outcome with a status.
+ * It never imports the database; the cache and ledger are interfaces. A failure is a status with a
+ * reason and never carries verdicts, so nothing downstream can score it.
+ */
+
+export const GRADE_STATUSES = ['ok', 'truncated', 'refused', 'parse_failure', 'provider_error'] as const;
+export type GradeStatus = (typeof GRADE_STATUSES)[number];
+
+export interface JudgeIdentity {
+  id: string;
+  provider: string;
+  model: string;
+  mode: string;
+  configHash: string;
+  /** True for the lexical baseline: a floor, not a judge. */
+  baseline: boolean;
+  note?: string;
+}
+
+export interface JudgeOutcome {
+  status: GradeStatus;
+  reason: string | null;
+  /** Validated verdicts; null whenever status is not ok. */
+  output: JudgeOutput | null;
+  raw: string | null;
+  cached: boolean;
+  /** Provider calls made for this answer (0 on a cache hit). */
+  calls: number;
+  usage: TokenUsage;
+  costUsd: number | null;
+  latencyMs: number;
+  promptHash: string;
+  staticHash: string;
+  answerHash: string;
+  cacheKey: string;
+  neutralised: number;
+  /** The failure means every later call would fail too (auth, quota): the run must stop. */
+  stopRun: boolean;
+  judge: JudgeIdentity;
+}
+
+export interface GradeInput {
+  rubric: Rubric;
+  answer: string;
+  answerId?: string;
+  image?: JudgeImage;
+}
+
+export interface EngineOptions {
+  judge: LoadedJudge;
+  adapter: Judge;
+  cache: ResponseCache;
+  ledger: UsageLedger;
+  prices?: PriceTable;
+  clock?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+  /** Seeded generator for backoff jitter. */
+  random?: Rng;
+  /** Fixed boundary (tests); production draws a fresh random one per request. */
+  boundary?: () => string;
+  backoff?: BackoffOptions;
+}
+
+export interface JudgeEngine {
+  readonly identity: JudgeIdentity;
+  /** Set once a stop-run failure happened; later grades fail fast with this reason, no calls. */
+  readonly stopped: string | null;
+  assemble(input: GradeInput): AssembledPrompt;
+  grade(input: GradeInput): Promise<JudgeOutcome>;
+}
+
+export const LEXICAL_NOTE = 'lexical word-overlap baseline: an offline floor, not an LLM judge';
+
+const realSleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** Race the adapter against a backstop timer, so a call that ignores its own timeout still ends. */
+async function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const backstop = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new ProviderCallError('retryable', `timeout: no reply within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([p, backstop]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export function defaultTemplatePath(judge: LoadedJudge): string {
+  return resolveJudgeFile(judge, judge.config.prompt ?? `prompts/${judge.config.mode}-v1.md`);
+}
+
+export function createJudgeEngine(o: EngineOptions): JudgeEngine {
+  const { judge, adapter, cache, ledger } = o;
+  const cfg = judge.config;
+  const clock = o.clock ?? Date.now;
+  const sleep = o.sleep ?? realSleep;
+  const rng = o.random ?? mulberry32(0x5eed);
+  const prices = o.prices ?? loadPrices();
+  const backoff = o.backoff ?? DEFAULT_BACKOFF;
+  const template: PromptTemplate = loadTemplate(defaultTemplatePath(judge));
+  const identity: JudgeIdentity = {
+    id: cfg.id,
+    provider: cfg.provider,
+    model: cfg.model,
+    mode: cfg.mode,
+    configHash: judge.configHash,
+    baseline: adapter.baseline,
+    ...(adapter.baseline ? { note: LEXICAL_NOTE } : {}),
+  };
+  let stopped: string | null = null;
+
+  const assemble = (input: GradeInput): AssembledPrompt =>
+    assemblePrompt(template, input.rubric, input.answer, { ...(o.boundary ? { boundary: o.boundary() } : {}), ...(input.image ? { image: input.image } : {}) });
+
+  async function grade(input: GradeInput): Promise<JudgeOutcome> {
+    const started = clock();
+    const prompt = assemble(input);
+    const answerHash = sha256(input.answer);
+    // The random boundary is deliberately not in the key: same content, same cached verdict.
+    const cacheKey = sha256(canonicalJson({ judge: judge.configHash, prompt: prompt.promptHash, static: prompt.staticHash, answer: answerHash }));
+    let usage: TokenUsage = { ...ZERO_USAGE };
+    let cost: number | null = 0;
+    let calls = 0;
+    const base = { promptHash: prompt.promptHash, staticHash: prompt.staticHash, answerHash, cacheKey, neutralised: prompt.neutralised, judge: identity };
+    const finish = (status: GradeStatus, reason: string | null, output: JudgeOutput | null, raw: string | null, extra: Partial<JudgeOutcome> = {}): JudgeOutcome => ({
+      status,
+      reason,
+      output: status === 'ok' ? output : null,
+      raw,
+      cached: false,
+      calls,
+      usage,
+      costUsd: cost,
+      latencyMs: clock() - started,
+      stopRun: false,
+      ...base,
+      ...extra,
+    });
+
+    if (stopped) return finish('provider_error', `run stopped: ${stopped}`, null, null, { stopRun: true });
+    const hit = await cache.get(cacheKey);
+    if (hit) return finish('ok', null, hit.output, hit.raw, { cached: true });
+
+    const req: JudgeRequest = {
+      mode: cfg.mode,
+      rubric: input.rubric,
+      prompt,
+      answer: input.answer,
+      answerHash,
+      ...(input.answerId ? { answerId: input.answerId } : {}),
+      schema: outputJsonSchema(cfg.mode, input.rubric),
+      timeoutMs: cfg.params.timeout_ms,
+    };
+    const requestId = randomUUID();
+    const untrusted = [input.answer, prompt.answerText.slice(prompt.answerText.indexOf(prompt.boundary))];
+    let attempt = 0;
+    let lastRaw: string | null = null;
+
+    const record = async (status: string, u: TokenUsage, latencyMs: number, error?: string): Promise<void> => {
+      const c = costUsd(prices, cfg.model, u);
+      cost = cost === null || c === null ? null : Number((cost + c).toFixed(9));
+      usage = addUsage(usage, u);
+      await ledger.record({
+        callKey: `${cacheKey.slice(0, 16)}:${requestId}:${calls}`,
+        provider: cfg.provider,
+        model: cfg.model,
+        judgeId: cfg.id,
+        judgeConfigHash: judge.configHash,
+        answerHash,
+        ...(input.answerId ? { answerId: input.answerId } : {}),
+        usage: u,
+        costUsd: c,
+        latencyMs,
+        status,
+        ...(error ? { error } : {}),
+      });
+    };
+
+    for (;;) {
+      attempt++;
+      calls++;
+      const t0 = clock();
+      let reply: JudgeReply;
+      try {
+        reply = await withTimeout(adapter.call(req), cfg.params.timeout_ms + 1000);
+      } catch (e) {
+        const err = e instanceof ProviderCallError ? e : new ProviderCallError('fatal', `adapter error: ${(e as Error)?.message ?? String(e)}`);
+        const kindStatus = { retryable: 'retryable_error', fatal: 'fatal_error', 'stop-run': 'stop_run' }[err.kind];
+        await record(kindStatus, ZERO_USAGE, clock() - t0, err.message);
+        if (err.kind === 'retryable' && attempt < cfg.params.max_attempts) {
+          await sleep(retryDelayMs(attempt, err, rng, backoff));
+          continue;
+        }
+        if (err.kind === 'stop-run') stopped = err.message;
+        const why = err.kind === 'retryable' ? `gave up after ${attempt} attempt${attempt > 1 ? 's' : ''}: ${err.message}` : err.message;
+        return finish('provider_error', why, null, lastRaw, { stopRun: err.kind === 'stop-run' });
+      }
+      lastRaw = reply.text;
+      if (reply.stop === 'truncated') {
+        await record('truncated', reply.usage, clock() - t0);
+        return finish('truncated', `output cut off at max_tokens=${cfg.params.max_tokens} (${reply.stopDetail ?? 'length'})`, null, reply.text);
+      }
+      if (reply.stop === 'refused') {
+        await record('refused', reply.usage, clock() - t0);
+        return finish('refused', `the judge refused: ${reply.stopDetail ?? 'no reason given'}`, null, reply.text);
+      }
+      const parsed = parseReply(reply, untrusted);
+      const v = parsed.ok ? validateOutput(cfg.mode, input.rubric, parsed.value) : parsed;
+      await record(v.ok ? 'ok' : 'invalid_output', reply.usage, clock() - t0, v.ok ? undefined : v.error);
+      if (v.ok) {
+        await cache.set(cacheKey, { output: v.output, raw: reply.text, stop: reply.stop, usage, calls, model: cfg.model, promptHash: prompt.promptHash });
+        return finish('ok', null, v.output, reply.text);
+      }
+      if (req.reask) return finish('parse_failure', `invalid output after one re-ask: ${v.error}`, null, reply.text);
+      req.reask = { previous: reply, error: v.error };
+      attempt = 0;
+    }
+  }
+
+  return {
+    identity,
+    get stopped() {
+      return stopped;
+    },
+    assemble,
+    grade,
+  };
+}

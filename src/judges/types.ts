@@ -1,0 +1,78 @@
+import type { Rubric } from '../domain/rubric.ts';
+import type { JudgeConfig, JudgeMode } from './config.ts';
+import type { AssembledPrompt } from './prompt.ts';
+
+/**
+ * The Judge interface: what every adapter implements. Adapters (src/judges/adapters/*) are the only
+ * modules that import a provider SDK; the engine sees only these shapes.
+ */
+
+export interface TokenUsage {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+}
+
+export const ZERO_USAGE: TokenUsage = Object.freeze({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0 });
+
+export const addUsage = (a: TokenUsage, b: TokenUsage): TokenUsage => ({
+  input: a.input + b.input,
+  output: a.output + b.output,
+  cacheRead: a.cacheRead + b.cacheRead,
+  cacheWrite: a.cacheWrite + b.cacheWrite,
+});
+
+export interface JudgeRequest {
+  mode: JudgeMode;
+  rubric: Rubric;
+  prompt: AssembledPrompt;
+  /** The raw (untrusted) answer, for offline judges that do not read prompts (lexical, replay). */
+  answer: string;
+  answerHash: string;
+  answerId?: string;
+  /** JSON Schema of the structured output (tool input_schema / response_format). */
+  schema: Record<string, unknown>;
+  /** Set on the single re-ask: what the judge returned and what was wrong with it. */
+  reask?: { previous: JudgeReply; error: string };
+  timeoutMs: number;
+}
+
+export type StopKind = 'complete' | 'truncated' | 'refused';
+
+export interface JudgeReply {
+  /** The structured field (tool input or parsed response_format content), when the provider gave one. */
+  structured?: unknown;
+  /** Raw text output: JSON text, prose, or the structured field serialised. Stored as raw_output. */
+  text: string;
+  stop: StopKind;
+  /** Provider's own words for the stop (stop_reason / finish_reason / refusal text). */
+  stopDetail?: string;
+  usage: TokenUsage;
+  /** Provider-side id of a tool call (Anthropic re-asks answer it with a tool_result). */
+  toolUseId?: string;
+}
+
+export interface Judge {
+  readonly provider: JudgeConfig['provider'];
+  readonly model: string;
+  /** True for judges that are not language models (lexical): every report labels them as a floor. */
+  readonly baseline: boolean;
+  call(req: JudgeRequest): Promise<JudgeReply>;
+}
+
+/** How the retry policy treats a failed call; adapters classify their SDK's errors into this. */
+export type FailureKind = 'retryable' | 'fatal' | 'stop-run';
+
+export class ProviderCallError extends Error {
+  constructor(
+    readonly kind: FailureKind,
+    message: string,
+    readonly status?: number,
+    /** Server-requested delay (retry-after-ms / retry-after), already in milliseconds. */
+    readonly retryAfterMs?: number,
+  ) {
+    super(message);
+    this.name = 'ProviderCallError';
+  }
+}

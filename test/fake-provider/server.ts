@@ -1,0 +1,112 @@
+/**
+ * A loopback fake of the Anthropic Messages and OpenAI Chat Completions endpoints, scripted per test.
+ * Tests drive the real SDKs against it: point Anthropic's baseURL at `url` and OpenAI's at `openaiBaseUrl`.
+ * Routes live in a table so later work (batch APIs, load) adds entries without touching the core.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { anthropicResponse, openaiResponse, PromptCacheSim, type Provider, type RecordedCall, type Step, type StepFn, type WireResponse } from './wire.ts';
+
+export type { RecordedCall, Step, StepFn } from './wire.ts';
+
+export type Script = Array<Step | StepFn> | StepFn;
+
+export interface FakeProviderOptions {
+  /** Step per call index (the last step repeats), or a function of the call. Default: 500s. */
+  script?: Script;
+  /** Delay before every response, in milliseconds. */
+  latencyMs?: number;
+  /** Extra or replacement routes, keyed "METHOD /path". */
+  routes?: Record<string, RouteHandler>;
+}
+
+export type RouteHandler = (call: RecordedCall, step: () => Step, ctx: { cache: PromptCacheSim }) => WireResponse | Promise<WireResponse>;
+
+export interface FakeProvider {
+  /** Origin, e.g. http://127.0.0.1:PORT — the Anthropic SDK baseURL. */
+  url: string;
+  /** url + '/v1' — the OpenAI SDK baseURL. */
+  openaiBaseUrl: string;
+  calls: RecordedCall[];
+  setScript(script: Script): void;
+  close(): Promise<void>;
+}
+
+const DEFAULT_ROUTES: Record<string, { provider: Provider; handler: RouteHandler }> = {
+  'POST /v1/messages': { provider: 'anthropic', handler: (call, step, ctx) => anthropicResponse(step(), call, ctx.cache) },
+  'POST /v1/chat/completions': { provider: 'openai', handler: (call, step, ctx) => openaiResponse(step(), call, ctx.cache) },
+};
+
+function authorised(req: IncomingMessage): boolean {
+  const bearer = /^Bearer\s+\S+/.test(String(req.headers.authorization ?? ''));
+  return bearer || typeof req.headers['x-api-key'] === 'string';
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export async function startFakeProvider(opts: FakeProviderOptions = {}): Promise<FakeProvider> {
+  let script: Script = opts.script ?? [{ kind: 'status', status: 500 }];
+  const calls: RecordedCall[] = [];
+  const cache = new PromptCacheSim();
+  const hanging = new Set<ServerResponse>();
+
+  const pick = (call: RecordedCall): Step => {
+    if (typeof script === 'function') return script(call);
+    const s = script[Math.min(call.index, script.length - 1)];
+    if (s === undefined) return { kind: 'status', status: 500 };
+    return typeof s === 'function' ? s(call) : s;
+  };
+
+  const server = createServer(async (req, res) => {
+    const key = `${req.method} ${(req.url ?? '').split('?')[0]}`;
+    const custom = opts.routes?.[key];
+    const route = DEFAULT_ROUTES[key];
+    if (!custom && !route) {
+      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `no route ${key}` } }));
+      return;
+    }
+    const text = await readBody(req);
+    if (!authorised(req)) {
+      res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ type: 'error', error: { type: 'authentication_error', message: 'no key' } }));
+      return;
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = text;
+    }
+    const call: RecordedCall = { provider: route?.provider ?? 'openai', method: req.method ?? 'POST', path: req.url ?? '', headers: req.headers, body, index: calls.length };
+    calls.push(call);
+    if (opts.latencyMs) await new Promise((r) => setTimeout(r, opts.latencyMs));
+    const out = await (custom ?? route!.handler)(call, () => pick(call), { cache });
+    if (out.hang) {
+      hanging.add(res);
+      res.on('close', () => hanging.delete(res));
+      return;
+    }
+    res.writeHead(out.status, { 'content-type': 'application/json', ...(out.headers ?? {}) }).end(JSON.stringify(out.body ?? {}));
+  });
+
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}`;
+  return {
+    url,
+    openaiBaseUrl: `${url}/v1`,
+    calls,
+    setScript(s) {
+      script = s;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const r of hanging) r.destroy();
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
