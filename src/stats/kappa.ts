@@ -162,7 +162,8 @@ export function cohenKappa(a: readonly Label[], b: readonly Label[], opts: Kappa
  * Gwet's linearised variance (Handbook of Inter-Rater Reliability, 4th ed., ch. 5; R irrCAC) for
  * coefficients whose chance term is a function of the pooled category shares π: each pair (i, j)
  * contributes κ*_ij = (w_ij − pe)/(1 − pe) − 2(1 − κ)(pe_ij − pe)/(1 − pe), and
- * var = Σ n_ij (κ*_ij − κ)² / (n(n − 1)).
+ * var = Σ n_ij (κ*_ij − κ)² / n² — the divisor of irrCAC's scott2.table and gwet.ac1.table, whose
+ * published SEs this reproduces (the raw-data functions use n(n − 1)).
  */
 function linearisedVariance(prep: Prepared, kappa: number, pe: number, peOfPair: (i: number, j: number) => number): number {
   const { k, n, counts } = prep.table;
@@ -176,7 +177,7 @@ function linearisedVariance(prep: Prepared, kappa: number, pe: number, peOfPair:
       s += c * (ki - kappa) * (ki - kappa);
     }
   }
-  return s / (n * (n - 1));
+  return s / (n * n);
 }
 
 function pooledShares(prep: Prepared): Float64Array {
