@@ -194,6 +194,7 @@ export const grades = pgTable(
   ],
 );
 
+/** scoreGrid's document for one assemble answer; a metric is null where the grid makes it undefined (1×1). */
 export const assemblyScores = pgTable('assembly_scores', {
   id: serial('id').primaryKey(),
   answerId: integer('answer_id')
@@ -204,9 +205,9 @@ export const assemblyScores = pgTable('assembly_scores', {
   problems: jsonb('problems').$type<string[]>().notNull().default([]),
   direct: doublePrecision('direct').notNull(),
   exactMatch: doublePrecision('exact_match').notNull(),
-  neighbour: doublePrecision('neighbour').notNull(),
-  adjacency: doublePrecision('adjacency').notNull(),
-  proximity: doublePrecision('proximity').notNull(),
+  neighbour: doublePrecision('neighbour'),
+  adjacency: doublePrecision('adjacency'),
+  proximity: doublePrecision('proximity'),
   shapeCompatibility: doublePrecision('shape_compatibility'),
   byPosition: jsonb('by_position').$type<{ corner: number | null; edge: number | null; interior: number | null }>().notNull(),
   createdAt: createdAt(),

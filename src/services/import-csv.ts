@@ -1,0 +1,76 @@
+import { badInput } from '../domain/errors.ts';
+import type { ImportFile, Located } from './import-parse.ts';
+
+/**
+ * CSV (RFC 4180: quoted fields may hold commas, newlines and "" for a quote) into one object per
+ * record keyed by the header. Empty cells become absent fields, so optional columns can stay blank.
+ * Each record remembers the line it starts on.
+ */
+export function parseCsv(file: ImportFile): Located[] {
+  const records = splitRecords(file);
+  const header = records.shift();
+  if (!header) throw badInput(`${file.path}: empty (expected a header line)`);
+  const names = header.cells.map((h) => h.trim());
+  names.forEach((n, i) => {
+    if (n === '') throw badInput(`${file.path}:${header.line}: column ${i + 1} has no name`);
+    if (names.indexOf(n) !== i) throw badInput(`${file.path}:${header.line}: duplicate column '${n}'`);
+  });
+  const out: Located[] = [];
+  for (const rec of records) {
+    if (rec.cells.length === 1 && rec.cells[0]!.trim() === '') continue;
+    if (rec.cells.length !== names.length) {
+      throw badInput(`${file.path}:${rec.line}: has ${rec.cells.length} fields, the header has ${names.length}`);
+    }
+    const value: Record<string, string> = {};
+    names.forEach((n, i) => {
+      const cell = rec.cells[i]!;
+      if (cell !== '') value[n] = cell;
+    });
+    out.push({ value, file: file.path, line: rec.line, lineOf: () => rec.line });
+  }
+  if (out.length === 0) throw badInput(`${file.path}: no records after the header`);
+  return out;
+}
+
+function splitRecords(file: ImportFile): Array<{ line: number; cells: string[] }> {
+  const text = file.content.replace(/^\uFEFF/, '');
+  const records: Array<{ line: number; cells: string[] }> = [];
+  let cells: string[] = [];
+  let cell = '';
+  let quoted = false;
+  let line = 1;
+  let start = 1;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!;
+    if (quoted) {
+      if (ch === '"' && text[i + 1] === '"') {
+        cell += '"';
+        i++;
+      } else if (ch === '"') quoted = false;
+      else {
+        if (ch === '\n') line++;
+        cell += ch;
+      }
+      continue;
+    }
+    if (ch === '"' && cell === '') quoted = true;
+    else if (ch === ',') {
+      cells.push(cell);
+      cell = '';
+    } else if (ch === '\n' || ch === '\r') {
+      if (ch === '\r' && text[i + 1] === '\n') i++;
+      cells.push(cell);
+      records.push({ line: start, cells });
+      cells = [];
+      cell = '';
+      line++;
+      start = line;
+    } else cell += ch;
+  }
+  if (quoted) throw badInput(`${file.path}:${start}: unterminated quoted field`);
+  if (cell !== '' || cells.length > 0) {
+    cells.push(cell);
+    records.push({ line: start, cells });
+  }
+  return records;
+}
