@@ -20,23 +20,29 @@ export interface Extraction {
   source?: 'tag' | 'explicit' | 'lone';
 }
 
+const TAG_START = /<answer/i;
 const TAG = /<answer\s*>([\s\S]*?)<\/answer\s*>/gi;
 const TOKEN = String.raw`[A-Za-z0-9]+(?:[./-][A-Za-z0-9]+)*`;
 const TAG_CONTENT = new RegExp(String.raw`^[\s(\[{]*(?:(?:option|choice|answer)\s*:?\s*)?(${TOKEN})[\s)\]}]*(?:[.:)\-–—,;]|\s|$)`, 'i');
-const KEYWORD = /\b(?:(final|correct|best|my)\s+)?(answer|option|choice)\b/gi;
+// The keyword alone is searched for (a leading optional group would be tried at every position, doubling
+// the cost on long responses); the qualifier is then read from the few characters before it.
+const KEYWORD = /(answer|option|choice)\b/gi;
+const QUALIFIER = /(?:^|[^A-Za-z])(final|correct|best|my)\s+$/i;
+const WORD_CHAR = /[A-Za-z0-9]/;
 const TAIL = new RegExp(
   String.raw`[ \t]*((?:would be|should be|must be|is)\b[ \t]*:?|:|=|[-–—](?=\s))?(\s*)(?:(?:option|choice|letter)\s+)?([(\[]?)(${TOKEN})([)\]]?)`,
   'iy',
 );
 const BOXED = new RegExp(String.raw`\\boxed\{\s*\(?(${TOKEN})\)?\s*\}`, 'g');
 const MARKS = /[*_`]/g;
+const HAS_MARKS = /[*_`]/;
 const LONE = new RegExp(String.raw`^(?:(?:option|choice|answer)\s*:?\s*)?[(\[]?(${TOKEN})[)\]]?[.!]?$`, 'i');
 
 const invalid = (reason: string): Extraction => ({ choice: null, status: 'invalid', reason });
 const ok = (choice: string, source: NonNullable<Extraction['source']>): Extraction => ({ choice, status: 'ok', source });
 
 function fromTags(text: string, lookup: OptionLookup): Extraction | null {
-  if (!/<answer/i.test(text)) return null;
+  if (!TAG_START.test(text)) return null;
   const chosen = new Set<string>();
   let any = false;
   for (const m of text.matchAll(TAG)) {
@@ -55,12 +61,15 @@ function fromTags(text: string, lookup: OptionLookup): Extraction | null {
 function fromExplicit(text: string, lookup: OptionLookup): Extraction | null {
   const finals = new Set<string>();
   const others = new Set<string>();
-  for (const m of text.matchAll(KEYWORD)) {
-    const qualifier = m[1]?.toLowerCase();
-    const word = m[2]!.toLowerCase();
+  KEYWORD.lastIndex = 0;
+  for (let m = KEYWORD.exec(text); m; m = KEYWORD.exec(text)) {
+    if (m.index > 0 && WORD_CHAR.test(text[m.index - 1]!)) continue;
+    const word = m[1]!.toLowerCase();
+    const qualifier = QUALIFIER.exec(text.slice(Math.max(0, m.index - 12), m.index))?.[1]?.toLowerCase();
     if (!qualifier && word !== 'answer') continue; // "option A is wrong" is discussion, not a choice
     TAIL.lastIndex = m.index + m[0].length;
     const t = TAIL.exec(text);
+    const tailEnd = TAIL.lastIndex;
     if (!t) continue;
     const [, sep, gap, open, token, close] = t;
     if (!qualifier && !sep) continue; // bare "answer B" is too loose; "answer: B" or "final answer B"
@@ -69,14 +78,16 @@ function fromExplicit(text: string, lookup: OptionLookup): Extraction | null {
     if (option === undefined) continue;
     const bracketed = open !== '' && close !== '';
     if (!bracketed && /^[a-z]$/.test(token!)) {
-      const after = text.slice(TAIL.lastIndex, TAIL.lastIndex + 2);
+      const after = text.slice(tailEnd, tailEnd + 2);
       if (/^ [A-Za-z]/.test(after)) continue; // "the answer is a cat"
     }
     (qualifier === 'final' ? finals : others).add(option);
   }
-  for (const m of text.matchAll(BOXED)) {
-    const option = lookup.get(m[1]!.toUpperCase());
-    if (option !== undefined) finals.add(option);
+  if (text.includes('\\boxed')) {
+    for (const m of text.matchAll(BOXED)) {
+      const option = lookup.get(m[1]!.toUpperCase());
+      if (option !== undefined) finals.add(option);
+    }
   }
   const set = finals.size > 0 ? finals : others;
   if (set.size === 0) return null;
@@ -108,6 +119,6 @@ export function extractChoice(response: string, options: readonly string[] = DEF
   const lookup = optionLookup(options);
   const tagged = fromTags(response, lookup);
   if (tagged) return tagged;
-  const plain = response.replace(MARKS, '');
+  const plain = HAS_MARKS.test(response) ? response.replace(MARKS, '') : response;
   return fromExplicit(plain, lookup) ?? fromLone(plain, lookup) ?? invalid('no answer found');
 }
