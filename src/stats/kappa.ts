@@ -80,10 +80,10 @@ function prepare(a: readonly Label[], b: readonly Label[], opts: KappaOptions): 
       row[i]! += v;
       col[j]! += v;
       po += w[i * k + j]! * v;
-      if (i === j) diag += v;
+      if (i === j) diag += counts[i * k + j]!;
     }
   }
-  return { table, categories, w, p, row, col, po, agreement: diag };
+  return { table, categories, w, p, row, col, po, agreement: n > 0 ? diag / n : 0 };
 }
 
 function base(prep: Prepared): Pick<KappaResult, 'n' | 'categories' | 'agreement' | 'excluded'> {
@@ -144,17 +144,20 @@ export function cohenKappa(a: readonly Label[], b: readonly Label[], opts: Kappa
       wCol[j]! += row[i]! * w[i * k + j]!;
     }
   }
+  // FCE: var = [Σ p_ij d_ij² − (κ − pe(1 − κ))²] / (n(1 − pe)²) with d_ij = w_ij − (w̄_i. + w̄_.j)(1 − κ).
+  // Since Σ p_ij d_ij = κ − pe(1 − κ), the bracket is the p-weighted variance of d; summing centred
+  // squares keeps it ≥ 0 and exact at κ = 1 instead of cancelling two nearly equal numbers.
+  const t = kappa - pe * (1 - kappa);
   let s = 0;
   for (let i = 0; i < k; i++) {
     for (let j = 0; j < k; j++) {
       const pij = p[i * k + j]!;
       if (pij === 0) continue;
-      const d = w[i * k + j]! - (wRow[i]! + wCol[j]!) * (1 - kappa);
+      const d = w[i * k + j]! - (wRow[i]! + wCol[j]!) * (1 - kappa) - t;
       s += pij * d * d;
     }
   }
-  const t = kappa - pe * (1 - kappa);
-  const variance = (s - t * t) / (prep.table.n * (1 - pe) * (1 - pe));
+  const variance = s / (prep.table.n * (1 - pe) * (1 - pe));
   return finish(prep, kappa, variance, confidence);
 }
 
