@@ -1,0 +1,139 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import { RubricSchema } from '../../domain/rubric.ts';
+import { getPuzzle, importPuzzles, listPuzzles } from '../../services/puzzles.ts';
+import { getRubric, importParsedRubrics, listRubrics } from '../../services/rubrics.ts';
+import { getRun, listRuns } from '../../services/runs.ts';
+import { jsonlBody, jsonlRequestBody } from '../body.ts';
+import { respondList } from '../csv.ts';
+import { defineRoute, type Api } from '../define-route.ts';
+import { errorResponses, notFoundResponse, PageQuery, tooLargeResponse } from '../schemas.ts';
+
+/** Rubrics, puzzles and runs: the things answers are given against. */
+
+const Slug = z.string().min(1).max(200);
+const json = (description: string) => ({ description, content: { 'application/json': { schema: z.any() } } });
+
+export function registerCatalog(api: Api): void {
+  const { database } = api.deps;
+
+  defineRoute(api, {
+    scope: 'read',
+    route: createRoute({
+      method: 'get',
+      path: '/api/rubrics',
+      tags: ['rubrics'],
+      summary: 'List rubrics (latest version and item count)',
+      request: { query: PageQuery },
+      responses: { 200: json('A page of rubrics (or CSV)'), ...errorResponses },
+    }),
+    handler: async (c) => {
+      const q = c.req.valid('query');
+      const r = await listRubrics(database, q);
+      return respondList(c, { items: r.rubrics, total: r.total, ...q });
+    },
+  });
+
+  defineRoute(api, {
+    scope: 'read',
+    route: createRoute({
+      method: 'get',
+      path: '/api/rubrics/{id}',
+      tags: ['rubrics'],
+      summary: 'One rubric version with its items (latest unless ?version=)',
+      request: { params: z.object({ id: Slug }), query: z.object({ version: z.coerce.number().int().min(1).optional() }) },
+      responses: { 200: json('The rubric'), ...errorResponses, ...notFoundResponse },
+    }),
+    handler: async (c) => c.json(await getRubric(database, c.req.valid('param').id, c.req.valid('query').version), 200),
+  });
+
+  defineRoute(api, {
+    scope: 'write',
+    route: createRoute({
+      method: 'post',
+      path: '/api/rubrics',
+      tags: ['rubrics'],
+      summary: 'Import rubrics (one object or an array); edited content under an existing id adds a version',
+      request: {
+        body: { required: true, content: { 'application/json': { schema: z.union([RubricSchema, z.array(RubricSchema).min(1)]) } } },
+      },
+      responses: { 200: json('What was created, versioned or unchanged'), ...errorResponses, ...tooLargeResponse },
+    }),
+    handler: async (c) => {
+      const body = c.req.valid('json');
+      return c.json(await importParsedRubrics(database, Array.isArray(body) ? body : [body]), 200);
+    },
+  });
+
+  defineRoute(api, {
+    scope: 'read',
+    route: createRoute({
+      method: 'get',
+      path: '/api/puzzles',
+      tags: ['puzzles'],
+      summary: 'List puzzles',
+      request: { query: PageQuery.extend({ sizeBucket: z.string().optional(), rubric: Slug.optional() }) },
+      responses: { 200: json('A page of puzzles (or CSV)'), ...errorResponses },
+    }),
+    handler: async (c) => {
+      const q = c.req.valid('query');
+      const r = await listPuzzles(database, q);
+      return respondList(c, { items: r.puzzles, total: r.total, limit: q.limit, offset: q.offset });
+    },
+  });
+
+  defineRoute(api, {
+    scope: 'read',
+    route: createRoute({
+      method: 'get',
+      path: '/api/puzzles/{id}',
+      tags: ['puzzles'],
+      summary: 'One puzzle with its truth layout',
+      request: { params: z.object({ id: Slug }) },
+      responses: { 200: json('The puzzle'), ...errorResponses, ...notFoundResponse },
+    }),
+    handler: async (c) => c.json(await getPuzzle(database, c.req.valid('param').id), 200),
+  });
+
+  defineRoute(api, {
+    scope: 'write',
+    route: createRoute({
+      method: 'post',
+      path: '/api/puzzles',
+      tags: ['puzzles'],
+      summary: 'Import puzzles as JSON Lines: {id, rows, cols, layout, edges?, picture?, sizeBucket?, rubric?} per line',
+      request: { body: jsonlRequestBody('One puzzle per line') },
+      responses: { 200: json('Import summary'), ...errorResponses, ...tooLargeResponse },
+    }),
+    handler: async (c) => c.json(await importPuzzles(database, [{ path: 'body.jsonl', content: await jsonlBody(c) }]), 200),
+  });
+
+  defineRoute(api, {
+    scope: 'read',
+    route: createRoute({
+      method: 'get',
+      path: '/api/runs',
+      tags: ['runs'],
+      summary: 'List runs (a model at an effort under condition tags) with answer counts',
+      request: { query: PageQuery.extend({ model: z.string().optional() }) },
+      responses: { 200: json('A page of runs (or CSV)'), ...errorResponses },
+    }),
+    handler: async (c) => {
+      const q = c.req.valid('query');
+      const r = await listRuns(database, q);
+      return respondList(c, { items: r.runs, total: r.total, limit: q.limit, offset: q.offset });
+    },
+  });
+
+  defineRoute(api, {
+    scope: 'read',
+    route: createRoute({
+      method: 'get',
+      path: '/api/runs/{name}',
+      tags: ['runs'],
+      summary: 'One run',
+      request: { params: z.object({ name: Slug }) },
+      responses: { 200: json('The run'), ...errorResponses, ...notFoundResponse },
+    }),
+    handler: async (c) => c.json(await getRun(database, c.req.valid('param').name), 200),
+  });
+}

@@ -1,0 +1,91 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import { LABEL_KINDS } from '../../db/schema.ts';
+import { annotationQueue } from '../../services/annotation-queue.ts';
+import { importLabels, listLabels, saveLabel } from '../../services/labels.ts';
+import { jsonlBody, jsonlRequestBody } from '../body.ts';
+import { respondList } from '../csv.ts';
+import { defineRoute, type Api } from '../define-route.ts';
+import { errorResponses, notFoundResponse, PageQuery, tooLargeResponse } from '../schemas.ts';
+
+/** Calibration labels (bulk, write scope) and one-at-a-time annotation (annotate scope). */
+
+const json = (description: string) => ({ description, content: { 'application/json': { schema: z.any() } } });
+const Name = z.string().min(1).max(200);
+
+const AnnotationBody = z
+  .object({
+    answerId: z.number().int().positive(),
+    item: z.string().min(1).nullable().optional().openapi({ description: 'Rubric item id; absent for a whole-answer label' }),
+    label: z.union([z.string().min(1), z.number(), z.boolean()]).transform(String),
+    annotator: Name.optional().openapi({ description: "Defaults to the key's name" }),
+  })
+  .strict()
+  .openapi('Annotation');
+
+export function registerLabels(api: Api): void {
+  const { database } = api.deps;
+
+  defineRoute(api, {
+    scope: 'read',
+    route: createRoute({
+      method: 'get',
+      path: '/api/labels',
+      tags: ['labels'],
+      summary: 'List labels, filtered by run, annotator, kind',
+      request: { query: PageQuery.extend({ run: Name.optional(), annotator: Name.optional(), kind: z.enum(LABEL_KINDS).optional() }) },
+      responses: { 200: json('A page of labels (or CSV)'), ...errorResponses },
+    }),
+    handler: async (c) => {
+      const q = c.req.valid('query');
+      const r = await listLabels(database, q);
+      return respondList(c, { items: r.labels, total: r.total, limit: q.limit, offset: q.offset });
+    },
+  });
+
+  defineRoute(api, {
+    scope: 'write',
+    route: createRoute({
+      method: 'post',
+      path: '/api/labels',
+      tags: ['labels'],
+      summary: 'Import labels as JSON Lines ({answer|answer_id, run?, item?, rater, kind?, label}); all or nothing',
+      request: { query: z.object({ run: Name.optional() }), body: jsonlRequestBody('One label per line') },
+      responses: { 200: json('Inserted and updated counts'), ...errorResponses, ...tooLargeResponse },
+    }),
+    handler: async (c) => c.json(await importLabels(database, { path: 'body', content: await jsonlBody(c) }, c.req.valid('query')), 200),
+  });
+
+  defineRoute(api, {
+    scope: 'annotate',
+    route: createRoute({
+      method: 'get',
+      path: '/api/annotations/queue',
+      tags: ['annotation'],
+      summary: 'Description answers the annotator has not labelled yet',
+      request: { query: PageQuery.extend({ annotator: Name.optional(), run: Name.optional() }) },
+      responses: { 200: json('A page of answers to label (or CSV)'), ...errorResponses },
+    }),
+    handler: async (c) => {
+      const q = c.req.valid('query');
+      const r = await annotationQueue(database, { ...q, annotator: q.annotator ?? c.get('caller').name });
+      return respondList(c, { items: r.items, total: r.total, limit: q.limit, offset: q.offset });
+    },
+  });
+
+  defineRoute(api, {
+    scope: 'annotate',
+    route: createRoute({
+      method: 'post',
+      path: '/api/annotations',
+      tags: ['annotation'],
+      summary: 'Save one human label (replaces this annotator’s earlier label of the same answer and item)',
+      request: { body: { required: true, content: { 'application/json': { schema: AnnotationBody } } } },
+      responses: { 200: json('{created}'), ...errorResponses, ...notFoundResponse },
+    }),
+    handler: async (c) => {
+      const b = c.req.valid('json');
+      const annotator = b.annotator ?? c.get('caller').name;
+      return c.json(await saveLabel(database, { answerId: b.answerId, item: b.item ?? null, annotator, kind: 'human', label: b.label }), 200);
+    },
+  });
+}

@@ -1,0 +1,83 @@
+import { and, eq } from 'drizzle-orm';
+import { parseGridTruth } from '../domain/grid.ts';
+import { AssayError } from '../domain/errors.ts';
+import type { Database } from '../db/client.ts';
+import { answers, assemblyScores, puzzles, runs } from '../db/schema.ts';
+import { scoreGrid, type GridScore } from '../scoring/grid/index.ts';
+import { parseAnswerRows, storeAnswers } from './import-answers.ts';
+
+/**
+ * One assembly answer in, its deterministic score out: the answer and its score are written in one
+ * transaction, so a failure leaves neither. Re-submitting identical content is idempotent (the stored
+ * answer is re-scored); different content under the same id is a conflict.
+ */
+
+export interface AssemblySubmission {
+  run: string;
+  model: string;
+  puzzle: string;
+  /** Answer id within the run; defaults to the puzzle id (one assembly per puzzle and run). */
+  id?: string;
+  /** The model's output: text with a grid block, or the JSON grid / mapping itself. */
+  answer: string | unknown[] | Record<string, unknown>;
+  /** Clue mode: piece ids given in place. */
+  given?: string[];
+  effort?: string;
+  tags?: string[];
+  inputTokens?: number;
+  outputTokens?: number;
+}
+
+export interface SubmittedAssembly extends GridScore {
+  answerId: number;
+  created: boolean;
+}
+
+export async function submitAssembly(database: Database, s: AssemblySubmission): Promise<SubmittedAssembly> {
+  const text = typeof s.answer === 'string' ? s.answer : JSON.stringify(s.answer);
+  const row = {
+    ...(s.id !== undefined ? { id: s.id } : {}),
+    run: s.run,
+    model: s.model,
+    task: 'assemble',
+    puzzle: s.puzzle,
+    text,
+    ...(s.effort !== undefined ? { effort: s.effort } : {}),
+    ...(s.tags !== undefined ? { tags: s.tags } : {}),
+    ...(s.inputTokens !== undefined ? { input_tokens: s.inputTokens } : {}),
+    ...(s.outputTokens !== undefined ? { output_tokens: s.outputTokens } : {}),
+    ...(s.given !== undefined ? { meta: { given: s.given } } : {}),
+  };
+  const prepared = parseAnswerRows({ path: 'body', content: JSON.stringify(row) });
+  return database.db.transaction(async (tx) => {
+    const stored = await storeAnswers(tx, prepared, {});
+    const created = stored.imported === 1;
+    let answerId = stored.answerIds[0];
+    if (answerId === undefined) {
+      const [existing] = await tx
+        .select({ id: answers.id })
+        .from(answers)
+        .innerJoin(runs, eq(runs.id, answers.runId))
+        .where(and(eq(runs.name, s.run), eq(answers.externalId, prepared[0]!.externalId)));
+      answerId = existing!.id;
+    }
+    const [p] = await tx.select().from(puzzles).where(eq(puzzles.slug, s.puzzle));
+    if (!p) throw new AssayError('not_found', `puzzle '${s.puzzle}' not found`);
+    const truth = parseGridTruth({ rows: p.rows, cols: p.cols, layout: p.layout, ...(p.edges ? { edges: p.edges } : {}) }, `puzzle ${p.slug}`);
+    const score = scoreGrid(truth, text, s.given ? { given: s.given } : {});
+    const values = {
+      answerId,
+      status: score.status,
+      problems: score.problems,
+      direct: score.direct,
+      exactMatch: score.exactMatch,
+      neighbour: score.neighbour,
+      adjacency: score.adjacency,
+      proximity: score.proximity,
+      shapeCompatibility: score.shapeCompatibility,
+      byPosition: score.byPosition,
+    };
+    await tx.insert(assemblyScores).values(values).onConflictDoUpdate({ target: assemblyScores.answerId, set: { ...values, createdAt: new Date() } });
+    return { answerId, created, ...score };
+  });
+}
