@@ -1,0 +1,251 @@
+import { describe, expect, it } from 'vitest';
+import { percentAgreement, confusionMatrix } from '../../src/stats/agreement.ts';
+import { bootstrapCI } from '../../src/stats/bootstrap.ts';
+import { kendall, pearson, spearman, averageRanks } from '../../src/stats/correlation.ts';
+import { fleissKappa } from '../../src/stats/fleiss.ts';
+import { icc } from '../../src/stats/icc.ts';
+import { cohenKappa, gwetAC, scottPi } from '../../src/stats/kappa.ts';
+import { krippendorffAlpha } from '../../src/stats/krippendorff.ts';
+import { mcnemar } from '../../src/stats/mcnemar.ts';
+import { wilson } from '../../src/stats/wilson.ts';
+
+/** Undefined cases come back as null with a reason (never NaN, never a crash); malformed input throws bad_input. */
+
+function noNaN(value: unknown): void {
+  JSON.stringify(value, (_k, v) => {
+    if (typeof v === 'number') expect(Number.isFinite(v), `non-finite number in ${JSON.stringify(value)}`).toBe(true);
+    return v;
+  });
+}
+
+const badInput = expect.objectContaining({ code: 'bad_input' });
+
+describe('agreement and confusion matrix', () => {
+  it('percent agreement and a hand-made confusion matrix (numbers sort numerically)', () => {
+    expect(percentAgreement([1, 2, 3, 10], [1, 2, 10, 10])).toBe(0.75);
+    expect(percentAgreement([], [])).toBeNull();
+    expect(confusionMatrix([10, 2, 2, 'x'], [2, 2, 10, 'x'])).toEqual({
+      categories: [2, 10, 'x'],
+      matrix: [
+        [1, 1, 0],
+        [1, 0, 0],
+        [0, 0, 1],
+      ],
+    });
+    expect(confusionMatrix(['b', 'a'], ['a', 'a'], ['b', 'a', 'c']).matrix).toEqual([
+      [0, 1, 0],
+      [0, 1, 0],
+      [0, 0, 0],
+    ]);
+  });
+  it('different lengths are bad input', () => {
+    expect(() => percentAgreement([1], [1, 2])).toThrow(badInput);
+    expect(() => cohenKappa([1], [1, 2])).toThrow(/1 and 2 labels/);
+  });
+});
+
+describe('kappa family', () => {
+  it('one category used by both raters: kappa and pi are null with a reason; agreement is still 1', () => {
+    for (const f of [cohenKappa, scottPi]) {
+      const r = f(['yes', 'yes', 'yes'], ['yes', 'yes', 'yes']);
+      expect(r.kappa).toBeNull();
+      expect(r.ci).toBeNull();
+      expect(r.reason).toMatch(/chance agreement is 1/);
+      expect(r.agreement).toBe(1);
+      noNaN(r);
+    }
+    expect(gwetAC(['yes', 'yes'], ['yes', 'yes']).reason).toMatch(/two categories/);
+    // With the category list, AC1 is defined: chance agreement is 0, so AC1 = agreement = 1.
+    expect(gwetAC(['yes', 'yes'], ['yes', 'yes'], { categories: ['yes', 'no'] }).kappa).toBe(1);
+  });
+  it('no pairs: null with a reason', () => {
+    const r = cohenKappa([], []);
+    expect([r.kappa, r.agreement, r.n]).toEqual([null, null, 0]);
+    expect(r.reason).toMatch(/no pairs/);
+    expect(cohenKappa(['a'], ['b'], { categories: ['c'] }).reason).toMatch(/among the categories/);
+  });
+  it('a one-pair table has kappa but the Scott/Gwet variance needs two', () => {
+    const r = scottPi(['a'], ['b'], { categories: ['a', 'b'] });
+    expect(r.kappa).toBe(-1);
+    expect(r.se).toBeNull();
+    noNaN(r);
+  });
+  it('hand-computed 2 × 2: po = 0.7, pe = 0.5 → kappa 0.4', () => {
+    // rows a: yes 5 (4 yes, 1 no), no 5 (2 yes, 3 no) → po 0.7; marginals a .5/.5, b .6/.4 → pe .5
+    const a = ['y', 'y', 'y', 'y', 'y', 'n', 'n', 'n', 'n', 'n'];
+    const b = ['y', 'y', 'y', 'y', 'n', 'y', 'y', 'n', 'n', 'n'];
+    expect(cohenKappa(a, b).kappa).toBeCloseTo(0.4, 14);
+    // Scott: π = (.55, .45), pe = .505 → (0.7 − .505)/.495
+    expect(scottPi(a, b).kappa).toBeCloseTo(0.195 / 0.495, 14);
+    // Gwet: pe = 2·.55·.45/(2 − 1) = .495 → (0.7 − .495)/.505
+    expect(gwetAC(a, b).kappa).toBeCloseTo(0.205 / 0.505, 14);
+  });
+  it('explicit category order drives the weights; duplicates and bad options are bad input', () => {
+    const a = ['low', 'mid', 'high', 'mid'];
+    const b = ['mid', 'mid', 'high', 'low'];
+    const ordered = cohenKappa(a, b, { weights: 'linear', categories: ['low', 'mid', 'high'] });
+    const alphabetical = cohenKappa(a, b, { weights: 'linear' });
+    expect(ordered.categories).toEqual(['low', 'mid', 'high']);
+    expect(alphabetical.categories).toEqual(['high', 'low', 'mid']);
+    expect(ordered.kappa).not.toBeCloseTo(alphabetical.kappa!, 6);
+    expect(() => cohenKappa(a, b, { categories: ['low', 'low'] })).toThrow(badInput);
+    expect(() => cohenKappa(a, b, { confidence: 1 })).toThrow(badInput);
+    expect(() => cohenKappa(a, b, { weights: 'cubic' as never })).toThrow(badInput);
+  });
+  it('confidence changes only the interval', () => {
+    const a = [1, 2, 3, 1, 2, 3, 1, 1];
+    const b = [1, 2, 3, 1, 3, 3, 2, 1];
+    const r95 = cohenKappa(a, b);
+    const r99 = cohenKappa(a, b, { confidence: 0.99 });
+    expect(r99.kappa).toBe(r95.kappa);
+    expect(r99.ci![1] - r99.ci![0]).toBeCloseTo(((r95.ci![1] - r95.ci![0]) * 2.5758293035489004) / 1.959963984540054, 12);
+  });
+});
+
+describe("Fleiss' kappa", () => {
+  it('unequal raters per subject and ragged rows are bad input', () => {
+    expect(() => fleissKappa([[1, 2], [2, 2]])).toThrow(/sums to 4 raters, row 1 to 3/);
+    expect(() => fleissKappa([[1, 2], [3]])).toThrow(badInput);
+    expect(() => fleissKappa([[1.5, 1.5]])).toThrow(badInput);
+  });
+  it('one category only, one rater, no subjects → null with reasons', () => {
+    const one = fleissKappa([[3, 0], [3, 0]]);
+    expect(one.kappa).toBeNull();
+    expect(one.byCategory).toEqual({ '0': null, '1': null });
+    expect(one.reason).toMatch(/one category/);
+    expect(fleissKappa([[1, 0], [0, 1]]).reason).toMatch(/two raters/);
+    expect(fleissKappa([]).reason).toMatch(/no subjects/);
+    noNaN(one);
+  });
+  it('names categories when given', () => {
+    expect(Object.keys(fleissKappa([[2, 1], [0, 3]], ['yes', 'no']).byCategory)).toEqual(['yes', 'no']);
+  });
+});
+
+describe("Krippendorff's alpha", () => {
+  it('nothing pairable, no variation → null with reasons', () => {
+    const none = krippendorffAlpha([[1, null], [null, 2]], 'nominal');
+    expect(none.alpha).toBeNull();
+    expect(none.reason).toMatch(/pairable/);
+    const same = krippendorffAlpha([[1, 1], [1, 1]], 'interval');
+    expect(same.alpha).toBeNull();
+    expect(same.reason).toMatch(/expected disagreement is 0/);
+    noNaN([none, same]);
+  });
+  it('hand-computed nominal: units (a,a) and (a,b) give alpha 0', () => {
+    // o_ab = o_ba = 1, n = 4, n_a = 3, n_b = 1: alpha = 1 − (n − 1)·2 / (2·3·1) = 1 − 3·2/6 = 0
+    expect(krippendorffAlpha([['a', 'a'], ['a', 'b']], 'nominal').alpha).toBeCloseTo(0, 14);
+  });
+  it('ordinal honours an explicit order; bad levels and values are bad input', () => {
+    const data = [['lo', 'mid', 'hi', 'mid'], ['lo', 'hi', 'hi', 'mid']];
+    const ordered = krippendorffAlpha(data, 'ordinal', { order: ['lo', 'mid', 'hi'] });
+    const alphabetical = krippendorffAlpha(data, 'ordinal');
+    expect(ordered.alpha).not.toBeCloseTo(alphabetical.alpha!, 6);
+    expect(() => krippendorffAlpha(data, 'ordinal', { order: ['lo', 'mid'] })).toThrow(/not in the order/);
+    expect(() => krippendorffAlpha(data, 'interval')).toThrow(/needs numbers/);
+    expect(() => krippendorffAlpha([[-1, 2], [1, 2]], 'ratio')).toThrow(/≥ 0/);
+    expect(() => krippendorffAlpha([[1, 2], [1]], 'nominal')).toThrow(/use null for missing/);
+    expect(() => krippendorffAlpha([[1, 2]], 'cardinal' as never)).toThrow(badInput);
+  });
+  it('many distinct interval values use the closed form and agree with the pairwise definition', () => {
+    const raters = 3;
+    const units = 300;
+    const data = Array.from({ length: raters }, (_, r) => Array.from({ length: units }, (_, u) => ((u * 7919 + r * 104729) % 1000) / 7 + u));
+    const fast = krippendorffAlpha(data, 'interval').alpha!;
+    // Direct: D_o and D_e over all value pairs.
+    const values = data.flat();
+    let dObs = 0;
+    for (let u = 0; u < units; u++) {
+      const vs = data.map((row) => row[u]!);
+      for (let i = 0; i < raters; i++) for (let j = 0; j < raters; j++) if (i !== j) dObs += (vs[i]! - vs[j]!) ** 2 / (raters - 1);
+    }
+    let dExp = 0;
+    for (const x of values) for (const y of values) dExp += (x - y) ** 2;
+    const n = values.length;
+    expect(fast).toBeCloseTo(1 - ((n - 1) * dObs) / dExp, 10);
+  });
+});
+
+describe('Wilson', () => {
+  it('zero trials → null; bad counts are bad input; ends are exact at 0 and n', () => {
+    expect(wilson(0, 0)).toEqual({ estimate: null, ci: null, reason: 'no trials' });
+    expect(() => wilson(3, 2)).toThrow(/cannot exceed/);
+    expect(() => wilson(-1, 2)).toThrow(badInput);
+    expect(() => wilson(1.5, 2)).toThrow(badInput);
+    expect(() => wilson(1, 2, 0)).toThrow(badInput);
+    expect(wilson(0, 10).ci![0]).toBe(0);
+    expect(wilson(10, 10).ci![1]).toBe(1);
+    // 0/10: upper = z²/(n + z²)
+    const z2 = 1.959963984540054 ** 2;
+    expect(wilson(0, 10).ci![1]).toBeCloseTo(z2 / (10 + z2), 14);
+  });
+});
+
+describe('correlations', () => {
+  it('too few pairs and zero variance → null with a reason; unequal lengths and NaN are bad input', () => {
+    expect(pearson([1, 2], [3, 4]).reason).toMatch(/at least 3/);
+    expect(pearson([1, 1, 1], [1, 2, 3]).reason).toMatch(/zero variance/);
+    expect(spearman([1, 1, 1], [1, 2, 3]).r).toBeNull();
+    expect(kendall([1, 1, 1], [1, 2, 3]).r).toBeNull();
+    expect(kendall([1], [1]).reason).toMatch(/at least 2/);
+    expect(() => pearson([1, 2, 3], [1, 2])).toThrow(badInput);
+    expect(() => spearman([1, NaN, 3], [1, 2, 3])).toThrow(badInput);
+    noNaN([pearson([1, 1, 1], [1, 2, 3]), kendall([1, 1, 1], [1, 2, 3])]);
+  });
+  it('perfect correlation: r = ±1, p = 0, degenerate CI', () => {
+    const r = pearson([1, 2, 3, 4, 5], [2, 4, 6, 8, 10]);
+    expect(r.r).toBe(1);
+    expect(r.p).toBe(0);
+    expect(r.ci).toEqual([1, 1]);
+    expect(spearman([1, 2, 3, 4], [40, 30, 20, 10]).r).toBe(-1);
+  });
+  it('average ranks for ties', () => {
+    expect(Array.from(averageRanks([10, 20, 10, 30, 20, 20]))).toEqual([1.5, 4, 1.5, 6, 4, 4]);
+  });
+  it('Kendall tau-b by hand: x = 1,2,3,4 and y = 1,3,2,4 → (5 − 1)/6', () => {
+    expect(kendall([1, 2, 3, 4], [1, 3, 2, 4]).r).toBeCloseTo(4 / 6, 14);
+  });
+});
+
+describe('McNemar', () => {
+  it('no discordant pairs: statistic null with a reason, p = 1; negative counts are bad input', () => {
+    const r = mcnemar(0, 0);
+    expect(r.statistic).toBeNull();
+    expect(r.p).toBe(1);
+    expect(r.reason).toMatch(/no discordant pairs/);
+    expect(() => mcnemar(-1, 2)).toThrow(badInput);
+    // b = c with the correction: Edwards' |b − c| − 1 is floored at 0 (R would report 1/(b + c)).
+    expect(mcnemar(4, 4).statistic).toBe(0);
+    expect(mcnemar(4, 4).p).toBe(1);
+  });
+});
+
+describe('ICC', () => {
+  it('needs 2 subjects and 2 raters; ragged and non-numeric input is bad input', () => {
+    const r = icc([[1, 2]]);
+    expect(r.ICC1.value).toBeNull();
+    expect(r.reason).toMatch(/at least 2 subjects/);
+    expect(() => icc([[1, 2], [3]])).toThrow(badInput);
+    expect(() => icc([[1, 2], [3, NaN]])).toThrow(badInput);
+    noNaN(r);
+  });
+  it('all ratings equal → every form null (0/0), no NaN', () => {
+    const r = icc([[3, 3], [3, 3], [3, 3]]);
+    for (const f of ['ICC1', 'ICC2', 'ICC3', 'ICC1k', 'ICC2k', 'ICC3k'] as const) expect(r[f].value).toBeNull();
+    noNaN(r);
+  });
+});
+
+describe('bootstrap', () => {
+  it('empty input or a statistic undefined on the full sample → null with a reason', () => {
+    expect(bootstrapCI([], () => 1, { seed: 1 }).reason).toMatch(/no units/);
+    expect(bootstrapCI([1, 2], () => null, { seed: 1 }).reason).toMatch(/undefined on the full sample/);
+    expect(() => bootstrapCI([1], () => 1, { seed: 1, resamples: 0 })).toThrow(badInput);
+  });
+  it('resamples on which the statistic is undefined are left out and counted', () => {
+    const r = bootstrapCI([0, 1, 2, 3, 4, 5, 6, 7], (s) => (s.includes(0) ? s.length : null), { seed: 3, resamples: 500 });
+    expect(r.estimate).toBe(8);
+    expect(r.resamples).toBeGreaterThan(300);
+    expect(r.resamples).toBeLessThan(500);
+  });
+});
