@@ -1,0 +1,153 @@
+import { jsonrepair } from 'jsonrepair';
+import { parseExactNumber } from './expression.ts';
+
+/**
+ * Finds the JSON object holding `key` in a model's free-text answer and parses it, mending what models
+ * get wrong and saying so:
+ *   - the LAST fenced block (```json … ```) that mentions the key wins, else the last top-level {…} in
+ *     the text that mentions it; an object cut off at the end of the text is taken to the end;
+ *   - LaTeX inside strings (`"\frac{1}{2}"`, where `\f` would silently be a form feed) gets its
+ *     backslashes escaped;
+ *   - bare expressions in arrays (`[\frac{1}{2}, 1/4]`) are quoted, to be evaluated exactly later;
+ *   - anything still invalid goes through jsonrepair (truncation, trailing commas, quotes…).
+ */
+export type Extracted = { ok: true; value: unknown; repairs: string[] } | { ok: false; error: string };
+
+export function extractJson(text: string, key: string): Extracted {
+  const region = lastFenceWith(text, key) ?? text;
+  const start = lastObjectStartWith(region, key);
+  if (start === null) return { ok: false, error: `no JSON object with "${key}" found` };
+  const raw = region.slice(start.from, start.to).trim();
+  const repairs: string[] = [];
+  const escaped = escapeLatex(raw);
+  if (escaped !== raw) repairs.push('escaped LaTeX backslashes inside JSON strings');
+  const quoted = quoteBareExpressions(escaped);
+  if (quoted !== escaped) repairs.push('quoted bare numeric expressions');
+  try {
+    return { ok: true, value: JSON.parse(quoted), repairs };
+  } catch (e) {
+    const why = (e as Error).message;
+    try {
+      const value = JSON.parse(jsonrepair(quoted)) as unknown;
+      return { ok: true, value, repairs: [...repairs, `jsonrepair fixed invalid JSON (${why})`] };
+    } catch {
+      return { ok: false, error: `not valid JSON and jsonrepair could not fix it (${why})` };
+    }
+  }
+}
+
+/** Content of the last ``` block mentioning key; an unterminated last block runs to the end. */
+function lastFenceWith(text: string, key: string): string | null {
+  const parts = text.split(/^[ \t]*```[^\n]*$/m);
+  // parts at odd indices are inside fences (an odd count of fences leaves the tail inside one)
+  for (let i = parts.length - 1; i >= 1; i--) {
+    if (i % 2 === 1 && parts[i]!.includes(key)) return parts[i]!;
+  }
+  return null;
+}
+
+/** Top-level {…} spans, string-aware; the last one containing `key` (unclosed → to the end). */
+function lastObjectStartWith(s: string, key: string): { from: number; to: number } | null {
+  let best: { from: number; to: number } | null = null;
+  let depth = 0;
+  let from = -1;
+  let inString = false;
+  for (let i = 0; i < s.length; i++) {
+    const ch = s[i]!;
+    if (inString) {
+      if (ch === '\\') i++;
+      else if (ch === '"') inString = false;
+      continue;
+    }
+    if (ch === '"' && depth > 0) inString = true;
+    else if (ch === '{') {
+      if (depth === 0) from = i;
+      depth++;
+    } else if (ch === '}' && depth > 0) {
+      depth--;
+      if (depth === 0 && s.slice(from, i + 1).includes(key)) best = { from, to: i + 1 };
+    }
+  }
+  if (depth > 0 && s.slice(from).includes(key)) best = { from, to: s.length };
+  return best;
+}
+
+/**
+ * Inside JSON strings, a backslash that starts a LaTeX command (two or more letters, not a \uXXXX
+ * escape) or LaTeX spacing (`\,` `\;` `\!`) is doubled, so it survives JSON.parse as written.
+ */
+function escapeLatex(s: string): string {
+  let out = '';
+  let inString = false;
+  for (let i = 0; i < s.length; i++) {
+    const ch = s[i]!;
+    if (!inString) {
+      if (ch === '"') inString = true;
+      out += ch;
+      continue;
+    }
+    if (ch === '"') {
+      inString = false;
+      out += ch;
+    } else if (ch === '\\') {
+      const rest = s.slice(i + 1);
+      const latex = /^[a-zA-Z]{2,}/.test(rest) && !/^u[0-9a-fA-F]{4}/.test(rest);
+      if (latex || /^[,;:! ()]/.test(rest)) out += '\\\\';
+      else {
+        out += ch + (s[i + 1] ?? '');
+        i++;
+      }
+    } else {
+      out += ch;
+    }
+  }
+  return out;
+}
+
+const JSON_LITERAL = /^(?:-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?|true|false|null)$/;
+
+/** `[\frac{1}{2}, -1/4]` → `["\\frac{1}{2}", "-1/4"]` when every such token is a valid expression. */
+function quoteBareExpressions(s: string): string {
+  let out = '';
+  const stack: string[] = [];
+  let inString = false;
+  let valueStart = false;
+  for (let i = 0; i < s.length; i++) {
+    const ch = s[i]!;
+    if (inString) {
+      out += ch;
+      if (ch === '\\') out += s[++i] ?? '';
+      else if (ch === '"') inString = false;
+      continue;
+    }
+    if (valueStart && stack.at(-1) === '[' && !/[\s"[{\]]/.test(ch)) {
+      const end = bareTokenEnd(s, i);
+      const token = s.slice(i, end).trim();
+      const tail = s.slice(i, end).slice(s.slice(i, end).trimEnd().length);
+      out += !JSON_LITERAL.test(token) && 'value' in parseExactNumber(token) ? JSON.stringify(token) + tail : s.slice(i, end);
+      i = end - 1;
+      valueStart = false;
+      continue;
+    }
+    if (ch === '"') inString = true;
+    else if (ch === '[' || ch === '{') stack.push(ch);
+    else if (ch === ']' || ch === '}') stack.pop();
+    if (!/\s/.test(ch)) valueStart = ch === '[' || ch === ',';
+    out += ch;
+  }
+  return out;
+}
+
+/** Where a bare array element ends: the next ',' or ']' outside {} and () groups. */
+function bareTokenEnd(s: string, i: number): number {
+  let depth = 0;
+  for (let k = i; k < s.length; k++) {
+    const ch = s[k]!;
+    if (ch === '{' || ch === '(') depth++;
+    else if (ch === '}' || ch === ')') {
+      if (depth === 0) return k;
+      depth--;
+    } else if ((ch === ',' || ch === ']' || ch === '\n') && depth === 0) return k;
+  }
+  return s.length;
+}
