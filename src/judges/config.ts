@@ -111,3 +111,16 @@ export function resolveJudgeFile(judge: LoadedJudge, file: string): string {
   const local = join(judge.baseDir, file);
   return existsSync(local) ? local : join(JUDGES_DIR, file);
 }
+
+/** judges/schema.json: the JSON Schema of judge files, generated from JudgeConfigSchema. */
+export function judgeJsonSchemaText(): string {
+  const { $schema, ...rest } = z.toJSONSchema(JudgeConfigSchema, { io: 'input' }) as Record<string, unknown>;
+  const doc = {
+    $schema,
+    $id: 'https://assay.invalid/judges/schema.json',
+    title: 'assay judge',
+    description: 'A judge configuration (design §4). Generated from src/judges/config.ts; regenerate with: node --import tsx -e "import(\'./src/judges/config.ts\').then(m=>process.stdout.write(m.judgeJsonSchemaText()))" > judges/schema.json',
+    ...rest,
+  };
+  return JSON.stringify(doc, null, 2) + '\n';
+}

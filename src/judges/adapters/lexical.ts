@@ -25,11 +25,13 @@ const STOP = new Set(
 // Counts and positions are kept out of STOP above only where they carry meaning; the list is tuned to
 // keep "red", "barn", "pond" and drop glue words. Position words are dropped because every rubric uses them.
 
-const SUFFIXES = ['ing', 'ed', 'es', 's', 'ly'];
+// Suffix → letters that must remain; a plural "s" may leave three ("cows" → "cow"), never after "ss".
+const SUFFIXES: ReadonlyArray<[string, number]> = [['ing', 4], ['ed', 4], ['es', 4], ['ly', 4], ['s', 3]];
 
-/** Light stemming: strip one common suffix when at least four letters remain. */
+/** Light stemming: strip one common suffix, keeping a stem long enough to stay distinctive. */
 export function stem(word: string): string {
-  for (const suf of SUFFIXES) if (word.endsWith(suf) && word.length - suf.length >= 4) return word.slice(0, -suf.length);
+  if (word.endsWith('ss')) return word;
+  for (const [suf, keep] of SUFFIXES) if (word.endsWith(suf) && word.length - suf.length >= keep) return word.slice(0, -suf.length);
   return word;
 }
 

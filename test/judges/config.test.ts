@@ -1,0 +1,67 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Ajv2020 from 'ajv/dist/2020.js';
+import { parse as parseYaml } from 'yaml';
+import { describe, expect, it } from 'vitest';
+import { JUDGES_DIR, judgeJsonSchemaText, loadJudge, parseJudgeConfig } from '../../src/judges/config.ts';
+import { costUsd, loadPrices } from '../../src/judges/prices.ts';
+
+const judgeFiles = readdirSync(JUDGES_DIR).filter((f) => f.endsWith('.yaml') && f !== 'prices.yaml');
+
+describe('judge configuration files', () => {
+  it('judges/schema.json is the schema generated from the zod schema', () => {
+    expect(readFileSync(join(JUDGES_DIR, 'schema.json'), 'utf8')).toBe(judgeJsonSchemaText());
+  });
+
+  it.each(judgeFiles)('%s is valid for both the zod schema and the JSON Schema', (f) => {
+    const raw = parseYaml(readFileSync(join(JUDGES_DIR, f), 'utf8'));
+    const ajv = new (Ajv2020 as unknown as typeof Ajv2020.default)({ strict: false, validateFormats: false });
+    const validate = ajv.compile(JSON.parse(readFileSync(join(JUDGES_DIR, 'schema.json'), 'utf8')));
+    expect(validate(raw), JSON.stringify(validate.errors)).toBe(true);
+    const j = loadJudge(f.replace(/\.yaml$/, ''));
+    expect(j.config.id).toBe(f.replace(/\.yaml$/, ''));
+  });
+
+  it('ships the four required judges', () => {
+    expect(judgeFiles).toEqual(expect.arrayContaining(['lexical.yaml', 'claude.yaml', 'gpt.yaml', 'local-openai-compatible.yaml']));
+    expect(loadJudge('claude').config.provider).toBe('anthropic');
+    expect(loadJudge('gpt').config.provider).toBe('openai');
+    expect(loadJudge('local-openai-compatible').config.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1/);
+  });
+
+  it('rejects bad configs with the field named', () => {
+    expect(() => parseJudgeConfig({ id: 'x', provider: 'openai-compatible', model: 'm', prompt: 'p.md' }, 'j.yaml')).toThrow(/j\.yaml: baseUrl: an openai-compatible judge needs baseUrl/);
+    expect(() => parseJudgeConfig({ id: 'x', provider: 'anthropic', model: 'm' }, 'j.yaml')).toThrow(/prompt: a anthropic judge needs a prompt template/);
+    expect(() => parseJudgeConfig({ id: 'x', provider: 'lexical', model: 'm', colour: 'red' }, 'j.yaml')).toThrow(/colour/);
+    expect(() => parseJudgeConfig({ id: 'x', provider: 'gemini', model: 'm' }, 'j.yaml')).toThrow(/provider/);
+    expect(() => loadJudge('no-such-judge')).toThrow(/no such judge/);
+  });
+
+  it('hashes configs canonically: key order is irrelevant, any parameter change matters', () => {
+    const a = parseJudgeConfig({ id: 'x', provider: 'lexical', model: 'm', params: { max_tokens: 10, temperature: 0, timeout_ms: 5, max_attempts: 1 } }, 'a');
+    const b = parseJudgeConfig({ params: { max_attempts: 1, timeout_ms: 5, temperature: 0, max_tokens: 10 }, model: 'm', provider: 'lexical', id: 'x' }, 'b');
+    const c = parseJudgeConfig({ id: 'x', provider: 'lexical', model: 'm', params: { max_tokens: 11, temperature: 0, timeout_ms: 5, max_attempts: 1 } }, 'c');
+    expect(a.configHash).toBe(b.configHash);
+    expect(a.configHash).not.toBe(c.configHash);
+    expect(a.configHash).toMatch(/^[0-9a-f]{64}$/);
+  });
+});
+
+describe('price table', () => {
+  const prices = loadPrices();
+  it('prices every bundled LLM judge model', () => {
+    for (const f of judgeFiles) {
+      const { config } = loadJudge(f.replace(/\.yaml$/, ''));
+      if (config.provider !== 'openai-compatible' && config.provider !== 'replay') expect(prices.models[config.model], config.model).toBeDefined();
+    }
+  });
+  it('costs a call from per-million rates (hand-computed)', () => {
+    // claude-sonnet-5: 1000×2 + 200×10 + 3000×0.2 + 500×2.5 = 5850 micro-dollars.
+    expect(costUsd(prices, 'claude-sonnet-5', { input: 1000, output: 200, cacheRead: 3000, cacheWrite: 500 })).toBe(0.00585);
+    // gpt-4.1: 2000×2 + 100×8 + 1024×0.5 = 5312 micro-dollars.
+    expect(costUsd(prices, 'gpt-4.1', { input: 2000, output: 100, cacheRead: 1024, cacheWrite: 0 })).toBe(0.005312);
+  });
+  it('never guesses the cost of an unknown model', () => {
+    expect(costUsd(prices, 'mystery-model', { input: 1, output: 1, cacheRead: 0, cacheWrite: 0 })).toBeNull();
+  });
+});
