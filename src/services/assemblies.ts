@@ -15,7 +15,8 @@ export interface StoredAssemblyScore extends GridScore {
   answerId: number;
 }
 
-async function scoreOne(tx: Queryable, answerId: number): Promise<StoredAssemblyScore> {
+/** Inside an open transaction (seeding, batch imports). */
+export async function scoreOne(tx: Queryable, answerId: number): Promise<StoredAssemblyScore> {
   const [row] = await tx
     .select({ a: answers, p: puzzles })
     .from(answers)

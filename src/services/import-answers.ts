@@ -51,7 +51,7 @@ export interface AnswerImportResult {
   runs: Array<{ name: string; model: string; created: boolean; imported: number; unchanged: number }>;
   imported: number;
   unchanged: number;
-  /** Database ids of the answers written by this import, in file order. */
+  /** The database id of every row's answer (new or already stored), in file order. */
   answerIds: number[];
 }
 
@@ -167,6 +167,7 @@ export async function storeAnswers(tx: Queryable, prepared: Prepared[], defaults
       if (!same) throw locatedError(p.loc, ['id'], `answer '${p.externalId}' of run '${p.run}' already exists with different content`);
       run.entry.unchanged++;
       result.unchanged++;
+      result.answerIds.push(existing.id);
       continue;
     }
     const [inserted] = await tx.insert(answers).values(values).returning({ id: answers.id });

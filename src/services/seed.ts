@@ -1,0 +1,77 @@
+import { count } from 'drizzle-orm';
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import type { Database } from '../db/client.ts';
+import { puzzles, rubrics, runs } from '../db/schema.ts';
+import { badInput } from '../domain/errors.ts';
+import { scoreOne } from './assemblies.ts';
+import { parseAnswerRows, storeAnswers } from './import-answers.ts';
+import { parseJsonl, parseLocated } from './import-parse.ts';
+import { iiwAnswerRow, iiwRubric, IiwRowSchema } from './iiw.ts';
+import { readImportFiles, PUZZLE_FILES } from './imports.ts';
+import { parsePuzzleFiles, storePuzzles } from './puzzles.ts';
+import { parseRubricFiles, storeRubric } from './rubrics.ts';
+
+/**
+ * The bundled examples (rubrics/examples/), loaded into an empty database by `npm start` so the service
+ * has something to show: the farmyard rubric and its describe answer, the IIW-400 subset as rubrics
+ * plus the IIW-P5B model's descriptions as a run, and the grid puzzles with a run of assemblies, scored.
+ * Everything goes through the same parsers as `assay import`, in one transaction.
+ */
+
+export const EXAMPLES_DIR = fileURLToPath(new URL('../../rubrics/examples/', import.meta.url));
+
+export interface SeedResult {
+  seeded: boolean;
+  rubrics: number;
+  puzzles: number;
+  runs: number;
+  answers: number;
+  assemblyScores: number;
+}
+
+const EMPTY: Omit<SeedResult, 'seeded'> = { rubrics: 0, puzzles: 0, runs: 0, answers: 0, assemblyScores: 0 };
+
+/** Loads the examples when the database holds no rubrics, puzzles or runs; otherwise does nothing. */
+export async function seedExamples(database: Database, opts: { dir?: string } = {}): Promise<SeedResult> {
+  const dir = opts.dir ?? EXAMPLES_DIR;
+  // Parse everything before opening the transaction: a broken example fails fast and writes nothing.
+  const rubricDocs = parseRubricFiles(readImportFiles(join(dir, 'farmyard.yaml'), /./));
+  const iiwFile = readImportFiles(join(dir, 'imageinwords', 'IIW-400.p5b-subset.jsonl'), /./)[0]!;
+  const iiwRows = parseJsonl(iiwFile).map((loc) => parseLocated(IiwRowSchema, loc));
+  const puzzleList = parsePuzzleFiles(readImportFiles(join(dir, 'puzzles'), PUZZLE_FILES));
+  const iiwAnswers = iiwRows.map(iiwAnswerRow).filter((r) => r !== null);
+  const answerFiles = [
+    ...readImportFiles(join(dir, 'runs'), /\.jsonl$/i),
+    { path: `${iiwFile.path} (IIW-P5B)`, content: iiwAnswers.map((r) => JSON.stringify(r)).join('\n') },
+  ];
+  const prepared = answerFiles.map((f) => parseAnswerRows(f));
+
+  return database.db.transaction(async (tx) => {
+    for (const table of [rubrics, puzzles, runs]) {
+      const [row] = await tx.select({ n: count() }).from(table);
+      if ((row?.n ?? 0) > 0) return { seeded: false, ...EMPTY };
+    }
+    const result: SeedResult = { seeded: true, ...EMPTY };
+    for (const r of [...rubricDocs.map((d) => d.rubric), ...iiwRows.map(iiwRubric)]) {
+      await storeRubric(tx, r);
+      result.rubrics++;
+    }
+    result.puzzles = (await storePuzzles(tx, puzzleList)).created;
+    const runNames = new Set<string>();
+    for (const rows of prepared) {
+      const stored = await storeAnswers(tx, rows, {});
+      stored.runs.forEach((r) => runNames.add(r.name));
+      result.answers += stored.imported;
+      for (const [i, p] of rows.entries()) {
+        if (p.task !== 'assemble') continue;
+        const id = stored.answerIds[i];
+        if (id === undefined) throw badInput(`${p.loc.file}:${p.loc.line}: example answer was not stored`);
+        await scoreOne(tx, id);
+        result.assemblyScores++;
+      }
+    }
+    result.runs = runNames.size;
+    return result;
+  });
+}
