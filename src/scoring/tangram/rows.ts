@@ -1,0 +1,62 @@
+import { badInput } from '../../domain/errors.ts';
+import { parseTangramTarget, type TangramTarget } from './parse.ts';
+
+/**
+ * Batch files of `assay score tangram --answers`. Answer rows: {"id"?, "model", "response", "target"?}.
+ * Each row's target is, first found: its own "target" object, the --targets row with its id, the
+ * --target file. A row without any is bad input (the file is wrong); a bad *response* is only a result.
+ */
+export interface TangramRow {
+  line: number;
+  id: string | null;
+  model: string;
+  response: string;
+  target: TangramTarget;
+}
+
+function jsonLines(text: string, name: string): { line: number; value: Record<string, unknown> }[] {
+  const out: { line: number; value: Record<string, unknown> }[] = [];
+  text.split(/\r?\n/).forEach((raw, i) => {
+    if (raw.trim() === '') return;
+    let value: unknown;
+    try {
+      value = JSON.parse(raw);
+    } catch (e) {
+      throw badInput(`${name}: line ${i + 1}: not valid JSON (${(e as Error).message})`);
+    }
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw badInput(`${name}: line ${i + 1}: expected a JSON object`);
+    out.push({ line: i + 1, value: value as Record<string, unknown> });
+  });
+  if (out.length === 0) throw badInput(`${name}: empty (no JSON lines)`);
+  return out;
+}
+
+const idOf = (v: unknown): string | null => (typeof v === 'string' || typeof v === 'number' ? String(v) : null);
+
+/** --targets: {"id", "outline"} per line, ids unique. */
+export function parseTargetsJsonl(text: string, name: string): Map<string, TangramTarget> {
+  const targets = new Map<string, TangramTarget>();
+  for (const { line, value } of jsonLines(text, name)) {
+    const id = idOf(value.id);
+    if (id === null) throw badInput(`${name}: line ${line}: "id" must be a string or number`);
+    if (targets.has(id)) throw badInput(`${name}: line ${line}: duplicate id '${id}'`);
+    targets.set(id, parseTangramTarget(value, `${name}: line ${line}`));
+  }
+  return targets;
+}
+
+export function parseAnswersJsonl(text: string, name: string, targets: { byId: Map<string, TangramTarget>; fallback: TangramTarget | null }): TangramRow[] {
+  return jsonLines(text, name).map(({ line, value }) => {
+    const where = `${name}: line ${line}`;
+    if (typeof value.model !== 'string' || value.model === '') throw badInput(`${where}: "model" must be a non-empty string`);
+    // null is a model that gave no answer: scored as a syntax error, like any other unusable response
+    if (typeof value.response !== 'string' && value.response !== null) throw badInput(`${where}: "response" must be a string (or null)`);
+    const id = idOf(value.id);
+    const target =
+      value.target !== undefined
+        ? parseTangramTarget(value.target, `${where}: target`)
+        : ((id !== null ? targets.byId.get(id) : undefined) ?? targets.fallback);
+    if (!target) throw badInput(`${where}: no target (give the row a "target", a --targets row with id '${id ?? ''}', or --target)`);
+    return { line, id, model: value.model, response: value.response ?? '', target };
+  });
+}
