@@ -1,0 +1,182 @@
+import { readFileSync } from 'node:fs';
+import { expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import { describeDb, rowCounts } from '../helpers/db.ts';
+import { FIXTURES } from '../helpers/cli.ts';
+import { useApi } from './app-fixture.ts';
+
+const rubric = parseYaml(readFileSync(`${FIXTURES}farmyard.rubric.yaml`, 'utf8')) as Record<string, unknown>;
+const truth4 = JSON.parse(readFileSync(`${FIXTURES}grid-truth-4x4.json`, 'utf8')) as { rows: number; cols: number; layout: string[][] };
+const JSONL = { 'content-type': 'application/x-ndjson' };
+
+type ErrorBody = { error: { code: string; message: string } };
+const errorOf = async (res: Response): Promise<ErrorBody['error']> => ((await res.json()) as ErrorBody).error;
+
+describeDb('API resources', (ctx) => {
+  const api = useApi(ctx);
+
+  it('imports a rubric and a puzzle, then lists them as JSON and as CSV', async () => {
+    const r = await api.call(api.keys.write, 'POST', '/api/rubrics', { body: rubric });
+    expect(r.status).toBe(200);
+    expect(await r.json()).toMatchObject({ created: 1, rubrics: [{ slug: 'farmyard-54', version: 1, outcome: 'created' }] });
+    const puzzle = JSON.stringify({ id: 'p4', ...truth4, sizeBucket: '~16' });
+    const p = await api.call(api.keys.write, 'POST', '/api/puzzles', { body: puzzle + '\n', headers: JSONL });
+    expect(p.status).toBe(200);
+    const list = (await (await api.call(api.keys.read, 'GET', '/api/puzzles')).json()) as { items: Array<{ id: string; pieces: number }>; total: number };
+    expect(list.total).toBe(1);
+    expect(list.items[0]).toMatchObject({ id: 'p4', pieces: 16 });
+    const csv = await api.call(api.keys.read, 'GET', '/api/rubrics', { headers: { accept: 'text/csv' } });
+    expect(csv.headers.get('content-type')).toMatch(/^text\/csv/);
+    expect(csv.headers.get('x-total-count')).toBe('1');
+    const lines = (await csv.text()).split('\r\n');
+    expect(lines[0]).toBe('id,title,latestVersion,items,createdAt');
+    expect(lines[1]).toMatch(/^farmyard-54,Farmyard,1,17,\d{4}-\d\d-\d\dT[\d:.]+Z$/);
+  });
+
+  it('scores and stores a submitted assembly (perfect: every metric 1; transposed: known values)', async () => {
+    const perfect = await api.call(api.keys.write, 'POST', '/api/assemblies', {
+      body: { run: 'run-a', model: 'model-a', puzzle: 'p4', id: 'a1', answer: truth4.layout },
+    });
+    expect(perfect.status).toBe(201);
+    expect(await perfect.json()).toMatchObject({ created: true, status: 'valid', direct: 1, exactMatch: 1, neighbour: 1, adjacency: 1, proximity: 1 });
+    // Transpose of the truth: only the diagonal is in place (4 of 16); no ordered pair survives
+    // (H pairs become V pairs), yet every pair stays 4-adjacent.
+    const transposed = truth4.layout.map((_, r) => truth4.layout.map((row) => row[r]!));
+    const t = await api.call(api.keys.write, 'POST', '/api/assemblies', {
+      body: { run: 'run-a', model: 'model-a', puzzle: 'p4', id: 'a2', answer: transposed.map((r) => r.join(' ')).join('\n') },
+    });
+    expect(t.status).toBe(201);
+    expect(await t.json()).toMatchObject({ direct: 0.25, neighbour: 0, adjacency: 1 });
+    // Idempotent: the same content again is 200, not a second answer.
+    const again = await api.call(api.keys.write, 'POST', '/api/assemblies', {
+      body: { run: 'run-a', model: 'model-a', puzzle: 'p4', id: 'a1', answer: truth4.layout },
+    });
+    expect(again.status).toBe(200);
+    const stored = (await (await api.call(api.keys.read, 'GET', '/api/assemblies?run=run-a')).json()) as { total: number; items: Array<{ answer: string; direct: number }> };
+    expect(stored.total).toBe(2);
+    expect(stored.items.map((s) => [s.answer, s.direct])).toEqual([
+      ['a1', 1],
+      ['a2', 0.25],
+    ]);
+  });
+
+  it('uploads answers as JSON Lines and pages through them', async () => {
+    const lines = [1, 2, 3].map((i) => JSON.stringify({ id: `d${i}`, task: 'describe', rubric: 'farmyard-54', text: `answer, "${i}"` }));
+    const r = await api.call(api.keys.write, 'POST', '/api/answers?run=run-b&model=model-b&tags=tagged,x', { body: lines.join('\n'), headers: JSONL });
+    expect(r.status).toBe(200);
+    expect(await r.json()).toMatchObject({ imported: 3, runs: [{ name: 'run-b', model: 'model-b', created: true }] });
+    const page = (await (await api.call(api.keys.read, 'GET', '/api/answers?run=run-b&limit=2&offset=1')).json()) as {
+      total: number;
+      limit: number;
+      offset: number;
+      items: Array<{ externalId: string; runTags: string[] }>;
+    };
+    expect(page).toMatchObject({ total: 3, limit: 2, offset: 1 });
+    expect(page.items.map((a) => a.externalId)).toEqual(['d2', 'd3']);
+    expect(page.items[0]!.runTags).toEqual(['tagged', 'x']);
+    const csv = await (await api.call(api.keys.read, 'GET', '/api/answers?run=run-b&limit=1', { headers: { accept: 'text/csv' } })).text();
+    // The text holds a comma and quotes: quoted, quotes doubled (RFC 4180); arrays as JSON.
+    expect(csv).toContain(',"answer, ""1""",');
+    expect(csv).toContain(',"[""tagged"",""x""]",');
+  });
+
+  it('rejects bad input with the envelope naming the problem, and writes nothing', async () => {
+    const before = await rowCounts(ctx.database);
+    const cases: Array<[string, string, unknown, Record<string, string> | undefined, number, string, RegExp]> = [
+      ['wrong type', '/api/assemblies', { run: 'r', model: 'm', puzzle: 5, answer: 'x' }, undefined, 400, 'bad_input', /^body\.puzzle: /],
+      ['unknown field', '/api/assemblies', { run: 'r', model: 'm', puzzle: 'p4', answer: 'x', extra: 1 }, undefined, 400, 'bad_input', /extra/],
+      ['unknown puzzle', '/api/assemblies', { run: 'r9', model: 'm', puzzle: 'nope', answer: 'x' }, undefined, 400, 'bad_input', /unknown puzzle 'nope'/],
+      ['malformed JSON', '/api/assemblies', '{"run": ', undefined, 400, 'bad_input', /json/i],
+      [
+        'malformed JSONL line',
+        '/api/answers?run=r9&model=m',
+        `${JSON.stringify({ id: 'ok1', task: 'describe', rubric: 'farmyard-54', text: 'fine' })}\n{"id": "x2", oops}\n`,
+        JSONL,
+        400,
+        'bad_input',
+        /^body:2: not valid JSON/,
+      ],
+      [
+        'unknown rubric on line 2',
+        '/api/answers?run=r9&model=m',
+        [{ id: 'ok1', task: 'describe', rubric: 'farmyard-54', text: 'a' }, { id: 'ok2', task: 'describe', rubric: 'ghost', text: 'b' }].map((l) => JSON.stringify(l)).join('\n'),
+        JSONL,
+        400,
+        'bad_input',
+        /^body:2: rubric: unknown rubric 'ghost'/,
+      ],
+      ['rubric with a bad weight', '/api/rubrics', { ...rubric, id: 'other', items: [{ id: 'a', text: 't', weight: -1 }] }, undefined, 400, 'bad_input', /^body\.items\[0\]\.weight: /],
+      ['label for an unknown answer', '/api/labels', JSON.stringify({ answer_id: 999999, rater: 'h', label: 'correct' }), JSONL, 400, 'bad_input', /unknown answer 999999/],
+    ];
+    for (const [what, path, body, headers, status, code, message] of cases) {
+      const res = await api.call(api.keys.admin, 'POST', path, { body, headers });
+      expect(res.status, what).toBe(status);
+      const err = await errorOf(res);
+      expect(err.code, what).toBe(code);
+      expect(err.message, what).toMatch(message);
+    }
+    expect(await rowCounts(ctx.database)).toEqual(before);
+  });
+
+  it('answers unknown ids and routes with a 404 envelope', async () => {
+    for (const path of ['/api/answers/999999', '/api/rubrics/nope', '/api/puzzles/nope', '/api/runs/nope', '/api/assemblies/999999', '/api/nothing-here']) {
+      const res = await api.call(api.keys.read, 'GET', path);
+      expect(res.status, path).toBe(404);
+      expect((await errorOf(res)).code).toBe('not_found');
+    }
+    const bad = await api.call(api.keys.read, 'GET', '/api/answers/abc');
+    expect(bad.status).toBe(400);
+    expect((await errorOf(bad)).message).toMatch(/^path\.id: /);
+    const page = await api.call(api.keys.read, 'GET', '/api/answers?limit=0');
+    expect((await errorOf(page)).message).toMatch(/^query\.limit: /);
+  });
+
+  it('lets an annotate key label from its queue, and nothing else', async () => {
+    const queue = (await (await api.call(api.keys.annotate, 'GET', '/api/annotations/queue?annotator=ann')).json()) as {
+      total: number;
+      items: Array<{ answerId: number; answer: string }>;
+    };
+    expect(queue.total).toBe(3);
+    const first = queue.items[0]!;
+    const saved = await api.call(api.keys.annotate, 'POST', '/api/annotations', { body: { answerId: first.answerId, item: 'barn', label: 'correct', annotator: 'ann' } });
+    expect(saved.status).toBe(200);
+    expect(await saved.json()).toEqual({ created: true });
+    const after = (await (await api.call(api.keys.annotate, 'GET', '/api/annotations/queue?annotator=ann')).json()) as { total: number };
+    expect(after.total).toBe(2);
+    const badItem = await api.call(api.keys.annotate, 'POST', '/api/annotations', { body: { answerId: first.answerId, item: 'no-such-item', label: 'correct' } });
+    expect(badItem.status).toBe(400);
+    expect((await errorOf(badItem)).message).toMatch(/unknown item 'no-such-item'/);
+    expect((await api.call(api.keys.annotate, 'GET', '/api/answers')).status).toBe(403);
+  });
+
+  it('manages keys over the API: create shows the key once, revoke makes it 401', async () => {
+    const created = await api.call(api.keys.admin, 'POST', '/api/keys', { body: { scopes: ['read'], name: 'ci' } });
+    expect(created.status).toBe(201);
+    const k = (await created.json()) as { key: string; prefix: string };
+    expect(k.key).toMatch(new RegExp(`^assay_${k.prefix}_[A-Za-z0-9_-]{43}$`));
+    expect((await api.call(k.key, 'GET', '/api/runs')).status).toBe(200);
+    const listed = JSON.stringify(await (await api.call(api.keys.admin, 'GET', '/api/keys')).json());
+    expect(listed).toContain(k.prefix);
+    expect(listed).not.toContain(k.key);
+    const stored = await ctx.database.execute('select hash from api_keys where prefix = $1', [k.prefix]);
+    expect(stored.rows[0].hash).toMatch(/^[0-9a-f]{64}$/);
+    expect((await api.call(api.keys.admin, 'DELETE', `/api/keys/${k.prefix}`)).status).toBe(200);
+    const after = await api.call(k.key, 'GET', '/api/runs');
+    expect(after.status).toBe(401);
+  });
+});
+
+describeDb('per-key rate limit', (ctx) => {
+  const api = useApi(ctx, { rateLimitPerMinute: 3 });
+  it('answers 429 with Retry-After past the limit, per key', async () => {
+    const statuses = [];
+    for (let i = 0; i < 4; i++) statuses.push((await api.call(api.keys.read, 'GET', '/api/runs')).status);
+    expect(statuses).toEqual([200, 200, 200, 429]);
+    const res = await api.call(api.keys.read, 'GET', '/api/runs');
+    expect(res.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
+    expect(Number(res.headers.get('retry-after'))).toBeLessThanOrEqual(60);
+    expect((await errorOf(res)).code).toBe('rate_limited');
+    // Another key has its own window.
+    expect((await api.call(api.keys.write, 'GET', '/api/runs')).status).toBe(200);
+  });
+});
