@@ -18,7 +18,7 @@ export const LabelRowSchema = z
     kind: z.enum(['human', 'judge']),
     label: z
       .union([z.string().min(1), z.number(), z.boolean()])
-      .describe('verdict scale: correct|partial|incorrect|missing; binary: true|false|pass|fail|1|0; numeric: a number'),
+      .describe('verdict scale: correct|partial|incorrect|missing; binary: true|false, pass|fail, yes|no, 1|0; numeric: a number'),
     note: z.string().optional().describe('free text, ignored by the analysis'),
   })
   .strict();
@@ -201,4 +201,22 @@ export function parseLabelsCsv(text: string, source: string, scale?: LabelScale)
 /** By file name: .csv is CSV, anything else JSON Lines. */
 export function parseLabels(text: string, source: string, scale?: LabelScale): LabelRow[] {
   return /\.csv$/i.test(source) ? parseLabelsCsv(text, source, scale) : parseLabelsJsonl(text, source, scale);
+}
+
+/** calibration/schema.json: the JSON Schema of one label row, generated from the zod schema. */
+export function labelJsonSchema(): Record<string, unknown> {
+  const { $schema, ...rest } = z.toJSONSchema(LabelRowSchema, { io: 'input' }) as Record<string, unknown>;
+  return {
+    $schema,
+    $id: 'https://assay.invalid/calibration/schema.json',
+    title: 'assay label row',
+    description:
+      'One line of a label set (JSON Lines) for `assay calibrate`: one rater\'s label of one answer or rubric item. Generated from src/domain/labels.ts.',
+    ...rest,
+  };
+}
+
+/** The exact text committed as calibration/schema.json. */
+export function labelJsonSchemaText(): string {
+  return JSON.stringify(labelJsonSchema(), null, 2) + '\n';
 }
