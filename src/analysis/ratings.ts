@@ -1,4 +1,5 @@
 import { badInput } from '../domain/errors.ts';
+import { jsonlRows } from '../scoring/choice/rows.ts';
 import { icc, type IccResult } from '../stats/icc.ts';
 import { krippendorffAlpha, type AlphaResult } from '../stats/krippendorff.ts';
 
@@ -103,25 +104,14 @@ function agreement(criterion: string, rows: RatingRow[]): CriterionAgreement {
 
 /** `assay analyze ratings --input R.jsonl`: rows {"model","item","criterion","rater","rating"}. */
 export function parseRatingsJsonl(text: string, name: string): RatingRow[] {
-  const rows: RatingRow[] = [];
-  text.split(/\r?\n/).forEach((raw, i) => {
-    if (raw.trim() === '') return;
-    const where = `${name}: line ${i + 1}`;
-    let v: Record<string, unknown>;
-    try {
-      v = JSON.parse(raw) as Record<string, unknown>;
-    } catch (e) {
-      throw badInput(`${where}: not valid JSON (${(e as Error).message})`);
-    }
-    if (typeof v !== 'object' || v === null || Array.isArray(v)) throw badInput(`${where}: expected a JSON object`);
+  return jsonlRows(text, name).map(({ line, value: v }) => {
+    const where = `${name}: line ${line}`;
     const field = (k: string) => {
       const x = v[k];
       if ((typeof x !== 'string' || x === '') && typeof x !== 'number') throw badInput(`${where}: "${k}" must be a non-empty string`);
       return String(x);
     };
     if (typeof v.rating !== 'number' || !Number.isFinite(v.rating)) throw badInput(`${where}: "rating" must be a number, got ${JSON.stringify(v.rating)}`);
-    rows.push({ model: field('model'), item: field('item'), criterion: field('criterion'), rater: field('rater'), rating: v.rating });
+    return { model: field('model'), item: field('item'), criterion: field('criterion'), rater: field('rater'), rating: v.rating };
   });
-  if (rows.length === 0) throw badInput(`${name}: empty (no JSON lines)`);
-  return rows;
 }

@@ -1,4 +1,5 @@
 import { badInput } from '../../domain/errors.ts';
+import { jsonlRows } from '../choice/rows.ts';
 import { parseTangramTarget, type TangramTarget } from './parse.ts';
 
 /**
@@ -14,29 +15,12 @@ export interface TangramRow {
   target: TangramTarget;
 }
 
-function jsonLines(text: string, name: string): { line: number; value: Record<string, unknown> }[] {
-  const out: { line: number; value: Record<string, unknown> }[] = [];
-  text.split(/\r?\n/).forEach((raw, i) => {
-    if (raw.trim() === '') return;
-    let value: unknown;
-    try {
-      value = JSON.parse(raw);
-    } catch (e) {
-      throw badInput(`${name}: line ${i + 1}: not valid JSON (${(e as Error).message})`);
-    }
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw badInput(`${name}: line ${i + 1}: expected a JSON object`);
-    out.push({ line: i + 1, value: value as Record<string, unknown> });
-  });
-  if (out.length === 0) throw badInput(`${name}: empty (no JSON lines)`);
-  return out;
-}
-
 const idOf = (v: unknown): string | null => (typeof v === 'string' || typeof v === 'number' ? String(v) : null);
 
 /** --targets: {"id", "outline"} per line, ids unique. */
 export function parseTargetsJsonl(text: string, name: string): Map<string, TangramTarget> {
   const targets = new Map<string, TangramTarget>();
-  for (const { line, value } of jsonLines(text, name)) {
+  for (const { line, value } of jsonlRows(text, name)) {
     const id = idOf(value.id);
     if (id === null) throw badInput(`${name}: line ${line}: "id" must be a string or number`);
     if (targets.has(id)) throw badInput(`${name}: line ${line}: duplicate id '${id}'`);
@@ -46,7 +30,7 @@ export function parseTargetsJsonl(text: string, name: string): Map<string, Tangr
 }
 
 export function parseAnswersJsonl(text: string, name: string, targets: { byId: Map<string, TangramTarget>; fallback: TangramTarget | null }): TangramRow[] {
-  return jsonLines(text, name).map(({ line, value }) => {
+  return jsonlRows(text, name).map(({ line, value }) => {
     const where = `${name}: line ${line}`;
     if (typeof value.model !== 'string' || value.model === '') throw badInput(`${where}: "model" must be a non-empty string`);
     // null is a model that gave no answer: scored as a syntax error, like any other unusable response
