@@ -175,6 +175,11 @@ describe('calibrate — the hand-computed 40-unit fixture', () => {
     expect(report.judgeJudge).toBeNull();
   });
 
+  it('reads the judge against the human ceiling', () => {
+    // Weighted kappa vs majority [0.725, 0.976] overlaps alpha's bootstrap interval (which contains 0.957).
+    expect(j1.trust).toMatchObject({ statistic: 'weightedKappa', value: 1052 / 1237, ceiling: 12247 / 12800, withinHumanRange: true });
+  });
+
   it('the bootstrap interval of alpha is fixed by the seed', () => {
     const again = calibrate(rows, { scale: 'verdict', seed: 7 });
     expect(again.humanCeiling.alpha.ci).toEqual(report.humanCeiling.alpha.ci);
@@ -187,6 +192,7 @@ describe('calibrate — the hand-computed 40-unit fixture', () => {
     expect(text).toContain('37 units with a majority, 3 ties (excluded)');
     expect(text).toMatch(/majority\s+37\s+0\.811\s+0\.695\s+\[0\.504, 0\.886\]\s+0\.850\s+\[0\.725, 0\.976\]/);
     expect(text).toMatch(/i2\s+7\s+3\s+0\.429\s+0\.323\s+correct → partial ×2/);
+    expect(text).toContain('Reading: weighted kappa vs majority 0.850 [0.725, 0.976] overlaps human–human alpha 0.957');
   });
 });
 

@@ -96,6 +96,16 @@ describe('calibrate — binary scale (hand-computed)', () => {
     expect(vs.vsMajority.kappa!.kappa).toBeCloseTo(0.5, 12);
   });
 
+  it('a judge well below the human agreement is flagged', () => {
+    // A judge saying the opposite of h1 everywhere contradicts the majority on all 8 untied units
+    // (kappa −1, interval far below 0) while the humans' alpha is 0.62.
+    const flipped = rows.map((r) => (r.kind === 'judge' ? { ...r, label: h1[Number(r.answer.slice(1)) - 1] === 'pass' ? 'fail' : 'pass' } : r));
+    const t = calibrate(flipped, { scale: 'binary' }).judgeReports[0]!.trust;
+    expect(t.statistic).toBe('kappa');
+    expect(t.value).toBeCloseTo(-1, 12);
+    expect(t.withinHumanRange).toBe(false);
+  });
+
   it('nominal alpha between the humans', () => {
     // Coincidences: o(T,T) = o(F,F) = 8, o(T,F) = o(F,T) = 2; n_T = n_F = 10, n = 20.
     // alpha = 1 − 19·4 / (2·10·10) = 0.62.

@@ -7,6 +7,7 @@ import { comparePair } from './compare.ts';
 import { humanConsensus } from './consensus.ts';
 import { checkWeights, rollUpAnswers } from './rollup.ts';
 import { buildLabelTable } from './table.ts';
+import { trustReading } from './trust.ts';
 import type { CalibrateOptions, CalibrationReport, JudgeReport, LabelTable, PairStats } from './types.ts';
 
 export const DEFAULT_SEED = 1;
@@ -43,16 +44,18 @@ export function calibrate(rows: readonly LabelRow[], opts: CalibrateOptions): Ca
   checkWeights(table, opts.weights);
 
   const consensus = humanConsensus(table);
+  const ceiling = raterAlpha(table, table.humans, seed);
   const judgeReports = judges.map((judge): JudgeReport => {
-    const mine = table.labels.get(judge)!;
     const byModel: JudgeReport['byModel'] = {};
     for (const [model, units] of groupBy(table.units, (u) => u.model)) {
       byModel[model] = compareJudge(table, judge, consensus.labels, units);
     }
+    const overall = compareJudge(table, judge, consensus.labels, table.units);
     return {
       rater: judge,
-      units: mine.size,
-      ...compareJudge(table, judge, consensus.labels, table.units),
+      units: table.labels.get(judge)!.size,
+      trust: trustReading(table.scale, overall.vsMajority, ceiling),
+      ...overall,
       byModel,
       byItem: itemDisagreements(table, judge, consensus.labels),
       answers: rollUpAnswers(table, judge, consensus.labels, opts.weights),
@@ -82,7 +85,7 @@ export function calibrate(rows: readonly LabelRow[], opts: CalibrateOptions): Ca
       tied: consensus.tied.map((u) => ({ answer: u.answer, item: u.item })),
       singleRater: consensus.singleRater,
     },
-    humanCeiling: { alpha: raterAlpha(table, table.humans, seed), pairs: pairwise(table, table.humans) },
+    humanCeiling: { alpha: ceiling, pairs: pairwise(table, table.humans) },
     judgeReports,
     judgeJudge:
       table.judges.length >= 2

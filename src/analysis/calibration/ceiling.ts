@@ -21,8 +21,7 @@ const RESAMPLES = 1000;
  */
 export function raterAlpha(table: LabelTable, raters: string[], seed: number): AlphaStat {
   const { level, order } = LEVEL[table.scale];
-  const base = { level, raters, ci: null };
-  if (raters.length < 2) return { ...base, alpha: null, units: 0, reason: `needs at least two raters, have ${raters.length}` };
+  if (raters.length < 2) return { alpha: null, level, ci: null, units: 0, raters, reason: `needs at least two raters, have ${raters.length}` };
   const valueOf = (r: string, u: Unit): number | null => table.labels.get(r)?.get(u.key)?.value ?? null;
   const categoryOf = (r: string, u: Unit): string | number | null => table.labels.get(r)?.get(u.key)?.category ?? null;
   const cell = table.scale === 'binary' ? categoryOf : valueOf;
@@ -34,7 +33,7 @@ export function raterAlpha(table: LabelTable, raters: string[], seed: number): A
     );
 
   const point = alphaOf(table.units);
-  const out: AlphaStat = { ...base, alpha: point.alpha, units: point.pairable };
+  const out: AlphaStat = { alpha: point.alpha, level, ci: null, units: point.pairable, raters };
   if (point.alpha === null) {
     out.reason = point.reason ?? 'undefined';
     return out;

@@ -1,5 +1,5 @@
 import { table, type Cell } from '../../cli/table.ts';
-import type { AlphaStat, CalibrationReport, Comparison, JudgeReport, PairStats } from './types.ts';
+import type { AlphaStat, CalibrationReport, Comparison, JudgeReport, PairStats, TrustReading } from './types.ts';
 
 const D = 3;
 const num = (v: number | null | undefined): string => (v === null || v === undefined ? '—' : v.toFixed(D));
@@ -52,12 +52,24 @@ function confusionTable(p: PairStats): string {
   );
 }
 
+const STAT_NAME: Readonly<Record<TrustReading['statistic'], string>> = { weightedKappa: 'weighted kappa', kappa: 'kappa', pearson: 'Pearson r' };
+
+function trustLine(t: TrustReading): string {
+  const judge = `${STAT_NAME[t.statistic]} vs majority ${num(t.value)} ${ci(t.ci)}`;
+  if (t.withinHumanRange === null) return `  Reading: ${judge}; no verdict (${t.reason})`;
+  const humans = `human–human alpha ${num(t.ceiling)} ${ci(t.ceilingCi)}`;
+  return t.withinHumanRange
+    ? `  Reading: ${judge} overlaps ${humans}: within the range of human agreement`
+    : `  Reading: ${judge} stays below ${humans}: the judge agrees with people less than they agree with each other`;
+}
+
 function judgeSection(report: CalibrationReport, j: JudgeReport): string {
   const cols = pairColumns(report.scale);
   const ref = report.scale === 'numeric' ? 'human mean' : 'human majority';
   const parts = [
     `Judge ${j.rater} (${j.units} units labelled)`,
     indent(table(['against', ...cols.headers], comparisonRows(report, j), D)),
+    trustLine(j.trust),
   ];
   if (j.vsMajority.confusion) parts.push('', `  Confusion against the ${ref} (rows: judge, columns: majority)`, indent(confusionTable(j.vsMajority)));
   const models = Object.entries(j.byModel);

@@ -79,9 +79,21 @@ export interface AnswerRollup {
   reason?: string;
 }
 
+/** Is the judge's agreement with the majority within the range of the people's agreement? */
+export interface TrustReading {
+  statistic: 'weightedKappa' | 'kappa' | 'pearson';
+  value: number | null;
+  ci: [number, number] | null;
+  ceiling: number | null;
+  ceilingCi: [number, number] | null;
+  withinHumanRange: boolean | null;
+  reason?: string;
+}
+
 export interface JudgeReport extends Comparison {
   rater: string;
   units: number;
+  trust: TrustReading;
   byModel: Record<string, Comparison>;
   /** Rubric items, most disagreement with the human majority first. */
   byItem: ItemDisagreement[];

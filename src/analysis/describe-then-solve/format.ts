@@ -8,7 +8,7 @@ const HEADERS = ['group', 'n', 'P(P✓)', 'P(A✓|P✓)', 'P(A✓|P✗)', 'P(A�
 
 function row(name: string, g: DtsGroup): Cell[] {
   const res = g.identity.residual;
-  return [name, g.n, pct(g.perception), pct(g.answerGivenPerception), pct(g.answerGivenNoPerception), pct(g.answer), res === null ? '—' : res.toExponential(1)];
+  return [name, g.n, pct(g.perception), pct(g.answerGivenPerception), pct(g.answerGivenNoPerception), pct(g.answer), res === null ? '—' : res === 0 ? '0' : res.toExponential(1)];
 }
 
 function correlationLines(rows: [string, DtsGroup][]): string[] {
