@@ -24,7 +24,8 @@ function expectBadInput(args: string[], pattern: RegExp) {
   expect(lines[0]).toMatch(pattern);
 }
 
-describe('assay score choice', () => {
+// Each case spawns bin/assay; a loaded machine can take seconds per start.
+describe('assay score choice', { timeout: 180_000 }, () => {
   it('scores the fixture per model, category and domain', () => {
     const r = runCli(['score', 'choice', '--key', key, '--responses', responses, '--json']);
     expect(r.stderr).toBe('');

@@ -23,7 +23,8 @@ function expectBadInput(args: string[], pattern: RegExp) {
   expect(lines[0]).toMatch(pattern);
 }
 
-describe('assay score description', () => {
+// Each case spawns bin/assay; a loaded machine can take seconds per start.
+describe('assay score description', { timeout: 180_000 }, () => {
   it('prints the design §3 document for the farmyard example', () => {
     const r = runCli(['score', 'description', '--rubric', rubric, '--verdicts', verdicts, '--answer', answer, '--json']);
     expect(r.stderr).toBe('');
