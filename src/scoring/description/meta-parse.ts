@@ -10,14 +10,16 @@
  *                word landscape|portrait (or horizontal → landscape, vertical → portrait)
  *   grid         label "grid", "grid size|dimensions|layout|shape", "dimensions", "size"; value holds a
  *                grid expression (below); or a pair of lines "Rows: 6" and "Columns: 9"
- *   pieces       label "pieces", "piece count", "pieces count", "number of pieces", "total pieces",
- *                "count"; the value's first number (optionally after about/approximately/~)
+ *   pieces       label "pieces", "piece count", "pieces count", "number of pieces", "total pieces";
+ *                the value's first number (optionally after about/approximately/~), or N in "6 x 9 = N"
  * Free statements, only in the closing paragraph (the lines after the last blank line):
  *   orientation  "landscape orientation|format|mode", "portrait-oriented", "orientation is portrait",
  *                or a line that is nothing but "Landscape"/"Portrait"
- *   grid         "6 rows by 9 columns" / "9 columns × 6 rows" anywhere in a line; a bare "6 x 9" only
- *                when followed by "grid" ("a 6 x 9 grid"), preceded by "grid of", or alone on its line
- *   pieces       "<N> pieces", "<N>-piece"
+ *   grid         "6 rows by 9 columns" / "9 columns × 6 rows" / "9 pieces wide and 6 tall" / "6 rows of
+ *                9 pieces" anywhere in a
+ *                line; a bare "6 x 9" only when followed by "grid" ("a 6 x 9 grid"), preceded by
+ *                "grid of", or alone on its line
+ *   pieces       "<N> pieces", "<N>-piece", but not a dimension ("9 pieces wide", "rows of 9 pieces")
  * Grid expressions: "R x C" with x, X, ×, ✕, * or "by" between the numbers means R rows and C columns;
  * with the words rows/columns the words decide ("9 columns × 6 rows" is 6 rows, 9 columns).
  * Numbers are digits (words like "two" are never read), with optional thousands separators
@@ -52,6 +54,15 @@ const ORIENTATION_WORDS: Readonly<Record<string, Orientation>> = {
 const RE = {
   rowsCols: new RegExp(String.raw`${NUM_START}${NUM}\s*${ROWS}\s*(?:${OP}|and|,|×)?\s*${NUM_START}${NUM}\s*${COLS}\b`, 'gi'),
   colsRows: new RegExp(String.raw`${NUM_START}${NUM}\s*${COLS}\s*(?:${OP}|and|,|×)?\s*${NUM_START}${NUM}\s*${ROWS}\b`, 'gi'),
+  wideTall: new RegExp(
+    String.raw`${NUM_START}${NUM}\s*(?:pieces?\s*)?(?:wide|across)\s*(?:${OP}|and|,)?\s*${NUM_START}${NUM}\s*(?:pieces?\s*)?(?:tall|high|down)\b`,
+    'gi',
+  ),
+  tallWide: new RegExp(
+    String.raw`${NUM_START}${NUM}\s*(?:pieces?\s*)?(?:tall|high|down)\s*(?:${OP}|and|,)?\s*${NUM_START}${NUM}\s*(?:pieces?\s*)?(?:wide|across)\b`,
+    'gi',
+  ),
+  rowsOf: new RegExp(String.raw`${NUM_START}${NUM}\s*${ROWS}\s+of\s+${NUM_START}${NUM}\s*(?:pieces?|each)\b`, 'gi'),
   bare: new RegExp(String.raw`${NUM_START}${NUM}\s*${OP}\s*${NUM_START}${NUM}`, 'gi'),
   bareFreeGrid: new RegExp(
     String.raw`(?:${NUM_START}${NUM}\s*${OP}\s*${NUM_START}${NUM}\s*(?:-\s*)?(?:grid|layout|arrangement)\b|\bgrid\s+of\s+${NUM_START}${NUM}\s*${OP}\s*${NUM_START}${NUM})`,
@@ -64,7 +75,7 @@ const RE = {
     'i',
   ),
   labelPieces: new RegExp(
-    String.raw`^(?:(?:total|puzzle)\s+)?(?:number\s+of\s+pieces|pieces?\s+count|pieces|count)${SEP}(?:about|approximately|approx\.?|roughly|~)?\s*${NUM_START}${NUM}`,
+    String.raw`^(?:(?:total|puzzle)\s+)?(?:number\s+of\s+pieces|pieces?\s+count|pieces)${SEP}(?:about|approximately|approx\.?|roughly|~)?\s*(?:${NUM}\s*${OP}\s*${NUM}\s*=\s*)?${NUM_START}${NUM}`,
     'i',
   ),
   labelRows: new RegExp(String.raw`^(?:number\s+of\s+)?rows${SEP}${NUM_START}${NUM}`, 'i'),
@@ -73,7 +84,11 @@ const RE = {
   freeOrientation:
     /\b(landscape|portrait)(?:\s+(?:orientation|format|mode)\b|[- ]oriented\b)|\borientation\s+(?:is\s+|of\s+)?(landscape|portrait)\b/gi,
   loneOrientation: /^(landscape|portrait)(?:\s+orientation)?\.?$/i,
-  freePieces: new RegExp(String.raw`${NUM_START}${NUM}\s*(?:-\s*)?pieces?\b`, 'gi'),
+  // "9 pieces wide" and "6 rows of 9 pieces" give a dimension, not the count.
+  freePieces: new RegExp(
+    String.raw`(?<!\b(?:rows?|columns?|cols?|lines?)\s+of\s+)${NUM_START}${NUM}\s*(?:-\s*)?pieces?\b(?!\s*(?:wide|across|tall|high|down|long|per|in\s+(?:each|a|every)\b))`,
+    'gi',
+  ),
 };
 
 /** A statement found at a position; later positions win. */
@@ -106,6 +121,9 @@ function lastGridExpression(text: string): { index: number; rows: number; cols: 
   };
   for (const m of text.matchAll(RE.rowsCols)) consider(m.index, m.index + m[0].length, toInt(m[1]!), toInt(m[2]!));
   for (const m of text.matchAll(RE.colsRows)) consider(m.index, m.index + m[0].length, toInt(m[2]!), toInt(m[1]!));
+  for (const m of text.matchAll(RE.rowsOf)) consider(m.index, m.index + m[0].length, toInt(m[1]!), toInt(m[2]!));
+  for (const m of text.matchAll(RE.wideTall)) consider(m.index, m.index + m[0].length, toInt(m[2]!), toInt(m[1]!));
+  for (const m of text.matchAll(RE.tallWide)) consider(m.index, m.index + m[0].length, toInt(m[1]!), toInt(m[2]!));
   for (const m of text.matchAll(RE.bare)) consider(m.index, m.index + m[0].length, toInt(m[1]!), toInt(m[2]!));
   const b = best as { index: number; rows: number; cols: number } | null;
   return b ? { index: b.index, rows: b.rows, cols: b.cols } : null;
@@ -124,6 +142,12 @@ function lastFreeGrid(line: string): { index: number; rows: number; cols: number
   if (w1) consider({ index: w1.index, rows: toInt(w1[1]!), cols: toInt(w1[2]!) });
   const w2 = lastMatch(RE.colsRows, line);
   if (w2) consider({ index: w2.index, rows: toInt(w2[2]!), cols: toInt(w2[1]!) });
+  const w5 = lastMatch(RE.rowsOf, line);
+  if (w5) consider({ index: w5.index, rows: toInt(w5[1]!), cols: toInt(w5[2]!) });
+  const w3 = lastMatch(RE.wideTall, line);
+  if (w3) consider({ index: w3.index, rows: toInt(w3[2]!), cols: toInt(w3[1]!) });
+  const w4 = lastMatch(RE.tallWide, line);
+  if (w4) consider({ index: w4.index, rows: toInt(w4[1]!), cols: toInt(w4[2]!) });
   const b = lastMatch(RE.bareFreeGrid, line);
   if (b) {
     const g = lastGridExpression(b[0]);
@@ -182,7 +206,7 @@ export function parseMeta(answer: string): ParsedMeta {
     }
     const lp = RE.labelPieces.exec(line);
     if (lp) {
-      const n = toInt(lp[1]!);
+      const n = toInt(lp[3]!);
       if (validCount(n)) pieces = later(pieces, { at: base, value: n });
     }
     const lr = RE.labelRows.exec(line);
