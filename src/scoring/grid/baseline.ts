@@ -93,6 +93,7 @@ export function shapeCompatibilityMonteCarlo(rows: number, cols: number, trials:
   const rng = mulberry32(seed);
   const TAB = EDGE_CODE.tab;
   const BLANK = EDGE_CODE.blank;
+  const FITS = FIT; // locals: imported bindings compile to getter calls in these hot loops
   // Border sides stay flat (0) for every trial; only internal sides are redrawn.
   const edges = new Uint8Array(n * 4);
   const order = Array.from({ length: n }, (_, k) => k);
@@ -117,8 +118,8 @@ export function shapeCompatibilityMonteCarlo(rows: number, cols: number, trials:
     for (let r = 0, cell = 0; r < rows; r++) {
       for (let c = 0; c < cols; c++, cell++) {
         const p = order[cell]! * 4;
-        if (c < cols - 1 && edges[p + 1]! + edges[order[cell + 1]! * 4 + 3]! === FIT) fit++;
-        if (r < rows - 1 && edges[p + 2]! + edges[order[cell + cols]! * 4]! === FIT) fit++;
+        if (c < cols - 1 && edges[p + 1]! + edges[order[cell + 1]! * 4 + 3]! === FITS) fit++;
+        if (r < rows - 1 && edges[p + 2]! + edges[order[cell + cols]! * 4]! === FITS) fit++;
       }
     }
     sum += fit / m;

@@ -1,4 +1,5 @@
 import type { EdgeKind, GridTruth } from '../../domain/grid.ts';
+import { IdLookup } from './id-lookup.ts';
 
 /**
  * A truth prepared for linear-time scoring: piece k is the piece whose true cell is k (row-major),
@@ -11,6 +12,8 @@ export interface IndexedTruth {
   /** ids[k] = id of the piece whose true cell is k. */
   readonly ids: readonly string[];
   readonly index: ReadonlyMap<string, number>;
+  /** The same index, for ids inside a longer string (text answers). */
+  readonly lookup: IdLookup;
   /** 4 codes per piece (top, right, bottom, left); null when the truth has no edges. */
   readonly edges: Uint8Array | null;
   /** Whether some id holds ':' (then a ':' in a text line does not mark it as prose). */
@@ -39,7 +42,7 @@ export function indexTruth(truth: GridTruth): IndexedTruth {
       for (let s = 0; s < 4; s++) edges![k * 4 + s] = EDGE_CODE[e[s]!];
     });
   }
-  const ix: IndexedTruth = { rows, cols, n: ids.length, ids, index, edges, colonIds: ids.some((id) => id.includes(':')) };
+  const ix: IndexedTruth = { rows, cols, n: ids.length, ids, index, lookup: new IdLookup(ids), edges, colonIds: ids.some((id) => id.includes(':')) };
   cache.set(truth, ix);
   return ix;
 }

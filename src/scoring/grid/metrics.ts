@@ -26,15 +26,13 @@ export interface ScoreGridOptions {
   given?: readonly string[];
 }
 
-type PositionClass = 'corner' | 'edge' | 'interior';
-const CLASSES: readonly PositionClass[] = ['corner', 'edge', 'interior'];
+const CLASSES = ['corner', 'edge', 'interior'] as const;
 
-function positionClass(rows: number, cols: number, r: number, c: number): PositionClass {
-  const borderRows = (r === 0 ? 1 : 0) + (r === rows - 1 ? 1 : 0);
-  const borderCols = (c === 0 ? 1 : 0) + (c === cols - 1 ? 1 : 0);
-  // In a 1×N strip both ends are corners (three flat sides) and the rest are edges.
-  if (borderRows > 0 && borderCols > 0) return 'corner';
-  return borderRows > 0 || borderCols > 0 ? 'edge' : 'interior';
+/** 0 corner, 1 edge, 2 interior. In a 1×N strip both ends are corners (three flat sides). */
+function positionClass(rows: number, cols: number, r: number, c: number): number {
+  const borderRow = r === 0 || r === rows - 1;
+  const borderCol = c === 0 || c === cols - 1;
+  return borderRow && borderCol ? 0 : borderRow || borderCol ? 1 : 2;
 }
 
 /** Validates clue-mode ids against the truth; `where` names the file or field in the error. */
@@ -51,20 +49,29 @@ export function givenMask(ix: IndexedTruth, given: readonly string[], where = 'g
 }
 
 function directScores(ix: IndexedTruth, p: Placement | null, given: Uint8Array) {
-  const hit = { corner: 0, edge: 0, interior: 0 };
-  const total = { corner: 0, edge: 0, interior: 0 };
+  const hit = [0, 0, 0];
+  const total = [0, 0, 0];
   for (let r = 0, k = 0; r < ix.rows; r++) {
     for (let c = 0; c < ix.cols; c++, k++) {
       if (given[k]) continue;
       const cls = positionClass(ix.rows, ix.cols, r, c);
-      total[cls]++;
-      if (p && p.piecePos[k] === k) hit[cls]++;
+      total[cls] = total[cls]! + 1;
+      if (p && p.piecePos[k] === k) hit[cls] = hit[cls]! + 1;
     }
   }
-  const scored = total.corner + total.edge + total.interior;
-  const direct = (hit.corner + hit.edge + hit.interior) / scored;
-  const byPosition = Object.fromEntries(CLASSES.map((k) => [k, total[k] === 0 ? null : hit[k] / total[k]])) as GridScore['byPosition'];
+  const scored = total[0]! + total[1]! + total[2]!;
+  const direct = (hit[0]! + hit[1]! + hit[2]!) / scored;
+  const share = (i: number) => (total[i] === 0 ? null : hit[i]! / total[i]!);
+  const byPosition = { corner: share(0), edge: share(1), interior: share(2) };
   return { direct, byPosition };
+}
+
+/** Manhattan distance between two cells, or -1 when either piece is unplaced. */
+function cellDistance(pa: number, pb: number, C: number): number {
+  if (pa < 0 || pb < 0) return -1;
+  const ra = Math.floor(pa / C);
+  const rb = Math.floor(pb / C);
+  return Math.abs(ra - rb) + Math.abs(pa - ra * C - (pb - rb * C));
 }
 
 /** neighbour, adjacency and proximity in one pass over the truth pairs H ∪ V. */
@@ -79,32 +86,42 @@ function pairScores(ix: IndexedTruth, p: Placement | null) {
   let neighbour = 0;
   let adjacent = 0;
   let distance = 0;
-  const pair = (a: number, b: number, right: boolean) => {
-    const pa = pos[a]!;
-    const pb = pos[b]!;
-    if (pa < 0 || pb < 0) {
-      distance += E ?? 0;
-      return;
+  let unplacedPairs = 0;
+  for (let r = 0, k = 0; r < R; r++) {
+    for (let c = 0; c < C; c++, k++) {
+      const pa = pos[k]!;
+      if (c < C - 1) {
+        const pb = pos[k + 1]!;
+        const d = cellDistance(pa, pb, C);
+        if (d < 0) unplacedPairs++;
+        else {
+          distance += d;
+          // Right of a means the next cell in the same row; pa + 1 in another row is a wrap-around.
+          if (d === 1) {
+            adjacent++;
+            if (pb === pa + 1 && pb % C !== 0) neighbour++;
+          }
+        }
+      }
+      if (r < R - 1) {
+        const pb = pos[k + C]!;
+        const d = cellDistance(pa, pb, C);
+        if (d < 0) unplacedPairs++;
+        else {
+          distance += d;
+          if (d === 1) {
+            adjacent++;
+            if (pb === pa + C) neighbour++;
+          }
+        }
+      }
     }
-    const ra = Math.floor(pa / C);
-    const rb = Math.floor(pb / C);
-    const ca = pa - ra * C;
-    const cb = pb - rb * C;
-    const d = Math.abs(ra - rb) + Math.abs(ca - cb);
-    distance += d;
-    if (d === 1) {
-      adjacent++;
-      if (right ? rb === ra && cb === ca + 1 : cb === ca && rb === ra + 1) neighbour++;
-    }
-  };
-  for (let k = 0; k < n; k++) {
-    if ((k + 1) % C !== 0) pair(k, k + 1, true);
-    if (k + C < n) pair(k, k + C, false);
   }
   return {
     neighbour: neighbour / m,
     adjacency: adjacent / m,
-    proximity: proximityDefined ? (E! - distance / m) / (E! - 1) : null,
+    // A pair with an unplaced piece counts as E, random-level distance (design §2.2).
+    proximity: proximityDefined ? (E! - (distance + unplacedPairs * E!) / m) / (E! - 1) : null,
   };
 }
 
@@ -115,6 +132,7 @@ function shapeScore(ix: IndexedTruth, p: Placement | null): number | null {
   if (!p) return 0;
   const { rows: R, cols: C } = ix;
   const cells = p.cellPiece;
+  const FITS = FIT; // a local: imported bindings compile to getter calls in this hot loop
   let fit = 0;
   let total = 0;
   for (let r = 0, k = 0; r < R; r++) {
@@ -123,11 +141,11 @@ function shapeScore(ix: IndexedTruth, p: Placement | null): number | null {
       if (a < 0) continue;
       if (c < C - 1 && cells[k + 1]! >= 0) {
         total++;
-        if (edges[a * 4 + 1]! + edges[cells[k + 1]! * 4 + 3]! === FIT) fit++;
+        if (edges[a * 4 + 1]! + edges[cells[k + 1]! * 4 + 3]! === FITS) fit++;
       }
       if (r < R - 1 && cells[k + C]! >= 0) {
         total++;
-        if (edges[a * 4 + 2]! + edges[cells[k + C]! * 4]! === FIT) fit++;
+        if (edges[a * 4 + 2]! + edges[cells[k + C]! * 4]! === FITS) fit++;
       }
     }
   }

@@ -1,7 +1,7 @@
 import type { GridTruth } from '../../domain/grid.ts';
 import { type IndexedTruth, indexTruth } from './indexed.ts';
 import { readJsonForm } from './json-form.ts';
-import { type Placement, placeTokens, Problems } from './placement.ts';
+import { type Placement, placePieces, Problems } from './placement.ts';
 import { readTextForm } from './text-form.ts';
 
 export type GridAnswerStatus = 'valid' | 'repaired' | 'invalid';
@@ -67,7 +67,7 @@ export function parsePlacement(ix: IndexedTruth, answer: string): ParsedPlacemen
     if (form) return 'invalid' in form ? done(null, form.invalid) : done(form.placement);
   }
   const text = readTextForm(ix, answer);
-  if ('tokens' in text) return done(placeTokens(ix, text.tokens, problems));
+  if ('pieces' in text) return done(placePieces(ix, text.pieces, text.tokenAt, problems));
   for (const v of embeddedJson(answer)) {
     const form = readJsonForm(ix, v, problems);
     if (form && 'placement' in form) return done(form.placement);

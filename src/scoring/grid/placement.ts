@@ -33,24 +33,38 @@ export function emptyPlacement(n: number): Placement {
   return { cellPiece: new Int32Array(n).fill(-1), piecePos: new Int32Array(n).fill(-1) };
 }
 
-/**
- * Fills a placement from R×C cells of raw tokens (null = explicitly empty), row-major, applying the
- * repair rules of design §2.2: an unknown id leaves its cell blank; a repeated id keeps its first
- * occurrence and blanks the later ones.
- */
+/** Piece code of a token that names no piece, and of an explicit blank. */
+export const UNKNOWN = -1;
+export const BLANK = -2;
+
+/** Fills a placement from R×C raw tokens (null = explicitly empty), row-major. */
 export function placeTokens(ix: IndexedTruth, tokens: readonly (string | null)[], problems: Problems): Placement {
+  const pieces = tokens.map((t) => (t === null ? BLANK : (ix.index.get(t) ?? UNKNOWN)));
+  return placePieces(ix, pieces, (cell) => tokens[cell] ?? '', problems);
+}
+
+/**
+ * The repair rules of design §2.2 over resolved pieces (each token was looked up once before):
+ * an unknown id leaves its cell blank; a repeated id keeps its first occurrence (row-major) and
+ * blanks the later ones.
+ */
+export function placePieces(
+  ix: IndexedTruth,
+  pieces: ArrayLike<number>,
+  tokenAt: (cell: number) => string,
+  problems: Problems,
+): Placement {
   const p = emptyPlacement(ix.n);
-  for (let cell = 0; cell < tokens.length; cell++) {
-    const t = tokens[cell];
-    if (t === null || t === undefined) continue;
-    const piece = ix.index.get(t);
-    if (piece === undefined) {
-      problems.add(`unknown id '${t}' at ${cellName(ix, cell)}: cell left blank`);
+  for (let cell = 0; cell < pieces.length; cell++) {
+    const piece = pieces[cell]!;
+    if (piece === BLANK) continue;
+    if (piece === UNKNOWN) {
+      problems.add(`unknown id '${tokenAt(cell)}' at ${cellName(ix, cell)}: cell left blank`);
       continue;
     }
     const first = p.piecePos[piece]!;
     if (first >= 0) {
-      problems.add(`duplicate id '${t}' at ${cellName(ix, cell)} (first at ${cellName(ix, first)}): cell left blank`);
+      problems.add(`duplicate id '${ix.ids[piece]}' at ${cellName(ix, cell)} (first at ${cellName(ix, first)}): cell left blank`);
       continue;
     }
     p.piecePos[piece] = cell;

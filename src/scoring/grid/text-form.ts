@@ -1,56 +1,115 @@
 import type { IndexedTruth } from './indexed.ts';
+import { BLANK, UNKNOWN } from './placement.ts';
 
 /**
  * The plain-text answer form: a block of R lines × C ids somewhere in free text (model reasoning,
  * fences, markdown tables, "Row 1:" labels, JSON-ish brackets and quotes). A line is grid-like when
- * at least half its tokens are known ids or blank placeholders and one is a known id; a block is a
- * run of consecutive grid-like lines; the last run of exactly R lines of exactly C tokens wins.
+ * at least half its tokens are known ids or blank placeholders and one is a known id (or it is a
+ * full row of placeholders); a block is a run of consecutive grid-like lines; the last run of
+ * exactly R lines of exactly C tokens wins.
  */
-export type TextForm = { tokens: (string | null)[] } | { invalid: string };
+export type TextForm = { pieces: number[]; tokenAt: (cell: number) => string } | { invalid: string };
 
 /** Tokens a model writes for an empty cell. */
 const PLACEHOLDERS: ReadonlySet<string> = new Set(['_', '__', '?', '??', '-', '--', '—', '–', '.', 'x', 'X', 'null', 'none', 'None', 'empty', 'blank', '·']);
 
 const TAGS = /<\/?[A-Za-z][^<>]{0,40}>/g;
 const LABEL = /^\s*(?:row|line)\s*\d+\s*(?:[:.)=-]\s*|\s+)/i;
-const STRIP = /[[\]{}()"'`]/g;
-const SEPARATORS = /[\s,;|]+/;
 /** A leading list marker ("1.", "2)", "-", "*") in front of a full row. */
 const MARKER = /^(?:\d+[.):]|[-*+>•])$/;
 /** `],[` inside one line separates rows of a one-line JSON-style array. */
 const ROW_BREAK = /\]\s*,?\s*\[/;
 
+/** Characters that end a token: separators (space, comma, semicolon, pipe) and stripped brackets/quotes. */
+const BREAKS = new Uint8Array(128);
+for (const ch of ' \t\n\v\f\r,;|[]{}()"\'`') BREAKS[ch.charCodeAt(0)] = 1;
+const WIDE_SPACE = /\s/;
+
 interface Line {
-  tokens: string[];
+  /** Piece index per token, or UNKNOWN / BLANK. */
+  pieces: number[];
+  /** Token text of the UNKNOWN tokens (known ones are ids[piece], blanks need none). */
+  unknown: Map<number, string> | null;
   gridLike: boolean;
 }
 
+const NOT_A_ROW: Line = { pieces: [], unknown: null, gridLike: false };
+
+// Module-local copies: the TypeScript loader turns imported bindings into getter calls, which
+// showed up in profiles of this per-token loop.
+const BLANK_PIECE = BLANK;
+const UNKNOWN_PIECE = UNKNOWN;
+
+interface Scan {
+  pieces: number[];
+  unknown: Map<number, string>;
+  known: number;
+  blank: number;
+  firstText: string;
+}
+
+/** Looks a token up in place: no substring unless it is not an id. */
+function addToken(ix: IndexedTruth, scan: Scan, s: string, start: number, end: number): void {
+  const piece = ix.lookup.find(s, start, end);
+  if (piece >= 0) {
+    scan.known++;
+    scan.pieces.push(piece);
+    return;
+  }
+  const text = s.slice(start, end);
+  if (scan.pieces.length === 0) scan.firstText = text;
+  if (PLACEHOLDERS.has(text)) {
+    scan.blank++;
+    scan.pieces.push(BLANK_PIECE);
+  } else {
+    scan.unknown.set(scan.pieces.length, text);
+    scan.pieces.push(UNKNOWN_PIECE);
+  }
+}
+
+/** One pass over the line; text parsing is most of the cost of scoring a large grid. */
+function scanLine(ix: IndexedTruth, s: string): Line {
+  const scan: Scan = { pieces: [], unknown: new Map(), known: 0, blank: 0, firstText: '' };
+  let start = -1;
+  for (let i = 0; i < s.length; i++) {
+    const code = s.charCodeAt(i);
+    if (code < 128 ? BREAKS[code] === 1 : WIDE_SPACE.test(s[i]!)) {
+      if (start >= 0) addToken(ix, scan, s, start, i);
+      start = -1;
+    } else if (start < 0) start = i;
+  }
+  if (start >= 0) addToken(ix, scan, s, start, s.length);
+  const { pieces, unknown } = scan;
+  // A list marker before a full row ("1. a b c", "- a b c") is no cell.
+  if (pieces.length === ix.cols + 1 && pieces[0]! < 0 && MARKER.test(scan.firstText)) {
+    if (pieces.shift() === BLANK_PIECE) scan.blank--;
+    const texts = [...unknown];
+    unknown.clear();
+    for (const [i, t] of texts) if (i > 0) unknown.set(i - 1, t);
+  }
+  const n = pieces.length;
+  const allBlank = scan.blank === n && n === ix.cols;
+  const gridLike = n > 0 && (allBlank || (scan.known >= 1 && 2 * (scan.known + scan.blank) >= n));
+  return { pieces, unknown: unknown.size > 0 ? unknown : null, gridLike };
+}
+
 function readLine(ix: IndexedTruth, raw: string): Line {
-  let s = raw.replace(TAGS, ' ').replace(LABEL, '');
+  let s = raw.includes('<') ? raw.replace(TAGS, ' ') : raw;
+  s = s.replace(LABEL, '');
   const colon = ix.colonIds ? -1 : s.indexOf(':');
   if (colon >= 0) {
     // "Answer: a b c" keeps what follows the label; `"id": [r, c]` (a mapping line) is no grid row.
-    const label = s.slice(0, colon).replace(STRIP, ' ').split(SEPARATORS);
-    if (label.some((t) => ix.index.has(t)) || s.indexOf(':', colon + 1) >= 0) return { tokens: [], gridLike: false };
+    const label = scanLine(ix, s.slice(0, colon));
+    if (label.pieces.some((p) => p >= 0) || s.indexOf(':', colon + 1) >= 0) return NOT_A_ROW;
     s = s.slice(colon + 1);
   }
-  s = s.replace(STRIP, ' ');
-  let tokens = s.split(SEPARATORS).filter((t) => t !== '');
-  if (tokens.length === ix.cols + 1 && MARKER.test(tokens[0]!) && !ix.index.has(tokens[0]!)) tokens = tokens.slice(1);
-  let known = 0;
-  let blank = 0;
-  for (const t of tokens) {
-    if (ix.index.has(t)) known++;
-    else if (PLACEHOLDERS.has(t)) blank++;
-  }
-  const allBlank = blank === tokens.length && tokens.length === ix.cols;
-  return { tokens, gridLike: tokens.length > 0 && (allBlank || (known >= 1 && 2 * (known + blank) >= tokens.length)) };
+  return scanLine(ix, s);
 }
 
 export function readTextForm(ix: IndexedTruth, text: string): TextForm {
   const lines: Line[] = [];
   for (const raw of text.split(/\r\n|\r|\n/)) {
-    if (raw.length > 0 && ROW_BREAK.test(raw)) for (const part of raw.split(ROW_BREAK)) lines.push(readLine(ix, part));
+    if (raw.includes('[') && ROW_BREAK.test(raw)) for (const part of raw.split(ROW_BREAK)) lines.push(readLine(ix, part));
     else lines.push(readLine(ix, raw));
   }
   let chosen = -1;
@@ -64,28 +123,32 @@ export function readTextForm(ix: IndexedTruth, text: string): TextForm {
     const start = i;
     while (i < lines.length && lines[i]!.gridLike) i++;
     lastBlock = lines.slice(start, i);
-    // Inside a block, a run of full-width lines of exactly R lines is the grid (a stray header or
-    // footer line of another width does not spoil it).
+    // Inside a block, a run of exactly R full-width lines is the grid (a stray header or footer
+    // line of another width does not spoil it).
     let j = start;
     while (j < i) {
-      if (lines[j]!.tokens.length !== ix.cols) {
+      if (lines[j]!.pieces.length !== ix.cols) {
         j++;
         continue;
       }
       const runStart = j;
-      while (j < i && lines[j]!.tokens.length === ix.cols) j++;
+      while (j < i && lines[j]!.pieces.length === ix.cols) j++;
       if (j - runStart === ix.rows) chosen = runStart;
     }
   }
   if (chosen >= 0) {
-    const tokens: (string | null)[] = [];
-    for (let r = 0; r < ix.rows; r++) {
-      for (const t of lines[chosen + r]!.tokens) tokens.push(ix.index.has(t) || !PLACEHOLDERS.has(t) ? t : null);
-    }
-    return { tokens };
+    const grid = lines.slice(chosen, chosen + ix.rows);
+    const pieces: number[] = [];
+    for (const l of grid) for (const p of l.pieces) pieces.push(p);
+    const tokenAt = (cell: number) => {
+      const l = grid[Math.floor(cell / ix.cols)]!;
+      const piece = l.pieces[cell % ix.cols]!;
+      return piece >= 0 ? ix.ids[piece]! : (l.unknown?.get(cell % ix.cols) ?? '');
+    };
+    return { pieces, tokenAt };
   }
   if (!lastBlock) return { invalid: `no grid of piece ids found (expected ${ix.rows} lines of ${ix.cols} ids)` };
-  const widths = lastBlock.map((l) => l.tokens.length);
+  const widths = lastBlock.map((l) => l.pieces.length);
   const shown = widths.length <= 12 ? widths.join(', ') : `${widths.slice(0, 12).join(', ')}, …`;
   return {
     invalid: `wrong shape: the last grid-like block has ${widths.length} lines (of ${shown} ids), expected ${ix.rows} lines of ${ix.cols} ids`,

@@ -1,0 +1,41 @@
+/**
+ * Open-addressing hash table from id to piece index that looks ids up inside a longer string
+ * (s, start, end) without slicing it: text answers hold one token per piece, and allocating a
+ * substring per token plus a Map lookup was most of the cost of scoring a 100×100 answer.
+ */
+export class IdLookup {
+  private readonly slots: Int32Array;
+  private readonly mask: number;
+
+  constructor(private readonly ids: readonly string[]) {
+    let size = 16;
+    while (size < ids.length * 2) size *= 2;
+    this.slots = new Int32Array(size);
+    this.mask = size - 1;
+    ids.forEach((id, k) => {
+      let i = hash(id, 0, id.length) & this.mask;
+      while (this.slots[i] !== 0) i = (i + 1) & this.mask;
+      this.slots[i] = k + 1;
+    });
+  }
+
+  /** Piece index of s[start, end), or -1. */
+  find(s: string, start: number, end: number): number {
+    const len = end - start;
+    let i = hash(s, start, end) & this.mask;
+    for (;;) {
+      const slot = this.slots[i]!;
+      if (slot === 0) return -1;
+      const id = this.ids[slot - 1]!;
+      if (id.length === len && s.startsWith(id, start)) return slot - 1;
+      i = (i + 1) & this.mask;
+    }
+  }
+}
+
+/** FNV-1a over UTF-16 code units. */
+function hash(s: string, start: number, end: number): number {
+  let h = 0x811c9dc5;
+  for (let i = start; i < end; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
