@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseRatingsJsonl, summarizeRatings, type RatingRow } from '../../src/analysis/ratings.ts';
 import { isAssayError } from '../../src/domain/errors.ts';
+import { FIXTURES, runCli } from '../helpers/cli.ts';
 
 const rowsFrom = (criterion: string, matrix: (number | null)[][], model = 'm'): RatingRow[] =>
   // matrix: raters × items, null = not rated
@@ -99,5 +100,36 @@ describe('parseRatingsJsonl', () => {
       'R.jsonl: line 1: "rating" must be a number, got "4"',
     );
     expect(() => parseRatingsJsonl('{"model":"a","item":1,"criterion":"match","rating":4}', 'R.jsonl')).toThrow('R.jsonl: line 1: "rater" must be a non-empty string');
+  });
+});
+
+describe('assay analyze ratings', () => {
+  it('summarises the expert-ratings fixture', () => {
+    const r = runCli(['analyze', 'ratings', '--input', `${FIXTURES}tangram/ratings.jsonl`, '--json']);
+    expect(r.code).toBe(0);
+    const report = r.json();
+    // alpha × silhouette: six 5s and six 4s → mean 4.5, SD √(12·0.25/11)
+    expect(report.summaries.find((s: { model: string; criterion: string }) => s.model === 'alpha' && s.criterion === 'silhouette')).toEqual({
+      model: 'alpha',
+      criterion: 'silhouette',
+      n: 12,
+      items: 4,
+      raters: 3,
+      mean: 4.5,
+      sd: expect.closeTo(Math.sqrt(3 / 11), 12),
+    });
+    const closeness = report.agreement.find((a: { criterion: string }) => a.criterion === 'closeness');
+    expect(closeness).toMatchObject({ raters: ['ann', 'bo', 'cy'], units: 12, completeUnits: 11 });
+    expect(closeness.icc.subjects).toBe(11);
+    expect(Object.keys(closeness.icc)).toEqual(expect.arrayContaining(['ICC1', 'ICC2', 'ICC3', 'ICC1k', 'ICC2k', 'ICC3k']));
+  });
+
+  it('readable output, and bad input exits 2 with one line', () => {
+    const ok = runCli(['analyze', 'ratings', '--input', `${FIXTURES}tangram/ratings.jsonl`]);
+    expect(ok.stdout).toMatch(/^alpha\s+silhouette\s+12\s+4\.50 ± 0\.52$/m);
+    const bad = runCli(['analyze', 'ratings', '--input', `${FIXTURES}tangram/answers.jsonl`]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr.trim().split('\n')).toHaveLength(1);
+    expect(bad.stderr).toContain('line 1: "rating" must be a number, got undefined');
   });
 });

@@ -96,9 +96,8 @@ const scoreTangram: Command = {
 
 function renderRatings(report: RatingsReport): string {
   const summary = table(
-    ['model', 'criterion', 'n', 'mean', 'sd'],
-    report.summaries.map((s) => [s.model, s.criterion, s.n, s.mean, s.sd]),
-    3,
+    ['model', 'criterion', 'n', 'mean ± sd'],
+    report.summaries.map((s) => [s.model, s.criterion, s.n, `${s.mean.toFixed(2)} ± ${s.sd === null ? '—' : s.sd.toFixed(2)}`]),
   );
   const agreement = table(
     ['criterion', 'raters', 'answers', 'complete', 'ICC2', 'ICC2k', 'ICC3', 'alpha ordinal', 'alpha interval'],
