@@ -21,7 +21,10 @@ export interface Extraction {
 }
 
 const TAG_START = /<answer/i;
-const TAG = /<answer\s*>([\s\S]*?)<\/answer\s*>/gi;
+// Open and close tags are searched for separately: a lazy `<answer>(.*?)</answer>` rescans the rest of
+// the text from every unclosed opening tag, which is quadratic on a response full of them.
+const TAG_OPEN = /<answer\s*>/gi;
+const TAG_CLOSE = /<\/answer\s*>/gi;
 const TOKEN = String.raw`[A-Za-z0-9]+(?:[./-][A-Za-z0-9]+)*`;
 const TAG_CONTENT = new RegExp(String.raw`^[\s(\[{]*(?:(?:option|choice|answer)\s*:?\s*)?(${TOKEN})[\s)\]}]*(?:[.:)\-–—,;]|\s|$)`, 'i');
 // The keyword alone is searched for (a leading optional group would be tried at every position, doubling
@@ -45,9 +48,14 @@ function fromTags(text: string, lookup: OptionLookup): Extraction | null {
   if (!TAG_START.test(text)) return null;
   const chosen = new Set<string>();
   let any = false;
-  for (const m of text.matchAll(TAG)) {
+  TAG_OPEN.lastIndex = 0;
+  for (let open = TAG_OPEN.exec(text); open; open = TAG_OPEN.exec(text)) {
+    TAG_CLOSE.lastIndex = TAG_OPEN.lastIndex;
+    const close = TAG_CLOSE.exec(text);
+    if (!close) break;
     any = true;
-    const content = m[1]!.replace(MARKS, '').trim();
+    const content = text.slice(TAG_OPEN.lastIndex, close.index).replace(MARKS, '').trim();
+    TAG_OPEN.lastIndex = TAG_CLOSE.lastIndex;
     const t = TAG_CONTENT.exec(content);
     const option = t ? lookup.get(t[1]!.toUpperCase()) : undefined;
     if (option === undefined) return invalid(`<answer> tag holds '${content.slice(0, 40)}', not one of the options`);

@@ -15,6 +15,11 @@ describe('extractChoice: tags come first', () => {
     expect(extractChoice(response)).toEqual({ choice, status: 'ok', source: 'tag' });
   });
 
+  it('an unclosed tag is not a tag: the later rules apply', () => {
+    expect(extractChoice('<answer>B\nAnswer: B')).toEqual({ choice: 'B', status: 'ok', source: 'explicit' });
+    expect(extractChoice(`${'<answer>'.repeat(5000)}\nC`)).toEqual({ choice: 'C', status: 'ok', source: 'lone' });
+  });
+
   it('conflicting tags are invalid', () => {
     expect(extractChoice('<answer>B</answer> wait <answer>C</answer>')).toEqual({
       choice: null,
