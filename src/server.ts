@@ -80,16 +80,10 @@ export async function startService(config: Config, opts: { seed?: boolean } = {}
   }
 }
 
-const SEED_MODULE = './services/seed.ts';
-
-/** Loads the bundled examples when the database holds no rubric yet (services/seed.ts decides what). */
+/** Loads the bundled examples when the database holds no rubrics, puzzles or runs yet. */
 async function seedIfEmpty(database: Database): Promise<boolean> {
-  // TEMPORARY until services/seed.ts lands.
-  const seed = (await import(SEED_MODULE).catch(() => ({}))) as { seedExamples?: (d: Database) => Promise<unknown>; isEmpty?: (d: Database) => Promise<boolean> };
-  const empty = seed.isEmpty ? await seed.isEmpty(database) : (await database.execute('select count(*)::int as n from rubrics')).rows[0].n === 0;
-  if (!empty || !seed.seedExamples) return false;
-  await seed.seedExamples(database);
-  return true;
+  const { seedExamples } = await import('./services/seed.ts');
+  return (await seedExamples(database)).seeded;
 }
 
 /** Prints the banner, then serves until SIGINT/SIGTERM, closing the server and the database. */

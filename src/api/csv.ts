@@ -38,7 +38,7 @@ export function respondList<T extends object>(c: Context, page: Page<T>, columns
 }
 
 /** Rows that are not paginated (reports) in the same two representations. */
-export function respondRows<T extends object>(c: Context, body: { rows: T[] } & Record<string, unknown>, columns?: readonly string[]): Response {
+export function respondRows<T extends object>(c: Context, body: { rows: T[] }, columns?: readonly string[]): Response {
   if (wantsCsv(c)) {
     return c.body(toCsv(body.rows as unknown as Record<string, unknown>[], columns), 200, { 'Content-Type': 'text/csv; charset=utf-8' });
   }

@@ -1,9 +1,8 @@
 import { and, eq } from 'drizzle-orm';
-import { parseGridTruth } from '../domain/grid.ts';
-import { AssayError } from '../domain/errors.ts';
 import type { Database } from '../db/client.ts';
-import { answers, assemblyScores, puzzles, runs } from '../db/schema.ts';
-import { scoreGrid, type GridScore } from '../scoring/grid/index.ts';
+import { answers, runs } from '../db/schema.ts';
+import type { GridScore } from '../scoring/grid/index.ts';
+import { scoreOne } from './assemblies.ts';
 import { parseAnswerRows, storeAnswers } from './import-answers.ts';
 
 /**
@@ -61,23 +60,7 @@ export async function submitAssembly(database: Database, s: AssemblySubmission):
         .where(and(eq(runs.name, s.run), eq(answers.externalId, prepared[0]!.externalId)));
       answerId = existing!.id;
     }
-    const [p] = await tx.select().from(puzzles).where(eq(puzzles.slug, s.puzzle));
-    if (!p) throw new AssayError('not_found', `puzzle '${s.puzzle}' not found`);
-    const truth = parseGridTruth({ rows: p.rows, cols: p.cols, layout: p.layout, ...(p.edges ? { edges: p.edges } : {}) }, `puzzle ${p.slug}`);
-    const score = scoreGrid(truth, text, s.given ? { given: s.given } : {});
-    const values = {
-      answerId,
-      status: score.status,
-      problems: score.problems,
-      direct: score.direct,
-      exactMatch: score.exactMatch,
-      neighbour: score.neighbour,
-      adjacency: score.adjacency,
-      proximity: score.proximity,
-      shapeCompatibility: score.shapeCompatibility,
-      byPosition: score.byPosition,
-    };
-    await tx.insert(assemblyScores).values(values).onConflictDoUpdate({ target: assemblyScores.answerId, set: { ...values, createdAt: new Date() } });
+    const { answerId: _, ...score } = await scoreOne(tx, answerId);
     return { answerId, created, ...score };
   });
 }

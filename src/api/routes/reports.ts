@@ -1,0 +1,94 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import { LABEL_SCALES } from '../../domain/labels.ts';
+import {
+  ablationTable,
+  calibrationReport,
+  describeThenSolveReport,
+  DTS_METRICS,
+  effortTable,
+  flattenDts,
+  leaderboard,
+  orientationTable,
+} from '../../services/reports.ts';
+import { respondRows } from '../csv.ts';
+import { defineRoute, type Api } from '../define-route.ts';
+import { errorResponses, notFoundResponse } from '../schemas.ts';
+
+/** Reports over stored data. Table reports answer CSV too (Accept: text/csv). */
+
+const json = (description: string) => ({ description, content: { 'application/json': { schema: z.any() } } });
+const Name = z.string().min(1).max(200);
+const Filters = z.object({
+  run: Name.optional(),
+  model: Name.optional(),
+  rubric: Name.optional(),
+  judge: Name.optional().openapi({ description: 'Judge slug (default: the judge with the most ok grades)' }),
+});
+const Seeded = Filters.extend({ seed: z.coerce.number().int().min(0).default(1).openapi({ description: 'Bootstrap seed' }) });
+const Tau = z.coerce.number().min(-1).max(1);
+
+export function registerReports(api: Api): void {
+  const { database } = api.deps;
+  const tableRoute = (path: string, summary: string, query: z.ZodObject = Seeded) =>
+    createRoute({ method: 'get', path, tags: ['reports'], summary, request: { query }, responses: { 200: json('Rows (or CSV)'), ...errorResponses, ...notFoundResponse } });
+
+  defineRoute(api, {
+    scope: 'read',
+    route: tableRoute(
+      '/api/reports/leaderboard',
+      'Per model × size bucket: mean description F1, neighbour, direct, proximity with 95% bootstrap intervals; random-baseline rows',
+    ),
+    handler: async (c) => {
+      const q = c.req.valid('query') as z.infer<typeof Seeded>;
+      return respondRows(c, await leaderboard(database, q, { seed: q.seed }));
+    },
+  });
+
+  defineRoute(api, {
+    scope: 'read',
+    route: tableRoute('/api/reports/orientation', 'Per model: correct landscape / portrait orientation counts, accuracy with a Wilson interval', Filters),
+    handler: async (c) => respondRows(c, await orientationTable(database, c.req.valid('query') as z.infer<typeof Filters>)),
+  });
+
+  const AblationQuery = Seeded.extend({ tag: Name.default('tagged').openapi({ description: 'Condition tag compared against runs without it' }) });
+  defineRoute(api, {
+    scope: 'read',
+    route: tableRoute('/api/reports/ablation', 'Condition ablation (e.g. tagged vs plain): F1 and piece-count error per model', AblationQuery),
+    handler: async (c) => {
+      const q = c.req.valid('query') as z.infer<typeof AblationQuery>;
+      return respondRows(c, await ablationTable(database, q, { seed: q.seed }));
+    },
+  });
+
+  defineRoute(api, {
+    scope: 'read',
+    route: tableRoute('/api/reports/effort', 'Per model × effort level: scores, median output tokens, missing answers'),
+    handler: async (c) => {
+      const q = c.req.valid('query') as z.infer<typeof Seeded>;
+      return respondRows(c, await effortTable(database, q, { seed: q.seed }));
+    },
+  });
+
+  const CalibrationQuery = Seeded.extend({ scale: z.enum(LABEL_SCALES).default('verdict') });
+  defineRoute(api, {
+    scope: 'read',
+    route: tableRoute('/api/reports/calibration', 'Judge calibration against stored human labels (agreement, kappa, confusion, alpha)', CalibrationQuery),
+    handler: async (c) => c.json(await calibrationReport(database, c.req.valid('query') as z.infer<typeof CalibrationQuery>), 200),
+  });
+
+  const DtsQuery = Filters.extend({
+    perception: z.enum(['f1', 'label']).default('f1'),
+    metric: z.enum(DTS_METRICS).default('neighbour'),
+    threshold: Tau.default(0.5).openapi({ description: 'τ for both sides (score ≥ τ is ok)' }),
+    perceptionThreshold: Tau.optional(),
+    answerThreshold: Tau.optional(),
+  });
+  defineRoute(api, {
+    scope: 'read',
+    route: tableRoute('/api/reports/describe-then-solve', 'P(A✓|P✓), P(A✓|P✗), P(P✓), P(A✓) with Wilson intervals, per model and size bucket', DtsQuery),
+    handler: async (c) => {
+      const r = await describeThenSolveReport(database, c.req.valid('query') as z.infer<typeof DtsQuery>);
+      return respondRows(c, { ...r, rows: flattenDts(r.report) });
+    },
+  });
+}

@@ -1,0 +1,172 @@
+import type { Database } from '../db/client.ts';
+import { calibrate, type CalibrationReport } from '../analysis/calibration/index.ts';
+import { describeThenSolve, type DtsGroup, type DtsReport, type DtsRow } from '../analysis/describe-then-solve/index.ts';
+import { SCALES, type LabelRow, type LabelScale } from '../domain/labels.ts';
+import { assemblyRows, chooseJudge, descriptionRows, type AssemblyRow, type DescriptionRow, type ReportFilters } from './report-data.ts';
+
+/**
+ * Calibration and describe-then-solve over stored data, through the same pure code as
+ * `assay calibrate` and `assay analyze describe-then-solve`.
+ */
+
+const FILTERS = `($1::text is null or r.name = $1) and ($2::text is null or r.model = $2)`;
+
+/**
+ * Label rows for calibration: every stored label (human and judge) plus, as judge labels, the grades
+ * of answers that humans labelled — item verdicts on the verdict scale, the reference-match label on
+ * the binary scale, F1 on the numeric scale. The judge's rater name is its slug.
+ */
+export async function calibrationRows(database: Database, scale: LabelScale, f: ReportFilters = {}): Promise<LabelRow[]> {
+  const params = [f.run ?? null, f.model ?? null];
+  const labels = await database.execute(
+    `select l.answer_id as "answerId", l.item_key as item, l.annotator as rater, l.kind, l.label, r.model
+       from labels l join answers a on a.id = l.answer_id join runs r on r.id = a.run_id
+      where ${FILTERS} order by l.answer_id, l.item_key, l.annotator`,
+    params,
+  );
+  const rows: LabelRow[] = labels.rows.map((l) => ({
+    answer: String(l.answerId),
+    ...(l.item ? { item: String(l.item) } : {}),
+    model: String(l.model),
+    rater: String(l.rater),
+    kind: l.kind === 'judge' ? 'judge' : 'human',
+    label: scale === 'numeric' && Number.isFinite(Number(l.label)) ? Number(l.label) : String(l.label),
+  }));
+  const grades = await database.execute(
+    `select g.answer_id as "answerId", g.items, g.meta->>'label' as label, g.f1, j.slug as judge, r.model
+       from grades g join judges j on j.id = g.judge_id join answers a on a.id = g.answer_id join runs r on r.id = a.run_id
+      where g.status = 'ok' and ${FILTERS} and ($3::text is null or j.slug = $3)
+        and exists (select 1 from labels l where l.answer_id = g.answer_id and l.kind = 'human')
+      order by g.answer_id, j.slug`,
+    [...params, f.judge ?? null],
+  );
+  for (const g of grades.rows) {
+    const base = { answer: String(g.answerId), model: String(g.model), rater: String(g.judge), kind: 'judge' as const };
+    if (scale === 'verdict') {
+      for (const it of (g.items ?? []) as Array<{ id: string; verdict: string }>) rows.push({ ...base, item: it.id, label: it.verdict });
+    } else if (scale === 'binary' && g.label !== null && SCALES.binary.normalise(g.label) !== null) {
+      rows.push({ ...base, label: String(g.label) });
+    } else if (scale === 'numeric' && g.f1 !== null) {
+      rows.push({ ...base, label: Number(g.f1) });
+    }
+  }
+  return rows;
+}
+
+export async function calibrationReport(
+  database: Database,
+  opts: ReportFilters & { scale: LabelScale; seed?: number },
+): Promise<CalibrationReport> {
+  const rows = await calibrationRows(database, opts.scale, opts);
+  return calibrate(rows, { scale: opts.scale, ...(opts.judge ? { judge: opts.judge } : {}), seed: opts.seed ?? 1, source: 'stored labels' });
+}
+
+export const DTS_METRICS = ['neighbour', 'direct', 'proximity', 'adjacency', 'exactMatch'] as const;
+export type DtsMetric = (typeof DTS_METRICS)[number];
+
+export interface DtsOptions extends ReportFilters {
+  /** f1: the description's F1 ≥ τ; label: a binary human label of the description (majority). */
+  perception?: 'f1' | 'label';
+  metric?: DtsMetric;
+  threshold?: number;
+  perceptionThreshold?: number;
+  answerThreshold?: number;
+}
+
+export interface DtsResult {
+  judge: string | null;
+  perception: 'f1' | 'label';
+  metric: DtsMetric;
+  /** Scored assemblies paired with a description, and those left without one. */
+  paired: number;
+  unpaired: number;
+  report: DtsReport | null;
+  reason?: string;
+}
+
+/** The description of the same puzzle by the same run: the answer itself, else the puzzle, else its rubric. */
+function pairDescription(a: AssemblyRow, byRun: Map<string, DescriptionRow[]>): DescriptionRow | undefined {
+  const mine = byRun.get(a.run) ?? [];
+  return (
+    mine.find((d) => d.answerId === a.answerId) ??
+    mine.find((d) => d.puzzleId === a.puzzleId) ??
+    (a.puzzleRubricId === null ? undefined : mine.find((d) => d.rubricId === a.puzzleRubricId))
+  );
+}
+
+async function binaryMajority(database: Database, answerIds: number[]): Promise<Map<number, boolean>> {
+  if (answerIds.length === 0) return new Map();
+  const r = await database.execute(
+    `select answer_id as "answerId", label from labels where kind = 'human' and item_key = '' and answer_id = any($1::int[])`,
+    [answerIds],
+  );
+  const votes = new Map<number, [number, number]>();
+  for (const row of r.rows) {
+    const n = SCALES.binary.normalise(row.label);
+    if (!n) continue;
+    const v = votes.get(Number(row.answerId)) ?? [0, 0];
+    v[n.value === 1 ? 0 : 1]++;
+    votes.set(Number(row.answerId), v);
+  }
+  // A tie has no majority and leaves the answer unpaired.
+  return new Map([...votes].filter(([, [yes, no]]) => yes !== no).map(([id, [yes, no]]) => [id, yes > no]));
+}
+
+export async function describeThenSolveReport(database: Database, o: DtsOptions = {}): Promise<DtsResult> {
+  const perception = o.perception ?? 'f1';
+  const metric = o.metric ?? 'neighbour';
+  const judge = await chooseJudge(database, o.judge);
+  const [desc, asm] = await Promise.all([descriptionRows(database, o, judge), assemblyRows(database, o)]);
+  const byRun = new Map<string, DescriptionRow[]>();
+  for (const d of desc) (byRun.get(d.run) ?? byRun.set(d.run, []).get(d.run)!).push(d);
+  const scored = asm.filter((a) => a.scoreStatus !== null && a[metric] !== null);
+  const pairs = scored.map((a) => ({ a, d: pairDescription(a, byRun) }));
+  const labels = perception === 'label' ? await binaryMajority(database, pairs.flatMap((p) => (p.d ? [p.d.answerId] : []))) : new Map<number, boolean>();
+  const rows: DtsRow[] = [];
+  for (const { a, d } of pairs) {
+    if (!d) continue;
+    const p = perception === 'f1' ? d.f1 : labels.get(d.answerId);
+    if (p === null || p === undefined) continue;
+    rows.push({ model: a.model, item: `${a.run}/${a.externalId}`, slice: a.sizeBucket ?? 'unknown', perception: p, answer: a[metric]! });
+  }
+  const base = { judge: judge?.slug ?? null, perception, metric, paired: rows.length, unpaired: scored.length - rows.length };
+  if (rows.length === 0) return { ...base, report: null, reason: 'no scored assembly has a graded (or labelled) description of the same puzzle in its run' };
+  const threshold = o.threshold ?? 0.5;
+  return {
+    ...base,
+    report: describeThenSolve(rows, {
+      perceptionThreshold: o.perceptionThreshold ?? threshold,
+      answerThreshold: o.answerThreshold ?? threshold,
+      source: 'stored answers',
+    }),
+  };
+}
+
+/** The report's groups as flat rows (for CSV): overall, per model, per slice, per model × slice. */
+export function flattenDts(report: DtsReport | null): Record<string, unknown>[] {
+  if (!report) return [];
+  const row = (scope: string, model: string | null, slice: string | null, g: DtsGroup) => ({
+    scope,
+    model,
+    slice,
+    n: g.n,
+    perception: g.perception.estimate,
+    perceptionLow: g.perception.ci?.[0] ?? null,
+    perceptionHigh: g.perception.ci?.[1] ?? null,
+    answerGivenPerception: g.answerGivenPerception.estimate,
+    answerGivenPerceptionLow: g.answerGivenPerception.ci?.[0] ?? null,
+    answerGivenPerceptionHigh: g.answerGivenPerception.ci?.[1] ?? null,
+    answerGivenNoPerception: g.answerGivenNoPerception.estimate,
+    answerGivenNoPerceptionLow: g.answerGivenNoPerception.ci?.[0] ?? null,
+    answerGivenNoPerceptionHigh: g.answerGivenNoPerception.ci?.[1] ?? null,
+    answer: g.answer.estimate,
+    answerLow: g.answer.ci?.[0] ?? null,
+    answerHigh: g.answer.ci?.[1] ?? null,
+    identityHolds: g.identity.holds,
+  });
+  return [
+    row('overall', null, null, report.overall),
+    ...Object.entries(report.byModel).flatMap(([m, g]) => [row('model', m, null, g), ...Object.entries(g.bySlice).map(([s, gs]) => row('model×slice', m, s, gs))]),
+    ...Object.entries(report.bySlice).map(([s, g]) => row('slice', null, s, g)),
+  ];
+}

@@ -1,0 +1,135 @@
+import type { Database } from '../db/client.ts';
+import { notFound } from '../domain/errors.ts';
+
+/**
+ * The rows every report is computed from, read in two queries: description answers with the grade of
+ * one judge, and assembly answers with their stored score. Reports then aggregate in memory with the
+ * pure stats code, so PGlite and PostgreSQL give identical numbers.
+ */
+
+export interface ReportFilters {
+  run?: string;
+  model?: string;
+  rubric?: string;
+  /** Judge slug; default: the judge with the most ok grades. */
+  judge?: string;
+}
+
+export interface DescriptionRow {
+  answerId: number;
+  externalId: string;
+  run: string;
+  model: string;
+  effort: string | null;
+  tags: string[];
+  answerStatus: string;
+  outputTokens: number | null;
+  puzzleId: number | null;
+  rubricId: number | null;
+  sizeBucket: string | null;
+  /** null when this answer has no ok grade from the chosen judge. */
+  f1: number | null;
+  gradeStatus: string | null;
+  truthOrientation: string | null;
+  statedOrientation: string | null;
+  orientationCorrect: boolean | null;
+  pieceCountError: number | null;
+}
+
+export interface AssemblyRow {
+  answerId: number;
+  externalId: string;
+  run: string;
+  model: string;
+  effort: string | null;
+  tags: string[];
+  answerStatus: string;
+  outputTokens: number | null;
+  puzzleId: number;
+  puzzle: string;
+  puzzleRubricId: number | null;
+  rows: number;
+  cols: number;
+  sizeBucket: string | null;
+  /** null when the answer has not been scored. */
+  scoreStatus: string | null;
+  direct: number | null;
+  neighbour: number | null;
+  adjacency: number | null;
+  proximity: number | null;
+  exactMatch: number | null;
+}
+
+export interface JudgeRef {
+  id: number;
+  slug: string;
+}
+
+/** The judge whose grades a report uses: the named one (its configuration with most grades) or the busiest. */
+export async function chooseJudge(database: Database, slug?: string): Promise<JudgeRef | null> {
+  const r = await database.execute(
+    `select j.id, j.slug, count(g.id)::int as n from judges j left join grades g on g.judge_id = j.id and g.status = 'ok'
+      where ($1::text is null or j.slug = $1) group by j.id, j.slug order by n desc, j.id desc limit 1`,
+    [slug ?? null],
+  );
+  const row = r.rows[0] as { id: number; slug: string } | undefined;
+  if (!row && slug) throw notFound(`judge '${slug}' not found`);
+  return row ? { id: Number(row.id), slug: row.slug } : null;
+}
+
+const FILTER_SQL = `($1::text is null or r.name = $1) and ($2::text is null or r.model = $2)`;
+
+export async function descriptionRows(database: Database, f: ReportFilters, judge: JudgeRef | null): Promise<DescriptionRow[]> {
+  const r = await database.execute(
+    `select a.id as "answerId", a.external_id as "externalId", r.name as run, r.model, r.effort, r.tags,
+            a.status as "answerStatus", a.output_tokens as "outputTokens", a.puzzle_id as "puzzleId", a.rubric_id as "rubricId",
+            coalesce(p.size_bucket, (select p2.size_bucket from puzzles p2 where p2.rubric_id = a.rubric_id order by p2.id limit 1)) as "sizeBucket",
+            g.status as "gradeStatus", case when g.status = 'ok' then g.f1 end as f1,
+            rv.truth->>'orientation' as "truthOrientation",
+            g.meta->'orientation'->>'stated' as "statedOrientation",
+            (g.meta->'orientation'->>'correct')::boolean as "orientationCorrect",
+            (g.meta->'pieceCount'->>'error')::float8 as "pieceCountError"
+       from answers a
+       join runs r on r.id = a.run_id
+       left join puzzles p on p.id = a.puzzle_id
+       left join rubrics rb on rb.id = a.rubric_id
+       left join grades g on g.answer_id = a.id and g.judge_id = $4
+       left join rubric_versions rv on rv.id = g.rubric_version_id
+      where a.task in ('describe', 'describe-then-solve') and ${FILTER_SQL} and ($3::text is null or rb.slug = $3)
+      order by a.id`,
+    [f.run ?? null, f.model ?? null, f.rubric ?? null, judge?.id ?? -1],
+  );
+  return r.rows.map((x) => ({ ...x, answerId: Number(x.answerId), f1: num(x.f1), pieceCountError: num(x.pieceCountError), outputTokens: num(x.outputTokens) }));
+}
+
+export async function assemblyRows(database: Database, f: ReportFilters): Promise<AssemblyRow[]> {
+  const r = await database.execute(
+    `select a.id as "answerId", a.external_id as "externalId", r.name as run, r.model, r.effort, r.tags,
+            a.status as "answerStatus", a.output_tokens as "outputTokens",
+            p.id as "puzzleId", p.slug as puzzle, p.rubric_id as "puzzleRubricId", p.rows, p.cols, p.size_bucket as "sizeBucket",
+            s.status as "scoreStatus", s.direct, s.neighbour, s.adjacency, s.proximity, s.exact_match as "exactMatch"
+       from answers a
+       join runs r on r.id = a.run_id
+       join puzzles p on p.id = a.puzzle_id
+       left join rubrics rb on rb.id = p.rubric_id
+       left join assembly_scores s on s.answer_id = a.id
+      where a.task in ('assemble', 'describe-then-solve') and ${FILTER_SQL} and ($3::text is null or rb.slug = $3)
+      order by a.id`,
+    [f.run ?? null, f.model ?? null, f.rubric ?? null],
+  );
+  return r.rows.map((x) => ({
+    ...x,
+    answerId: Number(x.answerId),
+    puzzleId: Number(x.puzzleId),
+    rows: Number(x.rows),
+    cols: Number(x.cols),
+    outputTokens: num(x.outputTokens),
+    direct: num(x.direct),
+    neighbour: num(x.neighbour),
+    adjacency: num(x.adjacency),
+    proximity: num(x.proximity),
+    exactMatch: num(x.exactMatch),
+  }));
+}
+
+const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));

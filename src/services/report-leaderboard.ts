@@ -1,0 +1,115 @@
+import type { Database } from '../db/client.ts';
+import { gridBaseline } from '../scoring/grid/baseline.ts';
+import { assemblyRows, chooseJudge, descriptionRows, type AssemblyRow, type DescriptionRow, type ReportFilters } from './report-data.ts';
+import { compareBuckets, finite, groupInto, meanColumns, type ReportOptions } from './report-stats.ts';
+
+/**
+ * Leaderboard per model × puzzle size bucket (plus "all"): mean description F1 (ok grades of one
+ * judge) and mean neighbour, direct and proximity of scored assemblies, each with a 95% bootstrap
+ * interval over answers; and per bucket a "random baseline" row: the expected scores of a uniformly
+ * random arrangement (design §2.2), averaged over the bucket's scored assembly answers.
+ */
+
+export const RANDOM_BASELINE = 'random baseline';
+
+export interface LeaderboardRow {
+  model: string;
+  sizeBucket: string;
+  baseline: boolean;
+  descriptions: number;
+  f1: number | null;
+  f1Low: number | null;
+  f1High: number | null;
+  assemblies: number;
+  neighbour: number | null;
+  neighbourLow: number | null;
+  neighbourHigh: number | null;
+  direct: number | null;
+  directLow: number | null;
+  directHigh: number | null;
+  proximity: number | null;
+  proximityLow: number | null;
+  proximityHigh: number | null;
+}
+
+export interface Leaderboard {
+  judge: string | null;
+  seed: number;
+  rows: LeaderboardRow[];
+}
+
+const SEP = '\u0000';
+const bucketOf = (b: string | null) => b ?? 'unknown';
+
+export function buildLeaderboard(desc: readonly DescriptionRow[], asm: readonly AssemblyRow[], opts: ReportOptions = {}): LeaderboardRow[] {
+  const graded = desc.filter((d) => d.f1 !== null);
+  const scored = asm.filter((a) => a.scoreStatus !== null);
+  const keys = (model: string, bucket: string | null) => [`${model}${SEP}${bucketOf(bucket)}`, `${model}${SEP}all`];
+  const d = groupInto(graded, (x) => keys(x.model, x.sizeBucket));
+  const a = groupInto(scored, (x) => keys(x.model, x.sizeBucket));
+  const rows: LeaderboardRow[] = [];
+  for (const key of new Set([...d.keys(), ...a.keys()])) {
+    const [model, sizeBucket] = key.split(SEP) as [string, string];
+    const ds = d.get(key) ?? [];
+    const as = a.get(key) ?? [];
+    rows.push({
+      model,
+      sizeBucket,
+      baseline: false,
+      descriptions: ds.length,
+      ...(meanColumns('f1', finite(ds.map((x) => x.f1)), opts) as Pick<LeaderboardRow, 'f1' | 'f1Low' | 'f1High'>),
+      assemblies: as.length,
+      ...(meanColumns('neighbour', finite(as.map((x) => x.neighbour)), opts) as Pick<LeaderboardRow, 'neighbour' | 'neighbourLow' | 'neighbourHigh'>),
+      ...(meanColumns('direct', finite(as.map((x) => x.direct)), opts) as Pick<LeaderboardRow, 'direct' | 'directLow' | 'directHigh'>),
+      ...(meanColumns('proximity', finite(as.map((x) => x.proximity)), opts) as Pick<LeaderboardRow, 'proximity' | 'proximityLow' | 'proximityHigh'>),
+    });
+  }
+  for (const [bucket, list] of groupInto(scored, (x) => [bucketOf(x.sizeBucket), 'all'])) rows.push(baselineRow(bucket, list));
+  return rows.sort(
+    (x, y) =>
+      compareBuckets(x.sizeBucket, y.sizeBucket) ||
+      Number(x.baseline) - Number(y.baseline) ||
+      (y.f1 ?? -Infinity) - (x.f1 ?? -Infinity) ||
+      (y.neighbour ?? -Infinity) - (x.neighbour ?? -Infinity) ||
+      x.model.localeCompare(y.model),
+  );
+}
+
+function baselineRow(sizeBucket: string, list: readonly AssemblyRow[]): LeaderboardRow {
+  const cache = new Map<string, ReturnType<typeof gridBaseline>>();
+  const of = (r: AssemblyRow) => {
+    const k = `${r.rows}x${r.cols}`;
+    let b = cache.get(k);
+    if (!b) cache.set(k, (b = gridBaseline(r.rows, r.cols)));
+    return b;
+  };
+  const avg = (pick: (b: ReturnType<typeof gridBaseline>) => number | null): number | null => {
+    const xs = finite(list.map((r) => pick(of(r))));
+    return xs.length ? xs.reduce((s, x) => s + x, 0) / xs.length : null;
+  };
+  return {
+    model: RANDOM_BASELINE,
+    sizeBucket,
+    baseline: true,
+    descriptions: 0,
+    f1: null,
+    f1Low: null,
+    f1High: null,
+    assemblies: list.length,
+    neighbour: avg((b) => b.neighbour),
+    neighbourLow: null,
+    neighbourHigh: null,
+    direct: avg((b) => b.direct),
+    directLow: null,
+    directHigh: null,
+    proximity: avg((b) => b.proximity),
+    proximityLow: null,
+    proximityHigh: null,
+  };
+}
+
+export async function leaderboard(database: Database, f: ReportFilters = {}, opts: ReportOptions = {}): Promise<Leaderboard> {
+  const judge = await chooseJudge(database, f.judge);
+  const [desc, asm] = await Promise.all([descriptionRows(database, f, judge), assemblyRows(database, f)]);
+  return { judge: judge?.slug ?? null, seed: opts.seed ?? 1, rows: buildLeaderboard(desc, asm, opts) };
+}

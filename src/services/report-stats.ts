@@ -1,0 +1,71 @@
+import { bootstrapCI } from '../stats/bootstrap.ts';
+import { wilson } from '../stats/wilson.ts';
+
+/** Small aggregation helpers shared by the report services (flat columns, so rows read as CSV too). */
+
+export interface ReportOptions {
+  /** Bootstrap seed (every interval is reproducible). */
+  seed?: number;
+  /** Bootstrap resamples; default 1000. */
+  resamples?: number;
+}
+
+export const DEFAULT_REPORT_SEED = 1;
+
+const mean = (xs: readonly number[]): number | null => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
+
+/** Mean with a 95% percentile-bootstrap interval over answers: {name, nameLow, nameHigh}. */
+export function meanColumns(name: string, values: readonly number[], opts: ReportOptions): Record<string, number | null> {
+  if (values.length === 0) return { [name]: null, [`${name}Low`]: null, [`${name}High`]: null };
+  const b = bootstrapCI(values, mean, { seed: opts.seed ?? DEFAULT_REPORT_SEED, resamples: opts.resamples ?? 1000 });
+  return { [name]: b.estimate, [`${name}Low`]: b.ci?.[0] ?? null, [`${name}High`]: b.ci?.[1] ?? null };
+}
+
+/** A proportion with its 95% Wilson interval: {name, nameLow, nameHigh}. */
+export function rateColumns(name: string, successes: number, trials: number): Record<string, number | null> {
+  const w = wilson(successes, trials);
+  return { [name]: w.estimate, [`${name}Low`]: w.ci?.[0] ?? null, [`${name}High`]: w.ci?.[1] ?? null };
+}
+
+export function median(values: readonly number[]): number | null {
+  if (values.length === 0) return null;
+  const s = [...values].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+export const finite = (xs: ReadonlyArray<number | null>): number[] => xs.filter((x): x is number => x !== null && Number.isFinite(x));
+
+/** "~50" < "~100" < … by the number inside; others alphabetically after; "all" last. */
+export function compareBuckets(a: string, b: string): number {
+  if (a === b) return 0;
+  if (a === 'all') return 1;
+  if (b === 'all') return -1;
+  const na = Number(/\d+/.exec(a)?.[0] ?? NaN);
+  const nb = Number(/\d+/.exec(b)?.[0] ?? NaN);
+  if (Number.isFinite(na) && Number.isFinite(nb) && na !== nb) return na - nb;
+  if (Number.isFinite(na) !== Number.isFinite(nb)) return Number.isFinite(na) ? -1 : 1;
+  return a.localeCompare(b);
+}
+
+/** Effort levels in their natural order; unknown levels after, alphabetically. */
+const EFFORT_ORDER = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'];
+export function compareEffort(a: string, b: string): number {
+  const ia = EFFORT_ORDER.indexOf(a);
+  const ib = EFFORT_ORDER.indexOf(b);
+  if (ia >= 0 && ib >= 0) return ia - ib;
+  if (ia >= 0 !== ib >= 0) return ia >= 0 ? -1 : 1;
+  return a.localeCompare(b);
+}
+
+export function groupInto<T>(xs: readonly T[], keys: (x: T) => string[]): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const x of xs) {
+    for (const k of keys(x)) {
+      const list = out.get(k);
+      if (list) list.push(x);
+      else out.set(k, [x]);
+    }
+  }
+  return out;
+}

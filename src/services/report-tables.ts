@@ -1,0 +1,156 @@
+import type { Database } from '../db/client.ts';
+import { assemblyRows, chooseJudge, descriptionRows, type AssemblyRow, type DescriptionRow, type ReportFilters } from './report-data.ts';
+import { compareEffort, finite, groupInto, meanColumns, median, rateColumns, type ReportOptions } from './report-stats.ts';
+
+/** Orientation, condition ablation and effort tables over stored grades and assembly scores. */
+
+export interface OrientationRow {
+  model: string;
+  landscapeCorrect: number;
+  landscapeTotal: number;
+  portraitCorrect: number;
+  portraitTotal: number;
+  /** Answers that state no orientation (counted as not correct). */
+  notStated: number;
+  correct: number;
+  total: number;
+  accuracy: number | null;
+  accuracyLow: number | null;
+  accuracyHigh: number | null;
+}
+
+/** Per model: how often the stated orientation matches the rubric truth, split by the true orientation. */
+export function buildOrientation(desc: readonly DescriptionRow[]): OrientationRow[] {
+  const judged = desc.filter((d) => d.gradeStatus === 'ok' && (d.truthOrientation === 'landscape' || d.truthOrientation === 'portrait'));
+  return [...groupInto(judged, (d) => [d.model])]
+    .map(([model, rows]) => {
+      const by = (o: string) => rows.filter((r) => r.truthOrientation === o);
+      const ok = (rs: DescriptionRow[]) => rs.filter((r) => r.orientationCorrect === true).length;
+      const correct = ok(rows);
+      return {
+        model,
+        landscapeCorrect: ok(by('landscape')),
+        landscapeTotal: by('landscape').length,
+        portraitCorrect: ok(by('portrait')),
+        portraitTotal: by('portrait').length,
+        notStated: rows.filter((r) => r.statedOrientation === null).length,
+        correct,
+        total: rows.length,
+        ...(rateColumns('accuracy', correct, rows.length) as Pick<OrientationRow, 'accuracy' | 'accuracyLow' | 'accuracyHigh'>),
+      };
+    })
+    .sort((a, b) => (b.accuracy ?? -1) - (a.accuracy ?? -1) || a.model.localeCompare(b.model));
+}
+
+export interface AblationRow {
+  model: string;
+  condition: string;
+  descriptions: number;
+  f1: number | null;
+  f1Low: number | null;
+  f1High: number | null;
+  /** Answers stating a piece count, and the mean relative error |stated − true| / true over them. */
+  pieceCountStated: number;
+  pieceCountError: number | null;
+  pieceCountErrorLow: number | null;
+  pieceCountErrorHigh: number | null;
+  assemblies: number;
+  neighbour: number | null;
+}
+
+/**
+ * A condition ablation: runs carrying the condition tag (e.g. "tagged": pieces labelled in the image)
+ * against runs without it ("plain"), per model: description F1 and piece-count error side by side.
+ */
+export function buildAblation(desc: readonly DescriptionRow[], asm: readonly AssemblyRow[], tag: string, opts: ReportOptions = {}): AblationRow[] {
+  const condition = (tags: string[]) => (tags.includes(tag) ? tag : 'plain');
+  const key = (model: string, tags: string[]) => [`${model}\u0000${condition(tags)}`];
+  const d = groupInto(desc.filter((x) => x.gradeStatus === 'ok'), (x) => key(x.model, x.tags));
+  const a = groupInto(asm.filter((x) => x.scoreStatus !== null), (x) => key(x.model, x.tags));
+  const rows: AblationRow[] = [];
+  for (const k of new Set([...d.keys(), ...a.keys()])) {
+    const [model, cond] = k.split('\u0000') as [string, string];
+    const ds = d.get(k) ?? [];
+    const as = a.get(k) ?? [];
+    const errors = finite(ds.map((x) => x.pieceCountError));
+    const nb = finite(as.map((x) => x.neighbour));
+    rows.push({
+      model,
+      condition: cond,
+      descriptions: ds.length,
+      ...(meanColumns('f1', finite(ds.map((x) => x.f1)), opts) as Pick<AblationRow, 'f1' | 'f1Low' | 'f1High'>),
+      pieceCountStated: errors.length,
+      ...(meanColumns('pieceCountError', errors, opts) as Pick<AblationRow, 'pieceCountError' | 'pieceCountErrorLow' | 'pieceCountErrorHigh'>),
+      assemblies: as.length,
+      neighbour: nb.length ? nb.reduce((s, x) => s + x, 0) / nb.length : null,
+    });
+  }
+  // The condition first, then plain, so each model's pair reads left to right.
+  return rows.sort((x, y) => x.model.localeCompare(y.model) || Number(x.condition === 'plain') - Number(y.condition === 'plain'));
+}
+
+export interface EffortRow {
+  model: string;
+  effort: string;
+  answers: number;
+  /** Answers with no usable output (status no_answer, truncated or error). */
+  missing: number;
+  truncated: number;
+  descriptions: number;
+  f1: number | null;
+  f1Low: number | null;
+  f1High: number | null;
+  assemblies: number;
+  neighbour: number | null;
+  neighbourLow: number | null;
+  neighbourHigh: number | null;
+  medianOutputTokens: number | null;
+}
+
+/** Per model × effort level: scores, the median output tokens, and how many answers are missing. */
+export function buildEffort(desc: readonly DescriptionRow[], asm: readonly AssemblyRow[], opts: ReportOptions = {}): EffortRow[] {
+  type Any = DescriptionRow | AssemblyRow;
+  const all: Any[] = [...desc, ...asm];
+  const groups = groupInto(all, (x) => [`${x.model}\u0000${x.effort ?? 'default'}`]);
+  const rows: EffortRow[] = [];
+  for (const [k, list] of groups) {
+    const [model, effort] = k.split('\u0000') as [string, string];
+    const ds = list.filter((x): x is DescriptionRow => 'f1' in x && x.f1 !== null);
+    const as = list.filter((x): x is AssemblyRow => 'scoreStatus' in x && x.scoreStatus !== null);
+    rows.push({
+      model,
+      effort,
+      answers: list.length,
+      missing: list.filter((x) => x.answerStatus !== 'ok').length,
+      truncated: list.filter((x) => x.answerStatus === 'truncated').length,
+      descriptions: ds.length,
+      ...(meanColumns('f1', finite(ds.map((x) => x.f1)), opts) as Pick<EffortRow, 'f1' | 'f1Low' | 'f1High'>),
+      assemblies: as.length,
+      ...(meanColumns('neighbour', finite(as.map((x) => x.neighbour)), opts) as Pick<EffortRow, 'neighbour' | 'neighbourLow' | 'neighbourHigh'>),
+      medianOutputTokens: median(finite(list.map((x) => x.outputTokens))),
+    });
+  }
+  return rows.sort((x, y) => x.model.localeCompare(y.model) || compareEffort(x.effort, y.effort));
+}
+
+export async function orientationTable(database: Database, f: ReportFilters = {}): Promise<{ judge: string | null; rows: OrientationRow[] }> {
+  const judge = await chooseJudge(database, f.judge);
+  return { judge: judge?.slug ?? null, rows: buildOrientation(await descriptionRows(database, f, judge)) };
+}
+
+export async function ablationTable(
+  database: Database,
+  f: ReportFilters & { tag?: string } = {},
+  opts: ReportOptions = {},
+): Promise<{ judge: string | null; tag: string; rows: AblationRow[] }> {
+  const judge = await chooseJudge(database, f.judge);
+  const tag = f.tag ?? 'tagged';
+  const [desc, asm] = await Promise.all([descriptionRows(database, f, judge), assemblyRows(database, f)]);
+  return { judge: judge?.slug ?? null, tag, rows: buildAblation(desc, asm, tag, opts) };
+}
+
+export async function effortTable(database: Database, f: ReportFilters = {}, opts: ReportOptions = {}): Promise<{ judge: string | null; rows: EffortRow[] }> {
+  const judge = await chooseJudge(database, f.judge);
+  const [desc, asm] = await Promise.all([descriptionRows(database, f, judge), assemblyRows(database, f)]);
+  return { judge: judge?.slug ?? null, rows: buildEffort(desc, asm, opts) };
+}

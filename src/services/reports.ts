@@ -1,0 +1,19 @@
+/**
+ * Reports over stored data (the API's /api/reports/*, the pages, the CLI): each computed in memory
+ * from two row queries with the pure stats and analysis code. See report-*.ts.
+ */
+export { leaderboard, buildLeaderboard, RANDOM_BASELINE, type Leaderboard, type LeaderboardRow } from './report-leaderboard.ts';
+export {
+  orientationTable,
+  ablationTable,
+  effortTable,
+  buildOrientation,
+  buildAblation,
+  buildEffort,
+  type OrientationRow,
+  type AblationRow,
+  type EffortRow,
+} from './report-tables.ts';
+export { calibrationReport, calibrationRows, describeThenSolveReport, flattenDts, DTS_METRICS, type DtsMetric, type DtsResult } from './report-analysis.ts';
+export type { ReportFilters } from './report-data.ts';
+export type { ReportOptions } from './report-stats.ts';
