@@ -71,3 +71,24 @@ export function parseGridTruth(raw: unknown, where: string): GridTruth {
   const more = r.error.issues.length > 1 ? ` (and ${r.error.issues.length - 1} more)` : '';
   throw badInput(`${where}: ${path ? `${path}: ` : ''}${issue.message}${more}`);
 }
+
+/**
+ * Clue-mode ids (`--given G.json`, a JSON array of ids given in place): every id must name a piece
+ * of the truth, once, and at least one piece must be left to score.
+ */
+export function parseGivenIds(raw: unknown, truth: GridTruth, where: string): string[] {
+  if (!Array.isArray(raw)) throw badInput(`${where}: expected a JSON array of piece ids`);
+  const known = new Set(truth.layout.flat());
+  const seen = new Set<string>();
+  raw.forEach((v, i) => {
+    if (typeof v !== 'string' && !(typeof v === 'number' && Number.isFinite(v))) {
+      throw badInput(`${where}: [${i}]: expected a piece id (string or number), got ${JSON.stringify(v)}`);
+    }
+    const id = String(v);
+    if (!known.has(id)) throw badInput(`${where}: unknown piece id '${id}' (not in the truth layout)`);
+    if (seen.has(id)) throw badInput(`${where}: piece id '${id}' is listed twice`);
+    seen.add(id);
+  });
+  if (seen.size === known.size) throw badInput(`${where}: every piece is given, so nothing is left to score`);
+  return [...seen];
+}

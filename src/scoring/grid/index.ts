@@ -7,6 +7,7 @@ export {
   shapeCompatibilityExact,
   shapeCompatibilityMonteCarlo,
   defaultTrials,
+  DEFAULT_SEED,
   type GridBaseline,
   type GridBaselineOptions,
 } from './baseline.ts';
