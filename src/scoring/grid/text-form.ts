@@ -109,7 +109,11 @@ function readLine(ix: IndexedTruth, raw: string): Line {
 export function readTextForm(ix: IndexedTruth, text: string): TextForm {
   const lines: Line[] = [];
   for (const raw of text.split(/\r\n|\r|\n/)) {
-    if (raw.includes('[') && ROW_BREAK.test(raw)) for (const part of raw.split(ROW_BREAK)) lines.push(readLine(ix, part));
+    if (raw.includes('[') && ROW_BREAK.test(raw)) {
+      // Rows of a one-line array: only the bracketed span, not the prose around it on that line.
+      const span = raw.slice(raw.indexOf('['), raw.lastIndexOf(']') + 1);
+      for (const part of span.split(ROW_BREAK)) lines.push(readLine(ix, part));
+    }
     else lines.push(readLine(ix, raw));
   }
   let chosen = -1;

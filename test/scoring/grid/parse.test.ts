@@ -1,0 +1,134 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { parseGridTruth } from '../../../src/domain/grid.ts';
+import { parseGridAnswer, scoreGrid } from '../../../src/scoring/grid/index.ts';
+import { numberedTruth, truthOf } from './helpers.ts';
+
+const t23 = truthOf('a b c', 'd e f');
+const TRUE = [['a', 'b', 'c'], ['d', 'e', 'f']];
+const cellsOf = (answer: string) => parseGridAnswer(t23, answer);
+
+describe('parseGridAnswer: accepted forms', () => {
+  it.each([
+    ['plain spaces', 'a b c\nd e f'],
+    ['commas', 'a, b, c\nd, e, f'],
+    ['pipes (markdown table rows)', '| a | b | c |\n| d | e | f |'],
+    ['fenced, with reasoning around it', 'I matched the sky first.\n\n```\na b c\nd e f\n```\nDone.'],
+    ['"Row n:" labels', 'Row 1: a b c\nRow 2: d e f'],
+    ['numbered list', '1. a b c\n2. d e f'],
+    ['bulleted list', '- a b c\n- d e f'],
+    ['<answer> tags on the rows', '<answer>a b c\nd e f</answer>'],
+    ['label before the row', 'Final: a b c\nd e f'],
+    ['quoted JSON rows inside prose', 'Grid:\n[\n  ["a", "b", "c"],\n  ["d", "e", "f"]\n]\nThanks'],
+    ['one-line JSON array inside prose', 'My answer is [["a","b","c"],["d","e","f"]] as requested.'],
+    ['JSON 2-D array', '[["a","b","c"],["d","e","f"]]'],
+    ['wrapped JSON', '{"grid": [["a","b","c"],["d","e","f"]]}'],
+    ['JSON mapping', '{"a":[0,0],"b":[0,1],"c":[0,2],"d":[1,0],"e":[1,1],"f":[1,2]}'],
+    ['fenced JSON mapping after prose', 'Here:\n```json\n{"a":[0,0],"b":[0,1],"c":[0,2],\n"d":[1,0],"e":[1,1],"f":[1,2]}\n```'],
+    ['CRLF line ends, tabs', 'a\tb\tc\r\nd\te\tf\r\n'],
+  ])('%s', (_, answer) => {
+    expect(cellsOf(answer)).toEqual({ status: 'valid', problems: [], cells: TRUE });
+  });
+
+  it('the last complete block wins; a later incomplete block does not spoil it', () => {
+    const answer = 'First try:\nb a c\nd e f\n\nCorrected:\na b c\nd e f\n\nPartial recap:\na b c\n';
+    expect(cellsOf(answer).cells).toEqual(TRUE);
+    expect(cellsOf('a b c\nd e f\n\nb a c\nd e f').cells).toEqual([['b', 'a', 'c'], ['d', 'e', 'f']]);
+  });
+
+  it('JSON numbers are ids as strings', () => {
+    const t = parseGridTruth({ rows: 2, cols: 2, layout: [[1, 2], ['3', 4]] }, 'T');
+    expect(t.layout).toEqual([['1', '2'], ['3', '4']]);
+    expect(parseGridAnswer(t, '[[1,2],[3,4]]')).toEqual({ status: 'valid', problems: [], cells: [['1', '2'], ['3', '4']] });
+    expect(parseGridAnswer(t, '[["1",2],[3,"4"]]').status).toBe('valid');
+    expect(parseGridAnswer(t, '1 2\n3 4').cells).toEqual([['1', '2'], ['3', '4']]);
+    expect(scoreGrid(t, '{"4":[0,0],"2":[0,1],"3":[1,0],"1":[1,1]}').direct).toBe(0.5);
+  });
+
+  it('a lone numeric id is one cell, not JSON to reject', () => {
+    const t = parseGridTruth({ rows: 1, cols: 1, layout: [[42]] }, 'T');
+    expect(parseGridAnswer(t, '42')).toEqual({ status: 'valid', problems: [], cells: [['42']] });
+  });
+});
+
+describe('parseGridAnswer: problems are reported, not hidden', () => {
+  it('unknown ids and duplicates leave blank cells (first occurrence kept)', () => {
+    expect(cellsOf('a b c\nd a zz')).toEqual({
+      status: 'repaired',
+      problems: [
+        "duplicate id 'a' at (1,1) (first at (0,0)): cell left blank",
+        "unknown id 'zz' at (1,2): cell left blank",
+        "2 pieces not placed: 'e', 'f'",
+      ],
+      cells: [['a', 'b', 'c'], ['d', null, null]],
+    });
+  });
+
+  it('placeholders are blank cells', () => {
+    expect(cellsOf('a ? c\nd e _')).toMatchObject({ status: 'repaired', cells: [['a', null, 'c'], ['d', 'e', null]] });
+    expect(cellsOf('[["a", null, "c"], ["d", "e", ""]]').cells).toEqual([['a', null, 'c'], ['d', 'e', null]]);
+  });
+
+  it('mapping: out of range, contested cells, unknown ids, malformed cells', () => {
+    const r = cellsOf('{"a":[0,0],"b":[0,1],"c":[2,0],"d":[1,0],"e":[1,0],"f":"x","q":[1,2]}');
+    expect(r.status).toBe('repaired');
+    expect(r.problems).toEqual([
+      "id 'c' maps to (2,0), outside the 2×3 grid: not placed",
+      "ids 'd' and 'e' both map to (1,0): cell left blank, neither placed",
+      'id \'f\' maps to "x", not [row, col]: not placed',
+      "unknown id 'q' in the mapping: ignored",
+      "4 pieces not placed: 'c', 'd', 'e', 'f'",
+    ]);
+    expect(r.cells).toEqual([['a', 'b', null], [null, null, null]]);
+  });
+
+  it.each([
+    ['wrong shape (one row)', 'a b c', 'wrong shape: the last grid-like block has 1 lines (of 3 ids), expected 2 lines of 3 ids'],
+    ['transposed', 'a d\nb e\nc f', 'wrong shape: the last grid-like block has 3 lines (of 2, 2, 2 ids), expected 2 lines of 3 ids'],
+    ['ragged JSON', '[["a","b","c"],["d","e"]]', 'wrong shape: JSON array has 2 rows (of 3, 2 ids), expected 2 rows of 3 ids'],
+    ['flat JSON list', '["a","b","c","d","e","f"]', 'JSON array is not a 2-D array of ids (expected 2 rows of 3 ids)'],
+    ['JSON object of another kind', '{"answer": "a b c"}', 'JSON object is neither a mapping {"id": [row, col]} nor {"grid": [[…]]}'],
+    ['prose only', 'I could not solve this puzzle.', 'no grid of piece ids found (expected 2 lines of 3 ids)'],
+    ['empty', '', 'no grid of piece ids found (expected 2 lines of 3 ids)'],
+  ])('%s → invalid', (_, answer, problem) => {
+    expect(cellsOf(answer)).toEqual({ status: 'invalid', problems: [problem], cells: [] });
+    const s = scoreGrid(t23, answer);
+    expect([s.direct, s.exactMatch, s.neighbour, s.adjacency, s.proximity]).toEqual([0, 0, 0, 0, 0]);
+  });
+
+  it('caps a long problem list', () => {
+    const t = numberedTruth(10, 10);
+    const junk = Array.from({ length: 10 }, (_, r) => Array.from({ length: 10 }, (_, c) => (c === 0 ? String(r) : `q${r}${c}`)).join(' '));
+    // Lines of 1 known id and 9 unknown tokens are not grid-like; make every other token known.
+    const half = Array.from({ length: 10 }, (_, r) => Array.from({ length: 10 }, (_, c) => (c % 2 ? `q${r}${c}` : String(r * 10 + c))).join(' '));
+    expect(parseGridAnswer(t, junk.join('\n')).status).toBe('invalid');
+    const r = parseGridAnswer(t, half.join('\n'));
+    expect(r.status).toBe('repaired');
+    expect(r.problems).toHaveLength(51);
+    expect(r.problems[50]).toBe('… and 1 more problems');
+  });
+});
+
+describe('parseGridAnswer never throws', () => {
+  const ids = ['a', 'b', 'c', 'd', 'e', 'f'];
+  const noise = fc.oneof(
+    fc.string({ unit: 'binary', maxLength: 300 }),
+    fc.array(fc.oneof(fc.constantFrom(...ids, ' ', ',', '|', '\n', '[', ']', '{', '}', '"', ':', '```', '-', '1.', 'Row 1:', '<a>'), fc.string({ maxLength: 4 })), { maxLength: 80 }).map((a) => a.join('')),
+    fc.json().map((j) => j),
+  );
+  it('on arbitrary text, returns a status and cells of the right shape', () => {
+    fc.assert(
+      fc.property(noise, (text) => {
+        const r = parseGridAnswer(t23, text);
+        expect(['valid', 'repaired', 'invalid']).toContain(r.status);
+        if (r.status === 'invalid') expect(r.cells).toEqual([]);
+        else expect(r.cells.map((row) => row.length)).toEqual([3, 3]);
+        if (r.status === 'valid') expect(r.problems).toEqual([]);
+        else expect(r.problems.length).toBeGreaterThan(0);
+        const s = scoreGrid(t23, text);
+        for (const v of [s.direct, s.neighbour!, s.adjacency!, s.exactMatch]) expect(v >= 0 && v <= 1).toBe(true);
+      }),
+      { numRuns: 1000, seed: 42 },
+    );
+  });
+});
