@@ -26,8 +26,6 @@ export const unionOf = (rings: Point[][]): MultiPolygon =>
 export const intersectionOf = (a: MultiPolygon | Point[], b: MultiPolygon | Point[]): MultiPolygon =>
   open(intersection(asGeom(a), asGeom(b)));
 
-export const unionOfShapes = (a: MultiPolygon | Point[], b: MultiPolygon | Point[]): MultiPolygon => open(union(asGeom(a), asGeom(b)));
-
 function asGeom(x: MultiPolygon | Point[]): Geom {
   if (x.length === 0) return [];
   return typeof (x as Point[])[0]![0] === 'number' ? geom(x as Point[]) : (x as MultiPolygon).map((poly) => poly.map(closed));
