@@ -89,3 +89,11 @@ export async function migrate(database: Database): Promise<void> {
     await m.migrate(database.db as any, config);
   }
 }
+
+/** How many migrations the database has recorded (0 before the first `migrate`). */
+export async function appliedMigrations(database: Database): Promise<number> {
+  const exists = await database.execute(`select to_regclass('drizzle.__drizzle_migrations') is not null as present`);
+  if (!exists.rows[0]?.present) return 0;
+  const r = await database.execute('select count(*)::int as n from drizzle.__drizzle_migrations');
+  return Number(r.rows[0]?.n ?? 0);
+}

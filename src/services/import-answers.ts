@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { badInput } from '../domain/errors.ts';
 import type { Database, Queryable } from '../db/client.ts';
 import { ANSWER_STATUSES, answers, puzzles, rubrics, runs, TASK_KINDS, type AnswerStatus, type TaskKind } from '../db/schema.ts';
+import { scoreOne } from './assemblies.ts';
 import { locatedError, parseJsonl, parseLocated, type ImportFile, type Located } from './import-parse.ts';
 
 /**
@@ -45,12 +46,16 @@ export interface AnswerDefaults {
   effort?: string;
   tags?: string[];
   task?: TaskKind;
+  /** Score the new assemble answers against their puzzles in the same transaction (default true). */
+  score?: boolean;
 }
 
 export interface AnswerImportResult {
   runs: Array<{ name: string; model: string; created: boolean; imported: number; unchanged: number }>;
   imported: number;
   unchanged: number;
+  /** Assemble answers scored into assembly_scores by this import. */
+  scored: number;
   /** The database id of every row's answer (new or already stored), in file order. */
   answerIds: number[];
 }
@@ -115,7 +120,7 @@ export function parseAnswerRows(file: ImportFile, defaults: AnswerDefaults = {})
 export async function storeAnswers(tx: Queryable, prepared: Prepared[], defaults: AnswerDefaults): Promise<AnswerImportResult> {
   const puzzleIds = await idsBySlug(tx, puzzles, [...new Set(prepared.flatMap((p) => (p.row.puzzle ? [p.row.puzzle] : [])))]);
   const rubricIds = await idsBySlug(tx, rubrics, [...new Set(prepared.flatMap((p) => (p.row.rubric ? [p.row.rubric] : [])))]);
-  const result: AnswerImportResult = { runs: [], imported: 0, unchanged: 0, answerIds: [] };
+  const result: AnswerImportResult = { runs: [], imported: 0, unchanged: 0, scored: 0, answerIds: [] };
   const runIds = new Map<string, { id: number; model: string; entry: AnswerImportResult['runs'][number] }>();
 
   for (const p of prepared) {
@@ -172,6 +177,10 @@ export async function storeAnswers(tx: Queryable, prepared: Prepared[], defaults
     }
     const [inserted] = await tx.insert(answers).values(values).returning({ id: answers.id });
     result.answerIds.push(inserted!.id);
+    if (p.task === 'assemble' && defaults.score !== false) {
+      await scoreOne(tx, inserted!.id);
+      result.scored++;
+    }
     run.entry.imported++;
     result.imported++;
   }

@@ -3,8 +3,6 @@ import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import type { Database } from '../db/client.ts';
 import { puzzles, rubrics, runs } from '../db/schema.ts';
-import { badInput } from '../domain/errors.ts';
-import { scoreOne } from './assemblies.ts';
 import { parseAnswerRows, storeAnswers } from './import-answers.ts';
 import { parseJsonl, parseLocated } from './import-parse.ts';
 import { iiwAnswerRow, iiwRubric, IiwRowSchema } from './iiw.ts';
@@ -60,16 +58,10 @@ export async function seedExamples(database: Database, opts: { dir?: string } = 
     result.puzzles = (await storePuzzles(tx, puzzleList)).created;
     const runNames = new Set<string>();
     for (const rows of prepared) {
-      const stored = await storeAnswers(tx, rows, {});
+      const stored = await storeAnswers(tx, rows, { score: true });
       stored.runs.forEach((r) => runNames.add(r.name));
       result.answers += stored.imported;
-      for (const [i, p] of rows.entries()) {
-        if (p.task !== 'assemble') continue;
-        const id = stored.answerIds[i];
-        if (id === undefined) throw badInput(`${p.loc.file}:${p.loc.line}: example answer was not stored`);
-        await scoreOne(tx, id);
-        result.assemblyScores++;
-      }
+      result.assemblyScores += stored.scored;
     }
     result.runs = runNames.size;
     return result;

@@ -1,0 +1,145 @@
+import type { Command, CommandContext } from '../command.ts';
+import type { Database } from '../../db/client.ts';
+import { badInput } from '../../domain/errors.ts';
+import { table } from '../table.ts';
+
+/**
+ * `assay import …`: load files into the configured database (migrating it first). Every import is one
+ * transaction: a bad line or field is reported as "file:line: field: problem" (exit 2) and nothing is
+ * written.
+ */
+
+async function withDatabase<T>(fn: (database: Database) => Promise<T>): Promise<T> {
+  const { loadConfig, openConfiguredDatabase } = await import('../../config.ts');
+  const { migrate } = await import('../../db/client.ts');
+  const database = await openConfiguredDatabase(loadConfig(process.env));
+  try {
+    await migrate(database);
+    return await fn(database);
+  } finally {
+    await database.close();
+  }
+}
+
+function needPaths(ctx: CommandContext, what: string): string[] {
+  if (ctx.positionals.length === 0) throw badInput(`missing ${what} (a file or a directory)`);
+  return ctx.positionals;
+}
+
+function oneFile(ctx: CommandContext, what: string): string {
+  if (ctx.positionals.length !== 1) throw badInput(`expected exactly one ${what} file, got ${ctx.positionals.length}`);
+  return ctx.positionals[0]!;
+}
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+
+const rubricsCmd: Command = {
+  path: ['import', 'rubrics'],
+  summary: 'Import rubric files (YAML/JSON, or JSONL of rubrics); edited rubrics become new versions',
+  usage: 'DIR|FILE...',
+  options: {},
+  positionals: true,
+  async run(ctx) {
+    const { readImportFiles, RUBRIC_FILES } = await import('../../services/imports.ts');
+    const files = needPaths(ctx, 'rubric path').flatMap((p) => readImportFiles(p, RUBRIC_FILES));
+    const { importRubrics } = await import('../../services/rubrics.ts');
+    const r = await withDatabase((db) => importRubrics(db, files));
+    const text = [
+      table(['rubric', 'version', 'outcome'], r.rubrics.map((x) => [x.slug, x.version, x.outcome])),
+      '',
+      `${r.created} created, ${r.versioned} new versions, ${r.unchanged} unchanged`,
+    ].join('\n');
+    return { json: r, text };
+  },
+};
+
+const puzzlesCmd: Command = {
+  path: ['import', 'puzzles'],
+  summary: 'Import puzzles: grid truth {rows, cols, layout, edges?} plus id, picture, sizeBucket, rubric',
+  usage: 'DIR|FILE...',
+  options: {},
+  positionals: true,
+  async run(ctx) {
+    const { readImportFiles, PUZZLE_FILES } = await import('../../services/imports.ts');
+    const files = needPaths(ctx, 'puzzle path').flatMap((p) => readImportFiles(p, PUZZLE_FILES));
+    const { importPuzzles } = await import('../../services/puzzles.ts');
+    const r = await withDatabase((db) => importPuzzles(db, files));
+    return { json: r, text: `${r.created} created, ${r.updated} updated, ${r.unchanged} unchanged` };
+  },
+};
+
+const TASKS = ['describe', 'assemble', 'describe-then-solve', 'choice'] as const;
+
+const answersCmd: Command = {
+  path: ['import', 'answers'],
+  summary: 'Import a run of answers (JSONL); assemble answers are scored against their puzzles',
+  usage: 'RUN.jsonl [--run NAME] [--model M] [--effort E] [--tag T]... [--task KIND] [--no-score]',
+  options: {
+    run: { type: 'string' },
+    model: { type: 'string' },
+    effort: { type: 'string' },
+    tag: { type: 'string', multiple: true },
+    task: { type: 'string' },
+    'no-score': { type: 'boolean' },
+  },
+  positionals: true,
+  async run(ctx) {
+    const path = oneFile(ctx, 'answers');
+    const task = str(ctx.values.task);
+    if (task !== undefined && !(TASKS as readonly string[]).includes(task)) throw badInput(`--task must be one of ${TASKS.join('|')}, got '${task}'`);
+    const { readImportFiles } = await import('../../services/imports.ts');
+    const [file] = readImportFiles(path, /./);
+    const { importAnswersJsonl } = await import('../../services/answers.ts');
+    const tags = Array.isArray(ctx.values.tag) ? ctx.values.tag.map(String) : undefined;
+    const r = await withDatabase((db) =>
+      importAnswersJsonl(db, file!, {
+        run: str(ctx.values.run),
+        model: str(ctx.values.model),
+        effort: str(ctx.values.effort),
+        tags,
+        task: task as (typeof TASKS)[number] | undefined,
+        score: ctx.values['no-score'] !== true,
+      }),
+    );
+    const { answerIds, ...doc } = r;
+    const text = [
+      table(['run', 'model', 'new run', 'imported', 'unchanged'], r.runs.map((x) => [x.name, x.model, x.created ? 'yes' : 'no', x.imported, x.unchanged])),
+      '',
+      `${r.imported} answers imported, ${r.unchanged} unchanged, ${r.scored} assemblies scored`,
+    ].join('\n');
+    return { json: doc, text };
+  },
+};
+
+const labelsCmd: Command = {
+  path: ['import', 'labels'],
+  summary: 'Import labels (JSONL or CSV): answer, run?, item?, rater, kind?, label; re-imports replace',
+  usage: 'FILE [--run NAME]',
+  options: { run: { type: 'string' } },
+  positionals: true,
+  async run(ctx) {
+    const path = oneFile(ctx, 'labels');
+    const { readImportFiles } = await import('../../services/imports.ts');
+    const [file] = readImportFiles(path, /./);
+    const { importLabels } = await import('../../services/labels.ts');
+    const r = await withDatabase((db) => importLabels(db, file!, { run: str(ctx.values.run) }));
+    return { json: r, text: `${r.inserted} labels added, ${r.updated} replaced` };
+  },
+};
+
+const examplesCmd: Command = {
+  path: ['import', 'examples'],
+  summary: 'Load the bundled examples (what npm start seeds) into an empty database',
+  usage: '',
+  options: {},
+  async run() {
+    const { seedExamples } = await import('../../services/seed.ts');
+    const r = await withDatabase((db) => seedExamples(db));
+    const text = r.seeded
+      ? `seeded ${r.rubrics} rubrics, ${r.puzzles} puzzles, ${r.runs} runs, ${r.answers} answers, ${r.assemblyScores} assembly scores`
+      : 'the database is not empty: nothing seeded';
+    return { json: r, text };
+  },
+};
+
+export default [rubricsCmd, puzzlesCmd, answersCmd, labelsCmd, examplesCmd];
