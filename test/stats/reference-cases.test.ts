@@ -12,6 +12,7 @@ interface ReferenceCase {
   name: string;
   statistic: string;
   source: string;
+  params: Record<string, any>;
   input: Record<string, any>;
   expected: Record<string, number | number[]>;
   tolerance: Record<string, number>;
@@ -50,7 +51,7 @@ const HANDLERS: Record<string, (c: ReferenceCase) => Computed> = {
     Object.fromEntries(
       (['nominal', 'ordinal', 'interval', 'ratio'] as AlphaLevel[]).map((level) => [level, krippendorffAlpha(c.input.reliability_data_observers_x_units, level).alpha]),
     ),
-  wilson_score_interval: (c) => ({ ci: wilson(c.input.count, c.input.nobs, 1 - (c.params as any).alpha).ci }),
+  wilson_score_interval: (c) => ({ ci: wilson(c.input.count, c.input.nobs, 1 - c.params.alpha).ci }),
   pearson_r: (c) => {
     const r = pearson(c.input.x, c.input.y);
     return { r: r.r, p_two_sided: r.p };

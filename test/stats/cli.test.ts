@@ -1,0 +1,217 @@
+import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.ts';
+
+/** `assay stats …` through the real binary: output keys of design §3, exit 2 with one line naming the file. */
+
+// Each run starts a Node process; on a loaded machine that takes seconds, hence the generous timeout.
+const T = 120_000;
+const dir = mkdtempSync(join(tmpdir(), 'assay-stats-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const file = (name: string, content: unknown) => {
+  const path = join(dir, name);
+  writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content));
+  return path;
+};
+
+// SAS / statsmodels table [[0,4,1],[0,8,0],[0,1,5]] as label arrays.
+const sasA = [...Array(5).fill(0), ...Array(8).fill(1), ...Array(6).fill(2)];
+const sasB = [1, 1, 1, 1, 2, ...Array(8).fill(1), 1, 2, 2, 2, 2, 2];
+const A = file('a.json', sasA);
+const B = file('b.json', sasB);
+
+function expectBadInput(args: string[], pattern: RegExp) {
+  const r = runCli(args);
+  expect(r.code, r.stderr).toBe(2);
+  expect(r.stdout).toBe('');
+  const lines = r.stderr.trim().split('\n');
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toMatch(pattern);
+}
+
+describe('assay stats kappa', () => {
+  it('prints kappa, SE, CI, agreement, n and categories (SAS: 0.4842, ASE 0.1380, CI 0.2137–0.7547)', () => {
+    const r = runCli(['stats', 'kappa', '--a', A, '--b', B, '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const j = r.json();
+    expect(Object.keys(j)).toEqual(['kappa', 'se', 'ci', 'agreement', 'n', 'categories', 'method', 'weights']);
+    expect(j.kappa).toBeCloseTo(0.4842, 4);
+    expect(j.se).toBeCloseTo(0.138, 4);
+    expect(j.ci[0]).toBeCloseTo(0.2137, 4);
+    expect(j.ci[1]).toBeCloseTo(0.7547, 4);
+    expect(j.agreement).toBeCloseTo(13 / 19, 12);
+    expect([j.n, j.categories, j.method, j.weights]).toEqual([19, [0, 1, 2], 'cohen', 'none']);
+  }, T);
+  it('weights, methods, a category file and CSV input', () => {
+    expect(runCli(['stats', 'kappa', '--a', A, '--b', B, '--weights', 'linear', '--json']).json().kappa).toBeCloseTo(0.4701, 4);
+    const gwet = runCli(['stats', 'kappa', '--a', A, '--b', B, '--method', 'gwet', '--json']).json();
+    expect(gwet.method).toBe('gwet');
+    const csvA = file('a.csv', sasA.join('\n') + '\n');
+    const csvB = file('b.csv', sasB.join('\r\n'));
+    expect(runCli(['stats', 'kappa', '--a', csvA, '--b', csvB, '--json']).json().kappa).toBeCloseTo(0.4842, 4);
+    const cats = file('cats.json', [2, 1, 0]);
+    const reordered = runCli(['stats', 'kappa', '--a', A, '--b', B, '--categories', cats, '--weights', 'linear', '--json']).json();
+    expect(reordered.categories).toEqual([2, 1, 0]);
+    expect(reordered.kappa).toBeCloseTo(0.4701, 4); // reversing the order keeps |i − j|
+  }, T);
+  it('readable output without --json', () => {
+    const r = runCli(['stats', 'kappa', '--a', A, '--b', B]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/Cohen's kappa\s+0\.4842/);
+    expect(r.stdout).toMatch(/95% CI\s+\[0\.2137, 0\.7547\]/);
+  }, T);
+  it('undefined kappa is null with a reason, exit 0', () => {
+    const same = file('same.json', ['x', 'x', 'x']);
+    const r = runCli(['stats', 'kappa', '--a', same, '--b', same, '--json']);
+    expect(r.code).toBe(0);
+    expect(r.json()).toMatchObject({ kappa: null, se: null, ci: null, agreement: 1, n: 3 });
+    expect(r.json().reason).toMatch(/chance agreement is 1/);
+  }, T);
+  const cases: [string, () => string[], RegExp][] = [
+    ['different lengths', () => ['--a', A, '--b', file('short.json', [1, 2])], /--a .*a\.json has 19 labels but --b .*short\.json has 2/],
+    ['empty file', () => ['--a', file('empty.json', ''), '--b', B], /--a .*empty\.json: empty file/],
+    ['empty array', () => ['--a', file('emptyarr.json', []), '--b', B], /emptyarr\.json: empty/],
+    ['not an array', () => ['--a', file('obj.json', { a: 1 }), '--b', B], /obj\.json: expected a JSON array/],
+    ['missing label', () => ['--a', file('nulls.json', [1, null]), '--b', file('two.json', [1, 2])], /nulls\.json: value 2 is missing/],
+    ['no such file', () => ['--a', join(dir, 'nope.json'), '--b', B], /nope\.json: no such file/],
+    ['unknown weights', () => ['--a', A, '--b', B, '--weights', 'cubic'], /--weights must be one of none\|linear\|quadratic/],
+    ['missing --b', () => ['--a', A], /missing required option --b/],
+    ['invalid JSON', () => ['--a', file('bad.json', '[1,'), '--b', B], /bad\.json: not valid JSON/],
+    ['two-column CSV', () => ['--a', file('wide.csv', '1,2\n3,4\n'), '--b', B], /wide\.csv: line 1 has 2 cells/],
+  ];
+  it.each(cases)('bad input exits 2 naming the file: %s', (_name, args, pattern) => expectBadInput(['stats', 'kappa', ...args()], pattern), T);
+});
+
+describe('assay stats fleiss', () => {
+  it('Wikipedia example: kappa 0.210 with SE, z, p and per-category kappas', () => {
+    const data = file('fleiss.json', [[0, 0, 0, 0, 14], [0, 2, 6, 4, 2], [0, 0, 3, 5, 6], [0, 3, 9, 2, 0], [2, 2, 8, 1, 1], [7, 7, 0, 0, 0], [3, 2, 6, 3, 0], [2, 5, 3, 2, 2], [6, 5, 2, 1, 0], [0, 2, 2, 3, 7]]);
+    const r = runCli(['stats', 'fleiss', '--data', data, '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const j = r.json();
+    expect(Object.keys(j).slice(0, 4)).toEqual(['kappa', 'se', 'z', 'p']);
+    expect(j.kappa).toBeCloseTo(0.21, 3);
+    expect(j.z).toBeCloseTo(j.kappa / j.se, 10);
+    expect(Object.keys(j.byCategory)).toEqual(['0', '1', '2', '3', '4']);
+  }, T);
+  it('ragged, non-numeric and unequal rater counts exit 2', () => {
+    expectBadInput(['stats', 'fleiss', '--data', file('ragged.json', [[1, 2], [3]])], /ragged\.json: row 2 has 1 values, row 1 has 2/);
+    expectBadInput(['stats', 'fleiss', '--data', file('text.json', [[1, 'x']])], /text\.json: row 1, column 2 is "x", expected a number/);
+    expectBadInput(['stats', 'fleiss', '--data', file('uneven.json', [[1, 2], [2, 2]])], /uneven\.json: counts: row 2 sums to 4 raters/);
+  }, T);
+});
+
+describe('assay stats alpha', () => {
+  const kripp = [
+    [1, 2, 3, 3, 2, 1, 4, 1, 2, null, null, null],
+    [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, null, 3],
+    [null, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, null],
+    [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, null],
+  ];
+  const expected: [string, number, string][] = [
+    ['nominal', 0.743, 'json'],
+    ['ordinal', 0.815, 'json'],
+    ['interval', 0.849, 'json'],
+    ['ratio', 0.797, 'json'],
+    ['nominal', 0.743, 'csv'],
+    ['interval', 0.849, 'csv'],
+  ];
+  it.each(expected)('Krippendorff 2011, %s level = %s, from %s (CSV: empty cells and NA are missing)', (level, value, kind) => {
+    const path =
+      kind === 'json'
+        ? file('k.json', kripp)
+        : file('k.csv', kripp.map((row) => row.map((v, i) => (v === null ? (i % 2 ? 'NA' : '') : v)).join(',')).join('\n'));
+    const r = runCli(['stats', 'alpha', '--data', path, '--level', level, '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const j = r.json();
+    expect(Object.keys(j).slice(0, 3)).toEqual(['alpha', 'level', 'units']);
+    expect(j.alpha).toBeCloseTo(value, 3);
+    expect([j.level, j.units]).toEqual([level, 12]);
+  }, T);
+  it('unknown level, missing level, text at the interval level and ragged rows exit 2', () => {
+    const json = file('k2.json', kripp);
+    expectBadInput(['stats', 'alpha', '--data', json, '--level', 'cardinal'], /--level must be one of nominal\|ordinal\|interval\|ratio/);
+    expectBadInput(['stats', 'alpha', '--data', json], /missing required option --level/);
+    expectBadInput(['stats', 'alpha', '--data', file('words.json', [['a', 'b'], ['a', 'c']]), '--level', 'interval'], /words\.json: .*needs numbers/);
+    expectBadInput(['stats', 'alpha', '--data', file('ragged.csv', '1,2,3\n1,2\n'), '--level', 'nominal'], /ragged\.csv: row 2 has 2 values/);
+  }, T);
+});
+
+describe('assay stats wilson', () => {
+  it('18/20 → R binom.confint wilson [0.6989664, 0.9721335]', () => {
+    const r = runCli(['stats', 'wilson', '--successes', '18', '--trials', '20', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const j = r.json();
+    expect(Object.keys(j).slice(0, 2)).toEqual(['estimate', 'ci']);
+    expect(j.estimate).toBe(0.9);
+    expect(j.ci[0]).toBeCloseTo(0.6989663547715128, 6);
+    expect(j.ci[1]).toBeCloseTo(0.972133518786232, 6);
+    const wider = runCli(['stats', 'wilson', '--successes', '18', '--trials', '20', '--confidence', '0.99', '--json']).json();
+    expect(wider.ci[0]).toBeLessThan(j.ci[0]);
+  }, T);
+  it('successes > trials, fractions and bad confidence exit 2', () => {
+    expectBadInput(['stats', 'wilson', '--successes', '21', '--trials', '20'], /--successes 21 cannot exceed --trials 20/);
+    expectBadInput(['stats', 'wilson', '--successes', '1.5', '--trials', '20'], /--successes must be a whole number/);
+    expectBadInput(['stats', 'wilson', '--successes', '1', '--trials', '20', '--confidence', '95'], /--confidence must be ≤/);
+    expectBadInput(['stats', 'wilson', '--trials', '20'], /missing required option --successes/);
+  }, T);
+});
+
+describe('assay stats corr', () => {
+  const x = file('x.json', [44.4, 45.9, 41.9, 53.3, 44.7, 44.1, 50.7, 45.2, 60.1]);
+  const y = file('y.json', [2.6, 3.1, 2.5, 5.0, 3.6, 4.0, 5.2, 2.8, 3.8]);
+  it('Pearson with a Fisher-z CI (R cor.test: 0.5711816, p 0.1082, CI −0.1497426 to 0.8955795); Spearman and Kendall without', () => {
+    const p = runCli(['stats', 'corr', '--x', x, '--y', y, '--method', 'pearson', '--json']).json();
+    expect(Object.keys(p).slice(0, 4)).toEqual(['r', 'p', 'n', 'ci']);
+    expect(p.r).toBeCloseTo(0.5711816, 7);
+    expect(p.p).toBeCloseTo(0.1082, 4);
+    expect(p.ci[0]).toBeCloseTo(-0.1497426, 7);
+    expect(p.ci[1]).toBeCloseTo(0.8955795, 7);
+    const s = runCli(['stats', 'corr', '--x', x, '--y', y, '--method', 'spearman', '--json']).json();
+    expect(s.r).toBeCloseTo(0.6, 12);
+    expect(s).not.toHaveProperty('ci');
+    const k = runCli(['stats', 'corr', '--x', x, '--y', y, '--method', 'kendall', '--json']).json();
+    expect(k.r).toBeCloseTo(4 / 9, 12);
+  }, T);
+  it('different lengths, text and unknown methods exit 2', () => {
+    expectBadInput(['stats', 'corr', '--x', x, '--y', file('y2.json', [1, 2]), '--method', 'pearson'], /--x .*x\.json has 9 values but --y .*y2\.json has 2/);
+    expectBadInput(['stats', 'corr', '--x', x, '--y', file('yt.json', [1, 2, 3, 'four', 5, 6, 7, 8, 9]), '--method', 'pearson'], /yt\.json: value 4 is "four", expected a number/);
+    expectBadInput(['stats', 'corr', '--x', x, '--y', y, '--method', 'cosine'], /--method must be one of pearson\|spearman\|kendall/);
+  }, T);
+});
+
+describe('assay stats mcnemar', () => {
+  it('R mcnemar.test: 16.818 (p 4.115e-05); --no-correction 17.356; --exact', () => {
+    const r = runCli(['stats', 'mcnemar', '--b', '150', '--c', '86', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const j = r.json();
+    expect(Object.keys(j).slice(0, 2)).toEqual(['statistic', 'p']);
+    expect(j.statistic).toBeCloseTo(16.818, 3);
+    expect(j.p).toBeCloseTo(4.114562e-5, 10);
+    expect(runCli(['stats', 'mcnemar', '--b', '150', '--c', '86', '--no-correction', '--json']).json().statistic).toBeCloseTo(17.356, 3);
+    const exact = runCli(['stats', 'mcnemar', '--b', '1', '--c', '5', '--exact', '--json']).json();
+    expect(exact.p).toBeCloseTo(14 / 64, 14);
+  }, T);
+  it('negative counts exit 2', () => {
+    expectBadInput(['stats', 'mcnemar', '--b=-1', '--c', '3'], /--b must be ≥ 0/);
+  }, T);
+});
+
+describe('assay stats icc', () => {
+  it('Shrout & Fleiss data: the six forms with F, p and CIs', () => {
+    const data = file('sf.csv', '9,2,5,8\n6,1,3,2\n8,4,6,8\n7,1,2,6\n10,5,6,9\n6,2,4,7\n');
+    const r = runCli(['stats', 'icc', '--data', data, '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const j = r.json();
+    expect(j.ICC1.value).toBeCloseTo(0.166, 3);
+    expect(j.ICC3k.value).toBeCloseTo(0.909, 3);
+    expect(j.ICC2.ci[0]).toBeCloseTo(0.019, 3);
+    expect([j.subjects, j.raters]).toEqual([6, 4]);
+    const text = runCli(['stats', 'icc', '--data', data]).stdout;
+    expect(text).toMatch(/ICC3k\s+0\.9093/);
+  }, T);
+  it('missing cells exit 2 naming the file', () => {
+    expectBadInput(['stats', 'icc', '--data', file('gap.csv', '1,2\n3,\n')], /gap\.csv: row 2, column 2 is missing, expected a number/);
+  }, T);
+});
