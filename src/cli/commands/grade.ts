@@ -1,0 +1,109 @@
+import { existsSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import type { Command } from '../command.ts';
+import { choiceFlag, readStructured, readText, requireFlag } from '../io.ts';
+import { keyValues, table } from '../table.ts';
+import type { StoredGrade } from '../../services/grading.ts';
+
+/**
+ * `assay grade`: one answer, one judge, stored in the database (ASSAY_DATA_DIR or DATABASE_URL).
+ * Exit 0 when the grade is ok, 1 when the judge failed (the report, with its status and reason, is
+ * still printed and stored), 2 on bad input.
+ */
+
+const num = (x: number | null): string => (x === null ? '—' : x.toFixed(4));
+
+function render(g: StoredGrade): string {
+  const u = g.usage;
+  const lines: string[] = [];
+  if (g.judge.baseline) lines.push(`NOTE: ${g.judge.note} — scores are a floor, not a judgement.`, '');
+  lines.push(
+    `${g.rubric.id} v${g.rubric.version}, answer ${g.answerId}, judge ${g.judge.id} (${g.judge.provider} ${g.judge.model})`,
+    '',
+    keyValues([
+      ['status', g.status + (g.meta.reason ? ` — ${String(g.meta.reason)}` : '')],
+      ['completeness', num(g.completeness)],
+      ['correctness', num(g.correctness)],
+      ['f1', num(g.f1)],
+      ...(typeof g.meta.label === 'string' ? ([['label', `${g.meta.label} — ${String(g.meta.rationale)}`]] as Array<[string, string]>) : []),
+      ['calls', `${u.calls}${u.cached ? ' (cached verdict, no provider call)' : ''}`],
+      ['tokens', `input ${u.input}, output ${u.output}, cache read ${u.cacheRead}, cache write ${u.cacheWrite}`],
+      ['cost', u.costUsd === null ? 'unknown (model not in judges/prices.yaml)' : `$${u.costUsd.toFixed(6)}`],
+    ]),
+  );
+  if (g.items.length) {
+    lines.push('', table(['item', 'weight', 'verdict', 'points', 'evidence'], g.items.map((i) => [i.id, i.weight, i.verdict, i.points, i.evidence.slice(0, 60)]), 2));
+  }
+  if (g.claims.length) lines.push('', table(['claim', 'verdict'], g.claims.map((c) => [c.text.slice(0, 90), c.verdict])));
+  return lines.join('\n');
+}
+
+const grade: Command = {
+  path: ['grade'],
+  summary: 'Grade one answer with a judge (stored in the database); the lexical baseline when no key is set',
+  usage: '--rubric R.yaml|SLUG --answer A.txt|ANSWER_ID [--judge ID|FILE] [--image P] [--run NAME] [--unverifiable count|exclude]',
+  options: {
+    rubric: { type: 'string' },
+    answer: { type: 'string' },
+    judge: { type: 'string' },
+    image: { type: 'string' },
+    run: { type: 'string' },
+    unverifiable: { type: 'string' },
+  },
+  async run({ values }) {
+    const rubricRef = requireFlag(values, 'rubric');
+    const answerRef = requireFlag(values, 'answer');
+    const policy = choiceFlag(values, 'unverifiable', ['count', 'exclude'] as const, 'count');
+    const { badInput } = await import('../../domain/errors.ts');
+    const { parseRubric } = await import('../../scoring/description/rubric.ts');
+    const { loadJudge } = await import('../../judges/config.ts');
+    const { loadImage } = await import('../../judges/image.ts');
+    const { loadConfig, openConfiguredDatabase } = await import('../../config.ts');
+
+    // Everything the user named is read and checked before the database is opened: bad input writes nothing.
+    const config = loadConfig(process.env);
+    const keys = { anthropicApiKey: config.anthropicApiKey, openaiApiKey: config.openaiApiKey, openaiBaseUrl: config.openaiBaseUrl };
+    const { defaultJudgeRef } = await import('../../services/grading.ts');
+    const judge = loadJudge(typeof values.judge === 'string' ? values.judge : defaultJudgeRef(keys));
+    const rubricIsFile = existsSync(rubricRef);
+    const rubric = rubricIsFile ? parseRubric(readStructured(rubricRef, 'rubric'), `rubric ${rubricRef}`) : { slug: rubricRef };
+    if (!rubricIsFile && /[\\/]|\.(ya?ml|json)$/i.test(rubricRef)) throw badInput(`rubric ${rubricRef}: no such file`);
+    let answer: { id: number } | { text: string; run?: string };
+    if (existsSync(answerRef)) answer = { text: readText(answerRef, 'answer'), ...(typeof values.run === 'string' ? { run: values.run } : {}) };
+    else if (/^\d+$/.test(answerRef)) answer = { id: Number(answerRef) };
+    else throw badInput(`answer ${answerRef}: no such file (nor a stored answer id)`);
+    let imagePath = typeof values.image === 'string' ? values.image : undefined;
+    if (!imagePath && rubricIsFile && 'image' in rubric && rubric.image) {
+      const candidate = resolve(dirname(rubricRef), rubric.image);
+      if (existsSync(candidate)) imagePath = candidate;
+    }
+    const image = imagePath ? loadImage(imagePath) : undefined;
+    // A judge that cannot be built (no key) is bad input too, found before the database is touched.
+    const { createAdapter } = await import('../../judges/adapters/index.ts');
+    const adapter = await createAdapter(judge, keys);
+
+    const { migrate } = await import('../../db/client.ts');
+    const { gradeAnswer } = await import('../../services/grading.ts');
+    const database = await openConfiguredDatabase(config);
+    try {
+      await migrate(database);
+      const g = await gradeAnswer(database, { judge, keys, adapter, rubric, answer, unverifiable: policy, ...(image ? { image } : {}) });
+      const json = {
+        status: g.status,
+        completeness: g.completeness,
+        correctness: g.correctness,
+        f1: g.f1,
+        items: g.items,
+        claims: g.claims,
+        meta: { ...g.meta, gradeId: g.gradeId, answerId: g.answerId, rubric: g.rubric },
+        usage: g.usage,
+        judge: g.judge,
+      };
+      return { json, text: render(g), exitCode: g.status === 'ok' ? 0 : 1 };
+    } finally {
+      await database.close();
+    }
+  },
+};
+
+export default grade;

@@ -1,0 +1,50 @@
+import type { Rubric } from '../domain/rubric.ts';
+import { VERDICT_POINTS } from '../domain/verdicts.ts';
+import { scoreDescription, type UnverifiablePolicy } from '../scoring/description/score.ts';
+import type { RubricOutput, ReferenceMatchOutput } from './contract.ts';
+import type { GradeStatus, JudgeIdentity, JudgeOutcome } from './engine.ts';
+
+/**
+ * A judge outcome as the grade report of `assay grade --json`, POST /grades and the grades row.
+ * The three scores are null whenever status is not ok: a failed call never produces a number.
+ */
+
+export interface GradeReport {
+  status: GradeStatus;
+  completeness: number | null;
+  correctness: number | null;
+  f1: number | null;
+  items: Array<{ id: string; weight: number; verdict: string; evidence: string; points: number }>;
+  claims: Array<{ text: string; verdict: string }>;
+  /** Scored meta (orientation, grid, pieceCount), the failure reason, the reference-match label, hashes. */
+  meta: Record<string, unknown>;
+  usage: { calls: number; cached: boolean; input: number; output: number; cacheRead: number; cacheWrite: number; costUsd: number | null; latencyMs: number };
+  judge: JudgeIdentity;
+}
+
+export function buildReport(rubric: Rubric, answer: string, o: JudgeOutcome, opts: { unverifiable?: UnverifiablePolicy } = {}): GradeReport {
+  const usage = { calls: o.calls, cached: o.cached, ...o.usage, costUsd: o.costUsd, latencyMs: o.latencyMs };
+  const meta: Record<string, unknown> = { reason: o.reason, promptHash: o.promptHash, cacheKey: o.cacheKey, neutralised: o.neutralised };
+  if (o.stopRun) meta.stopRun = true;
+  const empty = { completeness: null, correctness: null, f1: null, items: [], claims: [] };
+  if (o.status !== 'ok' || !o.output) return { status: o.status, ...empty, meta, usage, judge: o.judge };
+
+  if ('label' in o.output) {
+    const rm = o.output as ReferenceMatchOutput;
+    return { status: 'ok', ...empty, meta: { ...meta, label: rm.label, rationale: rm.rationale }, usage, judge: o.judge };
+  }
+  const out = o.output as RubricOutput;
+  const score = scoreDescription(rubric, { items: out.items.map(({ id, verdict }) => ({ id, verdict })), claims: out.claims }, { answer, ...(opts.unverifiable ? { unverifiable: opts.unverifiable } : {}) });
+  const evidence = new Map(out.items.map((i) => [i.id, i.evidence]));
+  return {
+    status: 'ok',
+    completeness: score.completeness,
+    correctness: score.correctness,
+    f1: score.f1,
+    items: score.items.map((it) => ({ id: it.id, weight: it.weight, verdict: it.verdict, evidence: evidence.get(it.id) ?? '', points: it.weight * VERDICT_POINTS[it.verdict] })),
+    claims: out.claims.map((c) => ({ text: c.text, verdict: c.verdict })),
+    meta: { ...meta, ...(score.meta ? score.meta : {}), points: score.points, claimCounts: score.claims },
+    usage,
+    judge: o.judge,
+  };
+}

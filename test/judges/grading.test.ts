@@ -1,0 +1,86 @@
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { grades, judgeCache, labels, usageLedger } from '../../src/db/schema.ts';
+import { createGradingSession, gradeAnswer, loadCalibrationLabels } from '../../src/services/grading.ts';
+import { mulberry32 } from '../../src/stats/random.ts';
+import { type FakeProvider, startFakeProvider, type Step } from '../fake-provider/server.ts';
+import { describeDb } from '../helpers/db.ts';
+import { farmyard, farmyardAnswer, fullVerdicts } from './harness.ts';
+
+/** The grading service end to end: fake provider → real SDK → engine → grades, cache and ledger tables. */
+const keysFor = (fake: FakeProvider) => ({ anthropicApiKey: 'sk-ant', anthropicBaseUrl: fake.url, openaiApiKey: 'sk', openaiBaseUrl: fake.openaiBaseUrl });
+const quiet = { sleep: async () => {}, random: mulberry32(3) };
+
+describeDb('grading service', (ctx) => {
+  let fake: FakeProvider;
+  beforeAll(async () => {
+    fake = await startFakeProvider();
+  });
+  afterAll(async () => {
+    await fake.close();
+  });
+
+  it('grades the farmyard example end to end and stores 0.5814 / 0.7857 / 0.6683', async () => {
+    fake.setScript([{ kind: 'verdicts', output: fullVerdicts() }]);
+    const before = fake.calls.length;
+    const g = await gradeAnswer(ctx.database, { judge: 'claude', keys: keysFor(fake), engine: quiet, rubric: farmyard, answer: { text: farmyardAnswer, run: 'farmyard-e2e' } });
+    expect(fake.calls.length - before).toBe(1);
+    expect(g.status).toBe('ok');
+    expect(g.completeness!.toFixed(4)).toBe('0.5814');
+    expect(g.correctness!.toFixed(4)).toBe('0.7857');
+    expect(g.f1!.toFixed(4)).toBe('0.6683');
+    expect(g.items.find((i) => i.id === 'pasture-animals')).toEqual({ id: 'pasture-animals', weight: 2, verdict: 'partial', evidence: '', points: 1 });
+    expect(g.meta.orientation).toEqual({ stated: 'landscape', correct: true });
+    const [row] = await ctx.database.db.select().from(grades).where(eq(grades.id, g.gradeId));
+    expect(row!.status).toBe('ok');
+    expect(row!.completeness).toBeCloseTo(12.5 / 21.5, 12);
+    expect(row!.correctness).toBeCloseTo(11 / 14, 12);
+    expect(row!.promptHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(row!.items).toHaveLength(farmyard.items.length);
+    const ledger = await ctx.database.db.select().from(usageLedger).where(eq(usageLedger.answerId, g.answerId));
+    expect(ledger.map((l) => l.status)).toEqual(['ok']);
+    expect(ledger[0]!.inputTokens + ledger[0]!.cacheWriteTokens).toBeGreaterThan(0);
+
+    // A re-run is served from the database cache: no call, same scores, still one grade row.
+    const again = await gradeAnswer(ctx.database, { judge: 'claude', keys: keysFor(fake), engine: quiet, rubric: { slug: 'farmyard-54' }, answer: { id: g.answerId } });
+    expect(fake.calls.length - before).toBe(1);
+    expect(again.usage).toMatchObject({ calls: 0, cached: true });
+    expect(again.f1).toBe(g.f1);
+    expect(again.gradeId).toBe(g.gradeId);
+    expect(await ctx.database.db.select().from(grades).where(eq(grades.answerId, g.answerId))).toHaveLength(1);
+    expect((await ctx.database.db.select().from(judgeCache)).length).toBeGreaterThanOrEqual(1);
+  });
+
+  const faults: Array<[string, Step[], string, number]> = [
+    ['truncated', [{ kind: 'truncated', text: '{"items":[' }], 'truncated', 1],
+    ['refused', [{ kind: 'refusal', text: 'No.' }], 'refused', 1],
+    ['server errors', [{ kind: 'status', status: 500 }], 'provider_error', 2],
+    ['bad output twice', [{ kind: 'verdicts', output: { items: [], claims: [] } }], 'parse_failure', 2],
+    ['unauthorised', [{ kind: 'status', status: 401 }], 'provider_error', 1],
+  ];
+  it.each(faults)('stores %s as status %s with null scores after the expected calls', async (name, script, status, calls) => {
+    fake.setScript(script);
+    const before = fake.calls.length;
+    const session = await createGradingSession(ctx.database, { judge: 'gpt', keys: keysFor(fake), engine: quiet });
+    const judge = { ...session.engine.identity };
+    expect(judge.provider).toBe('openai');
+    const g = await session.grade({ rubric: farmyard, answer: { text: `${farmyardAnswer}\n(${name})`, run: 'faults' } });
+    expect(fake.calls.length - before).toBe(calls === 2 && status === 'provider_error' ? 4 : calls);
+    const [row] = await ctx.database.db.select().from(grades).where(eq(grades.id, g.gradeId));
+    expect(row!.status).toBe(status);
+    expect(row!.reason).toBeTruthy();
+    expect([row!.completeness, row!.correctness, row!.f1]).toEqual([null, null, null]);
+    expect([g.completeness, g.correctness, g.f1]).toEqual([null, null, null]);
+  });
+
+  it('loads a run\'s human labels and the judge\'s verdicts for calibration', async () => {
+    fake.setScript([{ kind: 'verdicts', output: fullVerdicts() }]);
+    const g = await gradeAnswer(ctx.database, { judge: 'claude', keys: keysFor(fake), engine: quiet, rubric: farmyard, answer: { text: farmyardAnswer, run: 'calib', externalId: 'a1' } });
+    await ctx.database.db.insert(labels).values({ answerId: g.answerId, itemKey: 'barn', annotator: 'ann', kind: 'human', label: 'partial' });
+    const rows = await loadCalibrationLabels(ctx.database, { run: 'calib', judge: 'claude' });
+    expect(rows).toContainEqual({ answer: 'a1', item: 'barn', model: 'unknown', rater: 'ann', kind: 'human', label: 'partial' });
+    expect(rows).toContainEqual({ answer: 'a1', item: 'barn', model: 'unknown', rater: 'claude', kind: 'judge', label: 'correct' });
+    expect(rows.filter((r) => r.kind === 'judge')).toHaveLength(farmyard.items.length);
+    await expect(loadCalibrationLabels(ctx.database, { run: 'nope', judge: 'claude' })).rejects.toThrow(/run 'nope' not found/);
+  });
+});
