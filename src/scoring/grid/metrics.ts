@@ -16,7 +16,7 @@ export interface GridScore {
   adjacency: number | null;
   /** null for 1×1, 1×2 and 2×1 grids (E ≤ 1). Range [(E − (R+C−2))/(E − 1), 1]; random ≈ 0. */
   proximity: number | null;
-  /** null when the truth has no edges. */
+  /** null when the truth has no edges or the grid has no internal edge (1×1). */
   shapeCompatibility: number | null;
   byPosition: { corner: number | null; edge: number | null; interior: number | null };
 }
@@ -128,9 +128,9 @@ function pairScores(ix: IndexedTruth, p: Placement | null) {
 /** Share of the predicted grid's internal edges, both cells filled, whose facing sides are tab–blank. */
 function shapeScore(ix: IndexedTruth, p: Placement | null): number | null {
   const edges = ix.edges;
-  if (!edges) return null;
-  if (!p) return 0;
   const { rows: R, cols: C } = ix;
+  if (!edges || R * C === 1) return null;
+  if (!p) return 0;
   const cells = p.cellPiece;
   const FITS = FIT; // a local: imported bindings compile to getter calls in this hot loop
   let fit = 0;
