@@ -31,22 +31,58 @@ export function indexOf(categories: readonly Label[], what = 'categories'): Map<
 }
 
 /**
- * Codes labels against an index; labels outside it get -1 (callers decide whether that means
- * "leave the pair out", as scikit-learn does with an explicit label list, or an error).
+ * Label → small integer, in first-seen order (or a fixed list). Rating data has a handful of categories,
+ * where comparing against each known label beats hashing; past SMALL labels a Map takes over.
  */
-export function encode(labels: readonly Label[], index: Map<Label, number>): Int32Array {
-  const out = new Int32Array(labels.length);
-  // Runs of equal labels are common in rating data; remembering the last one skips most hash lookups.
-  let last: Label | undefined;
-  let lastCode = -1;
-  for (let i = 0; i < labels.length; i++) {
-    const v = labels[i]!;
-    if (v !== last) {
-      last = v;
-      lastCode = index.get(v) ?? -1;
-    }
-    out[i] = lastCode;
+const SMALL = 16;
+
+export class LabelCoder {
+  readonly labels: Label[] = [];
+  private map: Map<Label, number> | null = null;
+  private last: Label | undefined;
+  private lastCode = -1;
+
+  constructor(
+    fixed?: readonly Label[],
+    private readonly grow = fixed === undefined,
+  ) {
+    if (fixed) for (const v of fixed) this.add(v);
   }
+
+  private add(v: Label): number {
+    const c = this.labels.length;
+    this.labels.push(v);
+    if (this.map) this.map.set(v, c);
+    else if (this.labels.length > SMALL) this.map = new Map(this.labels.map((l, i) => [l, i]));
+    return c;
+  }
+
+  /** The code of v; new labels are added when the coder grows, otherwise they get -1. */
+  code(v: Label): number {
+    if (v === this.last) return this.lastCode;
+    let c = -1;
+    if (this.map) c = this.map.get(v) ?? -1;
+    else {
+      const labels = this.labels;
+      for (let i = 0; i < labels.length; i++) {
+        if (labels[i] === v) {
+          c = i;
+          break;
+        }
+      }
+    }
+    if (c < 0 && this.grow) c = this.add(v);
+    this.last = v;
+    this.lastCode = c;
+    return c;
+  }
+}
+
+/** Codes labels against an index; labels outside it get -1. */
+export function encode(labels: readonly Label[], index: Map<Label, number>): Int32Array {
+  const coder = new LabelCoder([...index.keys()]);
+  const out = new Int32Array(labels.length);
+  for (let i = 0; i < labels.length; i++) out[i] = coder.code(labels[i]!);
   return out;
 }
 

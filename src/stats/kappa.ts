@@ -1,6 +1,6 @@
 import { badInput } from '../domain/errors.ts';
 import { countTable, type CountTable } from './agreement.ts';
-import { assertSameLength, sortedCategories } from './categories.ts';
+import { assertSameLength } from './categories.ts';
 import { twoSidedZ } from './normal.ts';
 import type { Interval, Label } from './types.ts';
 
@@ -64,9 +64,8 @@ interface Prepared {
 
 function prepare(a: readonly Label[], b: readonly Label[], opts: KappaOptions): Prepared {
   assertSameLength(a, b);
-  const categories = opts.categories ? [...opts.categories] : sortedCategories(a, b);
-  const table = countTable(a, b, categories);
-  const { k, n, counts } = table;
+  const table = countTable(a, b, opts.categories);
+  const { k, n, counts, categories } = table;
   const w = agreementWeights(k, opts.weights ?? 'none');
   const p = new Float64Array(k * k);
   const row = new Float64Array(k);

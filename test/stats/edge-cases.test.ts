@@ -38,6 +38,20 @@ describe('agreement and confusion matrix', () => {
       [0, 0, 0],
     ]);
   });
+  it('more categories than the fast table holds (40) still tally exactly', () => {
+    const a = Array.from({ length: 500 }, (_, i) => `c${(i * 7) % 40}`);
+    const b = Array.from({ length: 500 }, (_, i) => `c${(i * 11) % 40}`);
+    const { categories, matrix } = confusionMatrix(a, b);
+    expect(categories).toHaveLength(40);
+    expect(categories.slice(0, 3)).toEqual(['c0', 'c1', 'c10']);
+    for (let i = 0; i < 500; i += 37) {
+      const x = categories.indexOf(a[i]!);
+      const y = categories.indexOf(b[i]!);
+      const expected = a.filter((v, j) => v === a[i] && b[j] === b[i]).length;
+      expect(matrix[x]![y]).toBe(expected);
+    }
+    expect(matrix.flat().reduce((s, v) => s + v, 0)).toBe(500);
+  });
   it('different lengths are bad input', () => {
     expect(() => percentAgreement([1], [1, 2])).toThrow(badInput);
     expect(() => cohenKappa([1], [1, 2])).toThrow(/1 and 2 labels/);
