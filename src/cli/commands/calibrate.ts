@@ -20,13 +20,9 @@ async function labelsFromRun(_run: string): Promise<LabelSource> {
 
 /** Item weights from a rubric file (the answer roll-up then matches completeness exactly). */
 async function rubricWeights(path: string): Promise<Record<string, number>> {
-  const { RubricSchema } = await import('../../domain/rubric.ts');
-  const parsed = RubricSchema.safeParse(readStructured(path, 'rubric'));
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw badInput(`rubric ${path}: ${issue.path.join('.') || 'file'}: ${issue.message}`);
-  }
-  return Object.fromEntries(parsed.data.items.map((it) => [it.id, it.weight]));
+  const { parseRubric } = await import('../../scoring/description/rubric.ts');
+  const rubric = parseRubric(readStructured(path, 'rubric'), `rubric ${path}`);
+  return Object.fromEntries(rubric.items.map((it) => [it.id, it.weight]));
 }
 
 function scaleFlag(values: CommandContext['values']): LabelScale {
