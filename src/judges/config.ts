@@ -105,6 +105,12 @@ export function loadJudge(ref: string, dir = JUDGES_DIR): LoadedJudge {
   return parseJudgeConfig(raw, `judge ${path}`, dirname(path));
 }
 
+/** A judge by id in judges/ only — for requests from the network, which must never name a file. */
+export function loadJudgeById(id: string, dir = JUDGES_DIR): LoadedJudge {
+  if (!/^[A-Za-z0-9][A-Za-z0-9_-]*$/.test(id)) throw badInput(`judge ${id}: not a judge id`);
+  return loadJudge(id, dir);
+}
+
 /** Resolve a file named by a judge config: relative to the judge file first, then to judges/. */
 export function resolveJudgeFile(judge: LoadedJudge, file: string): string {
   if (isAbsolute(file)) return file;

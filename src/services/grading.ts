@@ -119,8 +119,10 @@ export async function createGradingSession(database: Database, o: SessionOptions
   });
 
   async function grade(req: GradeRequest): Promise<StoredGrade> {
-    const answer = await resolveAnswer(database, req);
-    const { rubric, versionId, version } = await resolveRubric(database, req, answer.rubric);
+    // Reads first: a stored answer names its rubric; answer text is stored only once the rubric resolved.
+    const stored = 'id' in req.answer ? await resolveAnswer(database, req) : null;
+    const { rubric, versionId, version } = await resolveRubric(database, req, stored?.rubric ?? null);
+    const answer = stored ?? (await resolveAnswer(database, req));
     const outcome = await engine.grade({ rubric, answer: answer.text, answerId: String(answer.id), ...(req.image ? { image: req.image } : {}) });
     const report = buildReport(rubric, answer.text, outcome, req.unverifiable ? { unverifiable: req.unverifiable } : {});
     const row = {

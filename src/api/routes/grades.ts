@@ -1,0 +1,72 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import { loadJudgeById } from '../../judges/config.ts';
+import { gradeAnswer, defaultJudgeRef } from '../../services/grading.ts';
+import { defineRoute, type Api } from '../define-route.ts';
+import { errorResponses, notFoundResponse } from '../schemas.ts';
+
+/**
+ * POST /api/grades: grade one answer with one judge and store it (one grade per answer × judge; a
+ * re-grade replaces it, and an unchanged one is served from the response cache at no cost). Judges are
+ * named by id in judges/ only — never by a file path from a request.
+ */
+
+const Id = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/).max(200);
+
+const GradeBody = z
+  .object({
+    answerId: z.number().int().positive().optional().openapi({ description: 'A stored answer' }),
+    answer: z.string().min(1).max(200_000).optional().openapi({ description: 'Or answer text (stored under `run`)' }),
+    run: z.string().min(1).max(200).optional().openapi({ description: 'Run for answer text (default "api")' }),
+    rubric: Id.optional().openapi({ description: "Stored rubric id (default: the answer's rubric)" }),
+    rubricVersion: z.number().int().positive().optional(),
+    judge: Id.optional().openapi({ description: 'Judge id in judges/ (default: claude, gpt, else the lexical baseline)' }),
+    unverifiable: z.enum(['count', 'exclude']).optional(),
+  })
+  .strict()
+  .refine((b) => (b.answerId === undefined) !== (b.answer === undefined), { message: 'give exactly one of answerId or answer' })
+  .openapi('GradeRequest');
+
+const Grade = z
+  .object({
+    gradeId: z.number().int(),
+    answerId: z.number().int(),
+    status: z.enum(['ok', 'truncated', 'refused', 'parse_failure', 'provider_error']),
+    completeness: z.number().nullable(),
+    correctness: z.number().nullable(),
+    f1: z.number().nullable(),
+    items: z.array(z.object({ id: z.string(), weight: z.number(), verdict: z.string(), evidence: z.string(), points: z.number() })),
+    claims: z.array(z.object({ text: z.string(), verdict: z.string() })),
+    meta: z.record(z.string(), z.unknown()),
+    usage: z.record(z.string(), z.unknown()),
+    judge: z.record(z.string(), z.unknown()),
+    rubric: z.object({ id: z.string(), version: z.number().int() }),
+  })
+  .openapi('Grade');
+
+export function registerGrades(api: Api): void {
+  const { database, config } = api.deps;
+  const keys = { anthropicApiKey: config.anthropicApiKey, openaiApiKey: config.openaiApiKey, openaiBaseUrl: config.openaiBaseUrl };
+
+  defineRoute(api, {
+    scope: 'write',
+    route: createRoute({
+      method: 'post',
+      path: '/api/grades',
+      tags: ['grades'],
+      summary: 'Grade one answer with a judge and store the grade; scores are null unless status is ok',
+      request: { body: { required: true, content: { 'application/json': { schema: GradeBody } } } },
+      responses: { 200: { description: 'The stored grade', content: { 'application/json': { schema: Grade } } }, ...errorResponses, ...notFoundResponse },
+    }),
+    handler: async (c) => {
+      const b = c.req.valid('json');
+      const g = await gradeAnswer(database, {
+        judge: loadJudgeById(b.judge ?? defaultJudgeRef(keys)),
+        keys,
+        ...(b.rubric ? { rubric: { slug: b.rubric, ...(b.rubricVersion ? { version: b.rubricVersion } : {}) } } : {}),
+        answer: b.answerId !== undefined ? { id: b.answerId } : { text: b.answer!, run: b.run ?? 'api' },
+        ...(b.unverifiable ? { unverifiable: b.unverifiable } : {}),
+      });
+      return c.json(g, 200);
+    },
+  });
+}
