@@ -1,6 +1,7 @@
 import type { LabelScale, NormalLabel } from '../../domain/labels.ts';
 import { bootstrapCI } from '../../stats/bootstrap.ts';
 import { krippendorffAlpha } from '../../stats/krippendorff.ts';
+import { POINT_LEVELS } from './compare.ts';
 import { alphaFromSums, clusterSums, sumAll, type SumsLevel } from './alpha-sums.ts';
 import type { AlphaStat, LabelTable } from './types.ts';
 
@@ -10,7 +11,7 @@ import type { AlphaStat, LabelTable } from './types.ts';
  * agree on what the answer earns.
  */
 const LEVEL: Readonly<Record<LabelScale, { level: SumsLevel; values: readonly (string | number)[] | null; cell(l: NormalLabel): string | number }>> = {
-  verdict: { level: 'ordinal', values: [0, 0.5, 1], cell: (l) => l.value },
+  verdict: { level: 'ordinal', values: POINT_LEVELS, cell: (l) => l.value },
   binary: { level: 'nominal', values: ['true', 'false'], cell: (l) => l.category },
   numeric: { level: 'interval', values: null, cell: (l) => l.value },
 };

@@ -5,7 +5,7 @@ import { pearson, spearman } from '../../stats/correlation.ts';
 import type { CorrelationStat, KappaStat, PairStats, RaterLabels } from './types.ts';
 
 /** Weighted kappa runs on verdict points; incorrect and missing both score 0 and merge into one level. */
-const POINT_LEVELS = [0, 0.5, 1] as const;
+export const POINT_LEVELS = [0, 0.5, 1] as const;
 
 function kappaStat(a: (string | number)[], b: (string | number)[], opts: Parameters<typeof cohenKappa>[2]): KappaStat {
   const k = cohenKappa(a, b, opts);
