@@ -14,12 +14,6 @@ export function compareLabels(x: Label, y: Label): number {
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
-export function sortedCategories(...lists: readonly (readonly (Label | null | undefined)[])[]): Label[] {
-  const seen = new Set<Label>();
-  for (const list of lists) for (const v of list) if (v !== null && v !== undefined) seen.add(v);
-  return [...seen].sort(compareLabels);
-}
-
 /** Index of each category; duplicate entries in an explicit list are a caller error. */
 export function indexOf(categories: readonly Label[], what = 'categories'): Map<Label, number> {
   const index = new Map<Label, number>();
@@ -76,14 +70,6 @@ export class LabelCoder {
     this.lastCode = c;
     return c;
   }
-}
-
-/** Codes labels against an index; labels outside it get -1. */
-export function encode(labels: readonly Label[], index: Map<Label, number>): Int32Array {
-  const coder = new LabelCoder([...index.keys()]);
-  const out = new Int32Array(labels.length);
-  for (let i = 0; i < labels.length; i++) out[i] = coder.code(labels[i]!);
-  return out;
 }
 
 export function assertSameLength(a: readonly unknown[], b: readonly unknown[], what = 'ratings'): void {

@@ -124,7 +124,7 @@ function tieSums(v: readonly number[]): [number, number, number] {
   return [a, b, c];
 }
 
-/** Concordant minus discordant pairs, and pairs tied in both. O(n²); fine for rating-sized samples. */
+/** S = concordant − discordant pairs. O(n²): about a second at n = 30,000, fine for rating data. */
 function pairCounts(x: readonly number[], y: readonly number[]): { s: number } {
   let s = 0;
   const n = x.length;

@@ -150,7 +150,7 @@ export function krippendorffAlpha(
     observed += (2 * s) / (m - 1);
   });
 
-  const expected = expectedDisagreement(level, marg, cum, numeric, n, delta);
+  const expected = expectedDisagreement(level, marg, numeric, n, delta);
   if (!(expected > 0)) return { alpha: null, ...result, reason: 'all pairable values are the same, so expected disagreement is 0 and alpha is 0/0' };
   return { alpha: 1 - ((n - 1) * observed) / expected, ...result };
 }
@@ -159,7 +159,6 @@ export function krippendorffAlpha(
 function expectedDisagreement(
   level: AlphaLevel,
   marg: Float64Array,
-  _cum: Float64Array,
   numeric: readonly number[],
   n: number,
   delta: (c: number, k: number) => number,

@@ -41,6 +41,9 @@ function naming<T>(what: string, fn: () => T): T {
 
 const fmtCi = (ci: [number, number] | null | undefined): string => (ci ? `[${ci[0].toFixed(4)}, ${ci[1].toFixed(4)}]` : '—');
 
+/** p-values below 1e-4 in scientific notation, so a tiny p never prints as 0.0000. */
+const fmtP = (p: number | null | undefined): Cell => (typeof p === 'number' && p > 0 && p < 1e-4 ? p.toExponential(2) : p);
+
 const confidenceFlag = (values: Values) => numberFlag(values, 'confidence', { min: Number.MIN_VALUE, max: 0.999999999 }) ?? 0.95;
 
 const KAPPA_METHODS = { cohen: cohenKappa, scott: scottPi, gwet: gwetAC } as const;
@@ -102,7 +105,7 @@ const fleissCommand: Command = {
       ["Fleiss' kappa", r.kappa],
       ['SE (under kappa = 0)', r.se],
       ['z', r.z],
-      ['p', r.p],
+      ['p', fmtP(r.p)],
       ['subjects × raters', `${r.subjects} × ${r.raters}`],
       ...(r.reason ? ([['undefined because', r.reason]] as [string, Cell][]) : []),
     ]);
@@ -175,7 +178,7 @@ const corrCommand: Command = {
     if ('ci' in r) json.ci = r.ci;
     json.method = method;
     if (r.reason) json.reason = r.reason;
-    const pairs: [string, Cell][] = [[{ pearson: 'Pearson r', spearman: 'Spearman rho', kendall: 'Kendall tau-b' }[method], r.r], ['p (two-sided)', r.p], ['n', r.n]];
+    const pairs: [string, Cell][] = [[{ pearson: 'Pearson r', spearman: 'Spearman rho', kendall: 'Kendall tau-b' }[method], r.r], ['p (two-sided)', fmtP(r.p)], ['n', r.n]];
     if ('ci' in r) pairs.push([`${Math.round(confidence * 1000) / 10}% CI (Fisher z)`, fmtCi(r.ci as [number, number] | null)]);
     if (r.reason) pairs.push(['note', r.reason]);
     return { json, text: keyValues(pairs) };
@@ -195,7 +198,7 @@ const mcnemarCommand: Command = {
     const r = mcnemar(b, c, { exact: values.exact === true, correction: values['no-correction'] !== true });
     const json: Record<string, unknown> = { statistic: r.statistic, p: r.p, method: r.method, b, c };
     if (r.reason) json.reason = r.reason;
-    return { json, text: keyValues([['method', r.method], ['statistic', r.statistic], ['p (two-sided)', r.p], ['b, c', `${b}, ${c}`]]) };
+    return { json, text: keyValues([['method', r.method], ['statistic', r.statistic], ['p (two-sided)', fmtP(r.p)], ['b, c', `${b}, ${c}`]]) };
   },
 };
 
@@ -212,7 +215,7 @@ const iccCommand: Command = {
     const forms = ['ICC1', 'ICC2', 'ICC3', 'ICC1k', 'ICC2k', 'ICC3k'] as const;
     const text = table(
       ['form', 'ICC', 'F', 'df1', 'df2', 'p', `${Math.round(confidence * 1000) / 10}% CI`],
-      forms.map((f) => [f, r[f].value, r[f].F, r[f].df1, r[f].df2, r[f].p, fmtCi(r[f].ci)]),
+      forms.map((f) => [f, r[f].value, r[f].F, r[f].df1, r[f].df2, fmtP(r[f].p), fmtCi(r[f].ci)]),
     );
     return { json: r, text: `${text}\n${r.subjects} subjects × ${r.raters} raters${r.reason ? ` — ${r.reason}` : ''}` };
   },
