@@ -12,7 +12,7 @@ export type { RecordedCall, Step, StepFn } from './wire.ts';
 export type Script = Array<Step | StepFn> | StepFn;
 
 export interface FakeProviderOptions {
-  /** Step per call index (the last step repeats), or a function of the call. Default: 500s. */
+  /** Step per call (counted from the last setScript; the last step repeats), or a function of the call. Default: 500s. */
   script?: Script;
   /** Delay before every response, in milliseconds. */
   latencyMs?: number;
@@ -50,13 +50,15 @@ async function readBody(req: IncomingMessage): Promise<string> {
 
 export async function startFakeProvider(opts: FakeProviderOptions = {}): Promise<FakeProvider> {
   let script: Script = opts.script ?? [{ kind: 'status', status: 500 }];
+  // Steps count from the last setScript, so a long-lived server can be re-scripted per test.
+  let base = 0;
   const calls: RecordedCall[] = [];
   const cache = new PromptCacheSim();
   const hanging = new Set<ServerResponse>();
 
   const pick = (call: RecordedCall): Step => {
     if (typeof script === 'function') return script(call);
-    const s = script[Math.min(call.index, script.length - 1)];
+    const s = script[Math.min(call.index - base, script.length - 1)];
     if (s === undefined) return { kind: 'status', status: 500 };
     return typeof s === 'function' ? s(call) : s;
   };
@@ -101,6 +103,7 @@ export async function startFakeProvider(opts: FakeProviderOptions = {}): Promise
     calls,
     setScript(s) {
       script = s;
+      base = calls.length;
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { grades, judgeCache, labels, usageLedger } from '../../src/db/schema.ts';
+import { parseJudgeConfig } from '../../src/judges/config.ts';
 import { createGradingSession, gradeAnswer, loadCalibrationLabels } from '../../src/services/grading.ts';
 import { mulberry32 } from '../../src/stats/random.ts';
 import { type FakeProvider, startFakeProvider, type Step } from '../fake-provider/server.ts';
@@ -51,27 +52,47 @@ describeDb('grading service', (ctx) => {
     expect((await ctx.database.db.select().from(judgeCache)).length).toBeGreaterThanOrEqual(1);
   });
 
-  // gpt.yaml allows 4 attempts per request, so persistent 500s cost exactly 4 calls.
+  // Every fault of issue 5 §4, stored: the grade row's status, null scores, and the provider calls made
+  // (a judge with max_attempts 3 and a 300 ms timeout, through each real SDK).
+  const fixed = { kind: 'verdicts' as const, output: fullVerdicts() };
+  const unknownIds = { kind: 'verdicts' as const, output: { ...fullVerdicts(), items: fullVerdicts().items.map((i: any, n) => (n === 0 ? { ...i, id: 'barnyard' } : i)) } };
   const faults: Array<[string, string, number, Step[]]> = [
-    ['truncated', 'truncated', 1, [{ kind: 'truncated', text: '{"items":[' }]],
-    ['refused', 'refused', 1, [{ kind: 'refusal', text: 'No.' }]],
-    ['server errors', 'provider_error', 4, [{ kind: 'status', status: 500 }]],
-    ['bad output twice', 'parse_failure', 2, [{ kind: 'verdicts', output: { items: [], claims: [] } }]],
-    ['unauthorised', 'provider_error', 1, [{ kind: 'status', status: 401 }]],
+    ['429 then ok', 'ok', 2, [{ kind: 'status', status: 429, headers: { 'retry-after': '1' } }, fixed]],
+    ['500, 529 then ok', 'ok', 3, [{ kind: 'status', status: 500 }, { kind: 'status', status: 529 }, fixed]],
+    ['persistent 500s', 'provider_error', 3, [{ kind: 'status', status: 500 }]],
+    ['a hang', 'provider_error', 3, [{ kind: 'hang' }]],
+    ['truncated JSON', 'truncated', 1, [{ kind: 'truncated', text: '{"items":[' }]],
+    ['a refusal', 'refused', 1, [{ kind: 'refusal', text: 'No.' }]],
+    ['prose around the JSON', 'ok', 1, [{ kind: 'text', text: `Sure! ${JSON.stringify(fullVerdicts())} Done.` }]],
+    ['unknown item ids, fixed on re-ask', 'ok', 2, [unknownIds, fixed]],
+    ['unknown item ids twice', 'parse_failure', 2, [unknownIds]],
+    ['an echo of the answer', 'parse_failure', 2, [{ kind: 'echo' }]],
+    ['HTTP 400', 'provider_error', 1, [{ kind: 'status', status: 400 }]],
+    ['HTTP 401', 'provider_error', 1, [{ kind: 'status', status: 401 }]],
+    ['quota exhausted', 'provider_error', 1, [{ kind: 'status', status: 429, code: 'insufficient_quota', message: 'insufficient_quota: check your billing' }]],
   ];
-  it.each(faults)('stores %s as status %s with null scores after %i call(s)', async (name, status, calls, script) => {
+  const cases = (['anthropic', 'openai'] as const).flatMap((p) => faults.map(([name, status, calls, script]) => [p, name, status, calls, script] as const));
+  it.each(cases)('%s: %s → stored status %s after %i call(s)', async (provider, name, status, calls, script) => {
     fake.setScript(script);
     const before = fake.calls.length;
-    const session = await createGradingSession(ctx.database, { judge: 'gpt', keys: keysFor(fake), engine: quiet });
-    const judge = { ...session.engine.identity };
-    expect(judge.provider).toBe('openai');
-    const g = await session.grade({ rubric: farmyard, answer: { text: `${farmyardAnswer}\n(${name})`, run: 'faults' } });
+    const judge = parseJudgeConfig(
+      { id: `faults-${provider}`, provider, model: provider === 'anthropic' ? 'claude-sonnet-5' : 'gpt-4.1', prompt: 'prompts/rubric-v1.md', params: { max_tokens: 500, temperature: 0, timeout_ms: 300, max_attempts: 3 } },
+      'fault judge',
+    );
+    const session = await createGradingSession(ctx.database, { judge, keys: keysFor(fake), engine: quiet });
+    const g = await session.grade({ rubric: farmyard, answer: { text: `${farmyardAnswer}\n(${provider}: ${name})`, run: 'faults' } });
     expect(fake.calls.length - before).toBe(calls);
     const [row] = await ctx.database.db.select().from(grades).where(eq(grades.id, g.gradeId));
     expect(row!.status).toBe(status);
-    expect(row!.reason).toBeTruthy();
-    expect([row!.completeness, row!.correctness, row!.f1]).toEqual([null, null, null]);
-    expect([g.completeness, g.correctness, g.f1]).toEqual([null, null, null]);
+    const ledger = await ctx.database.db.select().from(usageLedger).where(eq(usageLedger.answerId, g.answerId));
+    expect(ledger).toHaveLength(calls);
+    if (status === 'ok') {
+      expect(row!.f1!.toFixed(4)).toBe('0.6683');
+    } else {
+      expect(row!.reason).toBeTruthy();
+      expect([row!.completeness, row!.correctness, row!.f1]).toEqual([null, null, null]);
+      expect([g.completeness, g.correctness, g.f1]).toEqual([null, null, null]);
+    }
   });
 
   it('loads a run\'s human labels and the judge\'s verdicts for calibration', async () => {
