@@ -4,6 +4,7 @@ import { bootstrapCI, bootstrapClustered } from '../../src/stats/bootstrap.ts';
 import { cohenKappa, gwetAC, scottPi } from '../../src/stats/kappa.ts';
 import { krippendorffAlpha } from '../../src/stats/krippendorff.ts';
 import { wilson } from '../../src/stats/wilson.ts';
+import { kendallS } from '../../src/stats/correlation.ts';
 
 /** Invariants every correct implementation must satisfy, on random inputs. */
 
@@ -173,5 +174,20 @@ describe('bootstrap', () => {
     expect(bootstrapClustered(units, (u) => u.answer, stat, { seed: 7, resamples: 100 })).toEqual(a);
     // Every cluster has exactly one success in three, so the statistic cannot move.
     expect(a.ci).toEqual([1 / 3, 1 / 3]);
+  });
+});
+
+describe('Kendall S by merge sort', () => {
+  it('equals the O(n²) count of concordant minus discordant pairs, ties included', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 6 }), fc.integer({ min: 0, max: 6 })), { minLength: 0, maxLength: 80 }), (ps) => {
+        const x = ps.map((p) => p[0]);
+        const y = ps.map((p) => p[1]);
+        let s = 0;
+        for (let i = 0; i < x.length; i++) for (let j = i + 1; j < x.length; j++) s += Math.sign(x[j]! - x[i]!) * Math.sign(y[j]! - y[i]!);
+        expect(kendallS(x, y)).toBe(s);
+      }),
+      { numRuns: 300 },
+    );
   });
 });
