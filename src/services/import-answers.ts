@@ -117,12 +117,16 @@ export function parseAnswerRows(file: ImportFile, defaults: AnswerDefaults = {})
   return prepared;
 }
 
+/** Rows per INSERT: well under PostgreSQL's 65535 bind parameters (12 columns a row). */
+const CHUNK = 1000;
+
 export async function storeAnswers(tx: Queryable, prepared: Prepared[], defaults: AnswerDefaults): Promise<AnswerImportResult> {
   const puzzleIds = await idsBySlug(tx, puzzles, [...new Set(prepared.flatMap((p) => (p.row.puzzle ? [p.row.puzzle] : [])))]);
   const rubricIds = await idsBySlug(tx, rubrics, [...new Set(prepared.flatMap((p) => (p.row.rubric ? [p.row.rubric] : [])))]);
   const result: AnswerImportResult = { runs: [], imported: 0, unchanged: 0, scored: 0, answerIds: [] };
   const runIds = new Map<string, { id: number; model: string; entry: AnswerImportResult['runs'][number] }>();
 
+  // Runs first (few), so existing answers can be fetched in bulk rather than one query per row.
   for (const p of prepared) {
     let run = runIds.get(p.run);
     if (!run) {
@@ -137,6 +141,23 @@ export async function storeAnswers(tx: Queryable, prepared: Prepared[], defaults
     if (run.model !== p.model) {
       throw locatedError(p.loc, ['model'], `run '${p.run}' is model '${run.model}', this row says '${p.model}'`);
     }
+  }
+  const stored = new Map<string, typeof answers.$inferSelect>();
+  const keyOf = (runId: number, externalId: string) => `${runId}\u0000${externalId}`;
+  const ids = [...runIds.values()].map((r) => r.id);
+  const externalIds = [...new Set(prepared.map((p) => p.externalId))];
+  for (let i = 0; i < externalIds.length; i += CHUNK) {
+    const rows = await tx
+      .select()
+      .from(answers)
+      .where(and(inArray(answers.runId, ids), inArray(answers.externalId, externalIds.slice(i, i + CHUNK))));
+    for (const r of rows) stored.set(keyOf(r.runId, r.externalId), r);
+  }
+
+  const slots: Array<{ id: number | null; assemble: boolean }> = [];
+  const fresh: Array<{ slot: number; values: typeof answers.$inferInsert }> = [];
+  for (const p of prepared) {
+    const run = runIds.get(p.run)!;
     const puzzle = p.row.puzzle === undefined ? null : puzzleIds.get(p.row.puzzle);
     if (puzzle === undefined) throw locatedError(p.loc, ['puzzle'], `unknown puzzle '${p.row.puzzle}' (import it first)`);
     const rubricRef = p.row.rubric === undefined ? null : rubricIds.get(p.row.rubric);
@@ -161,7 +182,7 @@ export async function storeAnswers(tx: Queryable, prepared: Prepared[], defaults
         ...(p.row.finish_reason ? { stopReason: p.row.finish_reason } : {}),
       },
     };
-    const [existing] = await tx.select().from(answers).where(and(eq(answers.runId, run.id), eq(answers.externalId, p.externalId)));
+    const existing = stored.get(keyOf(run.id, p.externalId));
     if (existing) {
       const same =
         existing.task === values.task &&
@@ -172,17 +193,28 @@ export async function storeAnswers(tx: Queryable, prepared: Prepared[], defaults
       if (!same) throw locatedError(p.loc, ['id'], `answer '${p.externalId}' of run '${p.run}' already exists with different content`);
       run.entry.unchanged++;
       result.unchanged++;
-      result.answerIds.push(existing.id);
+      slots.push({ id: existing.id, assemble: false });
       continue;
     }
-    const [inserted] = await tx.insert(answers).values(values).returning({ id: answers.id });
-    result.answerIds.push(inserted!.id);
-    if (p.task === 'assemble' && defaults.score !== false) {
-      await scoreOne(tx, inserted!.id);
-      result.scored++;
-    }
+    fresh.push({ slot: slots.length, values });
+    slots.push({ id: null, assemble: p.task === 'assemble' });
     run.entry.imported++;
     result.imported++;
+  }
+
+  for (let i = 0; i < fresh.length; i += CHUNK) {
+    const part = fresh.slice(i, i + CHUNK);
+    const inserted = await tx.insert(answers).values(part.map((f) => f.values)).returning({ id: answers.id, runId: answers.runId, externalId: answers.externalId });
+    const byKey = new Map(inserted.map((r) => [keyOf(r.runId, r.externalId), r.id]));
+    for (const f of part) slots[f.slot]!.id = byKey.get(keyOf(f.values.runId, f.values.externalId))!;
+  }
+  result.answerIds = slots.map((s) => s.id!);
+  if (defaults.score !== false) {
+    for (const s of slots) {
+      if (!s.assemble) continue;
+      await scoreOne(tx, s.id!);
+      result.scored++;
+    }
   }
   return result;
 }

@@ -93,7 +93,12 @@ describeDb('importers', (ctx) => {
   it('assembly: the stored score is scoreGrid of the answer against its puzzle', async () => {
     const { answers } = await listAnswers(ctx.database, { run: 'r1', task: 'assemble' });
     const a1 = answers.find((a) => a.externalId === 'a1')!;
+    // Imported assemble answers were scored on import; re-scoring gives the same document.
+    const onImport = await getAssemblyScore(ctx.database, a1.id);
     const s = await scoreAndStoreAssembly(ctx.database, a1.id);
+    expect(s).toEqual(onImport);
+    const a3 = answers.find((a) => a.externalId === 'a3')!;
+    expect(await getAssemblyScore(ctx.database, a3.id)).toMatchObject({ status: 'invalid', direct: 0, neighbour: 0 });
     // Every row rotated left by one: no piece in place; of the 93 truth pairs, each row keeps 7 of its 8
     // horizontal pairs (the wrapped pair is 8 columns apart) and all 45 vertical pairs survive: 87/93.
     expect(s.direct).toBe(0);
@@ -102,7 +107,7 @@ describeDb('importers', (ctx) => {
     expect(await getAssemblyScore(ctx.database, a1.id)).toEqual(s);
     const again = await scoreAndStoreAssembly(ctx.database, a1.id);
     expect(again).toEqual(s);
-    expect((await rowCounts(ctx.database)).assembly_scores).toBe(1);
+    expect((await rowCounts(ctx.database)).assembly_scores).toBe(3);
     const d1 = answers.length && (await listAnswers(ctx.database, { run: 'r1', task: 'describe' })).answers[0]!;
     await expect(scoreAndStoreAssembly(ctx.database, d1 ? d1.id : -1)).rejects.toThrow(/task 'describe' is not an assembly/);
   });

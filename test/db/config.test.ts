@@ -1,0 +1,56 @@
+import { expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.ts';
+
+it('defaults: PGlite in ./data on 127.0.0.1:8787, 10 MB bodies, 600 requests a minute', () => {
+  expect(loadConfig({})).toEqual({
+    port: 8787,
+    host: '127.0.0.1',
+    databaseUrl: undefined,
+    dataDir: './data',
+    bodyLimitBytes: 10 * 1024 * 1024,
+    rateLimitPerMinute: 600,
+    anthropicApiKey: undefined,
+    openaiApiKey: undefined,
+    openaiBaseUrl: undefined,
+  });
+});
+
+it('reads every variable; blank counts as unset', () => {
+  const c = loadConfig({
+    PORT: '9000',
+    HOST: '0.0.0.0',
+    DATABASE_URL: 'postgres://u@db:5432/x',
+    ASSAY_DATA_DIR: '/var/assay',
+    BODY_LIMIT_BYTES: '1024',
+    RATE_LIMIT_PER_MINUTE: '5',
+    ANTHROPIC_API_KEY: 'sk-a',
+    OPENAI_API_KEY: '',
+    OPENAI_BASE_URL: 'http://127.0.0.1:1234/v1',
+  });
+  expect(c).toEqual({
+    port: 9000,
+    host: '0.0.0.0',
+    databaseUrl: 'postgres://u@db:5432/x',
+    dataDir: '/var/assay',
+    bodyLimitBytes: 1024,
+    rateLimitPerMinute: 5,
+    anthropicApiKey: 'sk-a',
+    openaiApiKey: undefined,
+    openaiBaseUrl: 'http://127.0.0.1:1234/v1',
+  });
+});
+
+it.each([
+  [{ PORT: 'eighty' }, /^environment: PORT: /],
+  [{ PORT: '70000' }, /^environment: PORT: /],
+  [{ DATABASE_URL: 'mysql://x' }, 'environment: DATABASE_URL: must be a postgres:// or postgresql:// URL'],
+  [{ BODY_LIMIT_BYTES: '0' }, /^environment: BODY_LIMIT_BYTES: /],
+  [{ OPENAI_BASE_URL: 'not a url' }, /^environment: OPENAI_BASE_URL: /],
+])('fails fast on a bad value, naming the variable: %o', (env, message) => {
+  expect(() => loadConfig(env)).toThrow(message);
+  try {
+    loadConfig(env);
+  } catch (e) {
+    expect((e as { code: string }).code).toBe('bad_input');
+  }
+});
