@@ -1,14 +1,21 @@
 import { and, eq } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
-import { answers, runs } from '../db/schema.ts';
-import type { GridScore } from '../scoring/grid/index.ts';
+import { parseGridTruth, type GridTruth } from '../domain/grid.ts';
+import { answers, puzzles, runs } from '../db/schema.ts';
+import { scoreGrid, type GridScore } from '../scoring/grid/index.ts';
 import { scoreOne } from './assemblies.ts';
 import { parseAnswerRows, storeAnswers } from './import-answers.ts';
 
 /**
- * One assembly answer in, its deterministic score out: the answer and its score are written in one
- * transaction, so a failure leaves neither. Re-submitting identical content is idempotent (the stored
- * answer is re-scored); different content under the same id is a conflict.
+ * One assembly answer in, its deterministic score out (POST /api/assemblies). The answer and its score
+ * are written together — one statement on the fast path, one transaction otherwise — so a failure
+ * leaves neither. Re-submitting identical content is idempotent (the stored answer is re-scored);
+ * different content under the same id is refused.
+ *
+ * Fast path: a new answer to an existing run. The puzzle's truth (immutable once stored) and the run's
+ * id and model are cached per database, the score is computed before touching the database, and the
+ * answer and score rows go in with one INSERT … WITH. Everything else (a new run, a repeat id) takes
+ * the general path through import-answers, which owns those rules.
  */
 
 export interface AssemblySubmission {
@@ -32,6 +39,33 @@ export interface SubmittedAssembly extends GridScore {
   created: boolean;
 }
 
+interface Cache {
+  puzzles: Map<string, { id: number; truth: GridTruth }>;
+  runs: Map<string, { id: number; model: string }>;
+}
+const caches = new WeakMap<Database, Cache>();
+const cacheOf = (d: Database): Cache => caches.get(d) ?? caches.set(d, { puzzles: new Map(), runs: new Map() }).get(d)!;
+
+async function puzzleOf(database: Database, slug: string): Promise<{ id: number; truth: GridTruth } | null> {
+  const cache = cacheOf(database);
+  const hit = cache.puzzles.get(slug);
+  if (hit) return hit;
+  const [p] = await database.db.select().from(puzzles).where(eq(puzzles.slug, slug));
+  if (!p) return null;
+  const entry = { id: p.id, truth: parseGridTruth({ rows: p.rows, cols: p.cols, layout: p.layout, ...(p.edges ? { edges: p.edges } : {}) }, `puzzle ${p.slug}`) };
+  cache.puzzles.set(slug, entry);
+  return entry;
+}
+
+async function runOf(database: Database, name: string): Promise<{ id: number; model: string } | null> {
+  const cache = cacheOf(database);
+  const hit = cache.runs.get(name);
+  if (hit) return hit;
+  const [r] = await database.db.select({ id: runs.id, model: runs.model }).from(runs).where(eq(runs.name, name));
+  if (r) cache.runs.set(name, r);
+  return r ?? null;
+}
+
 export async function submitAssembly(database: Database, s: AssemblySubmission): Promise<SubmittedAssembly> {
   const text = typeof s.answer === 'string' ? s.answer : JSON.stringify(s.answer);
   const row = {
@@ -47,10 +81,46 @@ export async function submitAssembly(database: Database, s: AssemblySubmission):
     ...(s.outputTokens !== undefined ? { output_tokens: s.outputTokens } : {}),
     ...(s.given !== undefined ? { meta: { given: s.given } } : {}),
   };
+  // Validates the row exactly as an import would (required fields, id rules), before any write.
   const prepared = parseAnswerRows({ path: 'body', content: JSON.stringify(row) });
+  const [puzzle, run] = await Promise.all([puzzleOf(database, s.puzzle), runOf(database, s.run)]);
+  if (puzzle && run && run.model === s.model) {
+    const score = scoreGrid(puzzle.truth, text, s.given ? { given: s.given } : {});
+    const inserted = await database.execute(
+      `with a as (
+         insert into answers (run_id, external_id, task, puzzle_id, rubric_id, text, status, input_tokens, output_tokens, meta)
+         values ($1, $2, 'assemble', $3, (select rubric_id from puzzles where id = $3), $4, $5, $6, $7, $8::jsonb)
+         on conflict (run_id, external_id) do nothing
+         returning id)
+       insert into assembly_scores (answer_id, status, problems, direct, exact_match, neighbour, adjacency, proximity, shape_compatibility, by_position)
+       select id, $9, $10::jsonb, $11, $12, $13, $14, $15, $16, $17::jsonb from a
+       returning answer_id as "answerId"`,
+      [
+        run.id,
+        prepared[0]!.externalId,
+        puzzle.id,
+        text,
+        text.trim() === '' ? 'no_answer' : 'ok',
+        s.inputTokens ?? null,
+        s.outputTokens ?? null,
+        JSON.stringify(s.given !== undefined ? { given: s.given } : {}),
+        score.status,
+        JSON.stringify(score.problems),
+        score.direct,
+        score.exactMatch,
+        score.neighbour,
+        score.adjacency,
+        score.proximity,
+        score.shapeCompatibility,
+        JSON.stringify(score.byPosition),
+      ],
+    );
+    const id = inserted.rows[0]?.answerId;
+    if (id !== undefined) return { answerId: Number(id), created: true, ...score };
+    // The id already exists in this run: the general path decides (same content → re-score, else refuse).
+  }
   return database.db.transaction(async (tx) => {
     const stored = await storeAnswers(tx, prepared, {});
-    const created = stored.imported === 1;
     let answerId = stored.answerIds[0];
     if (answerId === undefined) {
       const [existing] = await tx
@@ -61,6 +131,6 @@ export async function submitAssembly(database: Database, s: AssemblySubmission):
       answerId = existing!.id;
     }
     const { answerId: _, ...score } = await scoreOne(tx, answerId);
-    return { answerId, created, ...score };
+    return { answerId, created: stored.imported === 1, ...score };
   });
 }

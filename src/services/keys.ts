@@ -80,6 +80,7 @@ export async function listKeys(database: Database): Promise<KeyInfo[]> {
 export async function revokeKey(database: Database, prefix: string): Promise<KeyInfo> {
   const p = prefix.replace(/^assay_/, '').split('_')[0] ?? '';
   await database.db.update(apiKeys).set({ revokedAt: sql`now()` }).where(and(eq(apiKeys.prefix, p), isNull(apiKeys.revokedAt)));
+  for (const cache of verifierCaches) for (const [h, v] of cache) if (v.key.prefix === p) cache.delete(h);
   const rows = await database.db.select().from(apiKeys).where(eq(apiKeys.prefix, p));
   if (!rows[0]) throw notFound(`key ${prefix}: no such key`);
   return toInfo(rows[0]);
@@ -93,26 +94,45 @@ export async function hasActiveAdminKey(database: Database): Promise<boolean> {
 }
 
 /**
+ * Positive verifications are remembered for a short time so the hot path does not query the database
+ * on every request. Revoking through this process (API or service) clears them at once; a revocation
+ * made by another process (`assay keys revoke` while the server runs) takes effect within this TTL.
+ */
+export const VERIFIED_KEY_TTL_MS = 2000;
+const verifierCaches = new Set<Map<string, { key: VerifiedKey; at: number }>>();
+
+/**
  * Returns the key's identity, or null for an unknown, malformed or revoked key: callers answer all
  * three with the same 401 so a probe learns nothing. last_used_at is refreshed at most once a minute
- * per key, so verification stays one indexed read on the hot path.
+ * per key, so verification stays one indexed read (or none, within the TTL) on the hot path.
  */
 export function keyVerifier(database: Database, now: () => number = Date.now): (token: string) => Promise<VerifiedKey | null> {
   const touched = new Map<number, number>();
+  const cache = new Map<string, { key: VerifiedKey; at: number }>();
+  verifierCaches.add(cache);
   return async (token) => {
     if (!KEY_PATTERN.test(token)) return null;
+    const hash = hashKey(token);
+    const t = now();
+    const hit = cache.get(hash);
+    if (hit && t - hit.at < VERIFIED_KEY_TTL_MS) return hit.key;
     const rows = await database.db
       .select({ id: apiKeys.id, prefix: apiKeys.prefix, name: apiKeys.name, scopes: apiKeys.scopes, revokedAt: apiKeys.revokedAt })
       .from(apiKeys)
-      .where(eq(apiKeys.hash, hashKey(token)))
+      .where(eq(apiKeys.hash, hash))
       .limit(1);
     const r = rows[0];
-    if (!r || r.revokedAt) return null;
-    const t = now();
+    if (!r || r.revokedAt) {
+      cache.delete(hash);
+      return null;
+    }
     if ((touched.get(r.id) ?? 0) < t - 60_000) {
       touched.set(r.id, t);
       await database.db.update(apiKeys).set({ lastUsedAt: sql`now()` }).where(eq(apiKeys.id, r.id));
     }
-    return { keyId: r.id, prefix: r.prefix, name: r.name, scopes: r.scopes as KeyScope[] };
+    const key: VerifiedKey = { keyId: r.id, prefix: r.prefix, name: r.name, scopes: r.scopes as KeyScope[] };
+    if (cache.size > 10_000) cache.clear();
+    cache.set(hash, { key, at: t });
+    return key;
   };
 }

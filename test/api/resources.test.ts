@@ -58,6 +58,18 @@ describeDb('API resources', (ctx) => {
       ['a1', 1],
       ['a2', 0.25],
     ]);
+    // a1 created the run (general path), a2 took the one-statement fast path: the rows must agree.
+    const rows = (await (await api.call(api.keys.read, 'GET', '/api/answers?run=run-a')).json()) as { items: Array<Record<string, unknown>> };
+    const shape = ({ task, status, puzzle, rubric, model, run, meta }: Record<string, unknown>) => ({ task, status, puzzle, rubric, model, run, meta });
+    expect(rows.items.map(shape)).toEqual([
+      { task: 'assemble', status: 'ok', puzzle: 'p4', rubric: null, model: 'model-a', run: 'run-a', meta: {} },
+      { task: 'assemble', status: 'ok', puzzle: 'p4', rubric: null, model: 'model-a', run: 'run-a', meta: {} },
+    ]);
+    const conflict = await api.call(api.keys.write, 'POST', '/api/assemblies', {
+      body: { run: 'run-a', model: 'model-a', puzzle: 'p4', id: 'a1', answer: 'something else' },
+    });
+    expect(conflict.status).toBe(400);
+    expect((await errorOf(conflict)).message).toMatch(/already exists with different content/);
   });
 
   it('uploads answers as JSON Lines and pages through them', async () => {
