@@ -5,37 +5,49 @@
  */
 export class IdLookup {
   private readonly slots: Int32Array;
+  /** Full hash per slot, so a probe compares characters only on a likely match. */
+  private readonly hashes: Int32Array;
   private readonly mask: number;
 
   constructor(private readonly ids: readonly string[]) {
     let size = 16;
     while (size < ids.length * 2) size *= 2;
     this.slots = new Int32Array(size);
+    this.hashes = new Int32Array(size);
     this.mask = size - 1;
     ids.forEach((id, k) => {
-      let i = hash(id, 0, id.length) & this.mask;
+      const h = hash(id, 0, id.length);
+      let i = h & this.mask;
       while (this.slots[i] !== 0) i = (i + 1) & this.mask;
       this.slots[i] = k + 1;
+      this.hashes[i] = h;
     });
   }
 
   /** Piece index of s[start, end), or -1. */
   find(s: string, start: number, end: number): number {
     const len = end - start;
-    let i = hash(s, start, end) & this.mask;
+    const h = hash(s, start, end);
+    let i = h & this.mask;
     for (;;) {
       const slot = this.slots[i]!;
       if (slot === 0) return -1;
-      const id = this.ids[slot - 1]!;
-      if (id.length === len && s.startsWith(id, start)) return slot - 1;
+      if (this.hashes[i] === h) {
+        const id = this.ids[slot - 1]!;
+        if (id.length === len) {
+          let j = 0;
+          while (j < len && id.charCodeAt(j) === s.charCodeAt(start + j)) j++;
+          if (j === len) return slot - 1;
+        }
+      }
       i = (i + 1) & this.mask;
     }
   }
 }
 
-/** FNV-1a over UTF-16 code units. */
+/** FNV-1a over UTF-16 code units, as a signed 32-bit int (what an Int32Array holds). */
 function hash(s: string, start: number, end: number): number {
   let h = 0x811c9dc5;
   for (let i = start; i < end; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
-  return h >>> 0;
+  return h | 0;
 }

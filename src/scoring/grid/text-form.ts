@@ -43,20 +43,12 @@ const UNKNOWN_PIECE = UNKNOWN;
 interface Scan {
   pieces: number[];
   unknown: Map<number, string>;
-  known: number;
   blank: number;
   firstText: string;
 }
 
-/** Looks a token up in place: no substring unless it is not an id. */
-function addToken(ix: IndexedTruth, scan: Scan, s: string, start: number, end: number): void {
-  const piece = ix.lookup.find(s, start, end);
-  if (piece >= 0) {
-    scan.known++;
-    scan.pieces.push(piece);
-    return;
-  }
-  const text = s.slice(start, end);
+/** The rare path: a token that is not an id is a placeholder (blank cell) or an unknown id. */
+function addOther(scan: Scan, text: string): void {
   if (scan.pieces.length === 0) scan.firstText = text;
   if (PLACEHOLDERS.has(text)) {
     scan.blank++;
@@ -67,19 +59,31 @@ function addToken(ix: IndexedTruth, scan: Scan, s: string, start: number, end: n
   }
 }
 
-/** One pass over the line; text parsing is most of the cost of scoring a large grid. */
+/**
+ * One pass over the line, each token looked up in place (no substring unless it is not an id):
+ * text parsing is most of the cost of scoring a large grid, so the common path stays in this loop.
+ */
 function scanLine(ix: IndexedTruth, s: string): Line {
-  const scan: Scan = { pieces: [], unknown: new Map(), known: 0, blank: 0, firstText: '' };
+  const scan: Scan = { pieces: [], unknown: new Map(), blank: 0, firstText: '' };
+  const pieces = scan.pieces;
+  const lookup = ix.lookup;
+  let known = 0;
   let start = -1;
-  for (let i = 0; i < s.length; i++) {
-    const code = s.charCodeAt(i);
+  const len = s.length;
+  for (let i = 0; i <= len; i++) {
+    const code = i < len ? s.charCodeAt(i) : 32;
     if (code < 128 ? BREAKS[code] === 1 : WIDE_SPACE.test(s[i]!)) {
-      if (start >= 0) addToken(ix, scan, s, start, i);
-      start = -1;
+      if (start >= 0) {
+        const piece = lookup.find(s, start, i);
+        if (piece >= 0) {
+          known++;
+          pieces.push(piece);
+        } else addOther(scan, s.slice(start, i));
+        start = -1;
+      }
     } else if (start < 0) start = i;
   }
-  if (start >= 0) addToken(ix, scan, s, start, s.length);
-  const { pieces, unknown } = scan;
+  const { unknown } = scan;
   // A list marker before a full row ("1. a b c", "- a b c") is no cell.
   if (pieces.length === ix.cols + 1 && pieces[0]! < 0 && MARKER.test(scan.firstText)) {
     if (pieces.shift() === BLANK_PIECE) scan.blank--;
@@ -89,7 +93,7 @@ function scanLine(ix: IndexedTruth, s: string): Line {
   }
   const n = pieces.length;
   const allBlank = scan.blank === n && n === ix.cols;
-  const gridLike = n > 0 && (allBlank || (scan.known >= 1 && 2 * (scan.known + scan.blank) >= n));
+  const gridLike = n > 0 && (allBlank || (known >= 1 && 2 * (known + scan.blank) >= n));
   return { pieces, unknown: unknown.size > 0 ? unknown : null, gridLike };
 }
 
