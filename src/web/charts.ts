@@ -104,5 +104,5 @@ export function intervalChart(points: readonly IntervalPoint[], o: { measures: r
       },
       { mark: { type: 'point', filled: true, size: 60 }, encoding: { y, yOffset, x: { ...x, field: 'estimate' }, color } },
     ],
-  } as TopLevelSpec);
+  } as unknown as TopLevelSpec);
 }

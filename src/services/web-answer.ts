@@ -1,0 +1,131 @@
+import type { Database } from '../db/client.ts';
+import type { GradeClaim, GradeItem } from '../db/schema.ts';
+import { getAnswer, type AnswerView } from './answers.ts';
+import { getAssemblyScore, type StoredAssemblyScore } from './assemblies.ts';
+import { getPuzzle, type PuzzleView } from './puzzles.ts';
+import { getRubric, getRubricVersionById, type RubricVersionView } from './rubrics.ts';
+
+/**
+ * One answer as the grade detail page shows it: the answer, every judge's grade of it (rubric items,
+ * claims, scores, meta, judge, prompt, usage), the rubric version each grade used, and for assemblies
+ * the puzzle and the stored score.
+ */
+
+export interface GradeDetail {
+  judge: { slug: string; provider: string; model: string; prompt: string | null };
+  status: string;
+  reason: string | null;
+  completeness: number | null;
+  correctness: number | null;
+  f1: number | null;
+  items: GradeItem[];
+  claims: GradeClaim[];
+  meta: Record<string, unknown>;
+  promptHash: string | null;
+  usage: { input: number | null; output: number | null; cacheRead: number | null; cacheWrite: number | null; costUsd: number | null; latencyMs: number | null };
+  rubric: RubricVersionView | null;
+  createdAt: Date;
+}
+
+export interface AnswerDetail {
+  answer: AnswerView;
+  grades: GradeDetail[];
+  /** The answer's rubric (latest version) even when ungraded. */
+  rubric: RubricVersionView | null;
+  puzzle: PuzzleView | null;
+  assembly: StoredAssemblyScore | null;
+}
+
+const orNull = async <T>(p: Promise<T>): Promise<T | null> => {
+  try {
+    return await p;
+  } catch (e) {
+    if ((e as { code?: string }).code === 'not_found') return null;
+    throw e;
+  }
+};
+
+const n = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+
+export async function answerDetail(database: Database, id: number): Promise<AnswerDetail> {
+  const answer = await getAnswer(database, id);
+  const rows = await database.execute(
+    `select g.*, j.slug as judge_slug, j.provider as judge_provider, j.model as judge_model, j.config->>'prompt' as judge_prompt
+       from grades g join judges j on j.id = g.judge_id where g.answer_id = $1 order by g.created_at desc, g.id desc`,
+    [id],
+  );
+  const versions = new Map<number, RubricVersionView | null>();
+  const grades: GradeDetail[] = [];
+  for (const g of rows.rows) {
+    const vid = g.rubric_version_id === null ? null : Number(g.rubric_version_id);
+    if (vid !== null && !versions.has(vid)) versions.set(vid, await orNull(getRubricVersionById(database, vid)));
+    grades.push({
+      judge: { slug: g.judge_slug, provider: g.judge_provider, model: g.judge_model, prompt: g.judge_prompt ?? null },
+      status: g.status,
+      reason: g.reason ?? null,
+      completeness: n(g.completeness),
+      correctness: n(g.correctness),
+      f1: n(g.f1),
+      items: (g.items ?? []) as GradeItem[],
+      claims: (g.claims ?? []) as GradeClaim[],
+      meta: (g.meta ?? {}) as Record<string, unknown>,
+      promptHash: g.prompt_hash ?? null,
+      usage: {
+        input: n(g.input_tokens),
+        output: n(g.output_tokens),
+        cacheRead: n(g.cache_read_tokens),
+        cacheWrite: n(g.cache_write_tokens),
+        costUsd: n(g.cost_usd),
+        latencyMs: n(g.latency_ms),
+      },
+      rubric: vid === null ? null : (versions.get(vid) ?? null),
+      createdAt: new Date(g.created_at),
+    });
+  }
+  const rubric = answer.rubric ? await orNull(getRubric(database, answer.rubric)) : null;
+  const puzzle = answer.puzzle ? await orNull(getPuzzle(database, answer.puzzle)) : null;
+  const assembly = answer.task === 'assemble' || answer.task === 'describe-then-solve' ? await orNull(getAssemblyScore(database, id)) : null;
+  return { answer, grades, rubric, puzzle, assembly };
+}
+
+/** Answers listed with their best-known score, for the answers page. */
+export interface AnswerListRow {
+  id: number;
+  answer: string;
+  run: string;
+  model: string;
+  task: string;
+  status: string;
+  rubric: string | null;
+  puzzle: string | null;
+  grades: number;
+  f1: number | null;
+  neighbour: number | null;
+  direct: number | null;
+  humanLabels: number;
+}
+
+export async function listAnswerRows(
+  database: Database,
+  f: { run?: string; model?: string; task?: string; limit: number; offset: number },
+): Promise<{ total: number; rows: AnswerListRow[] }> {
+  const where = `($1::text is null or r.name = $1) and ($2::text is null or r.model = $2) and ($3::text is null or a.task = $3)`;
+  const params = [f.run ?? null, f.model ?? null, f.task ?? null];
+  const total = Number((await database.execute(`select count(*)::int as n from answers a join runs r on r.id = a.run_id where ${where}`, params)).rows[0]?.n ?? 0);
+  const r = await database.execute(
+    `select a.id, a.external_id as answer, r.name as run, r.model, a.task, a.status, rb.slug as rubric, p.slug as puzzle,
+            (select count(*)::int from grades g where g.answer_id = a.id) as grades,
+            (select g.f1 from grades g where g.answer_id = a.id and g.status = 'ok' order by g.created_at desc limit 1) as f1,
+            s.neighbour, s.direct,
+            (select count(distinct l.annotator)::int from labels l where l.answer_id = a.id and l.kind = 'human') as "humanLabels"
+       from answers a join runs r on r.id = a.run_id
+       left join rubrics rb on rb.id = a.rubric_id left join puzzles p on p.id = a.puzzle_id
+       left join assembly_scores s on s.answer_id = a.id
+      where ${where} order by a.id limit $4 offset $5`,
+    [...params, f.limit, f.offset],
+  );
+  return {
+    total,
+    rows: r.rows.map((x) => ({ ...x, id: Number(x.id), f1: n(x.f1), neighbour: n(x.neighbour), direct: n(x.direct), grades: Number(x.grades), humanLabels: Number(x.humanLabels) })),
+  };
+}

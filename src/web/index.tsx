@@ -1,0 +1,74 @@
+import type { Context, Handler, MiddlewareHandler } from 'hono';
+import type { AppEnv } from '../api/context.ts';
+import { routeRegistry, type Api } from '../api/define-route.ts';
+import type { RouteScope } from '../api/scopes.ts';
+import { keyVerifier } from '../services/keys.ts';
+import { judgeDescription } from '../server.ts';
+import { pageGuard, sessionCaller, type PageAuth } from './guard.ts';
+import { registerAnnotationPages } from './pages/annotate.tsx';
+import { registerAnswerPages } from './pages/answers.tsx';
+import { registerAuthPages } from './pages/login.tsx';
+import { registerReportPages } from './pages/reports.tsx';
+import { pageError, type PageFrame } from './respond.tsx';
+import { SessionStore } from './session.ts';
+import { registerStatic } from './static.ts';
+
+/**
+ * The server-rendered pages, mounted on the API's app. Every page route is recorded in the API's
+ * route registry with its scope (the security test fails on unclassified routes). Read pages are
+ * public when the server listens on loopback (the `npm start` default: only this machine can reach
+ * them) and need a `read` key otherwise; annotation always needs an `annotate` key.
+ */
+
+export interface Web {
+  api: Api;
+  auth: PageAuth;
+  /** Scope of the report pages: 'public' on loopback, 'read' otherwise. */
+  readScope: RouteScope;
+  judge: string;
+  page(method: 'GET' | 'POST' | 'PUT', path: string, scope: RouteScope, handler: Handler<AppEnv>): void;
+  frame(c: Context): Promise<PageFrame>;
+}
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
+
+export function isLoopbackHost(host: string | undefined): boolean {
+  return host === undefined || LOOPBACK.has(host) || /^127\./.test(host);
+}
+
+export function registerWeb(api: Api): void {
+  const auth: PageAuth = { sessions: new SessionStore(api.deps.now), verifyKey: api.deps.verifyKey ?? keyVerifier(api.deps.database, api.deps.now) };
+  const judge = judgeDescription({
+    anthropicApiKey: api.deps.config.anthropicApiKey,
+    openaiApiKey: api.deps.config.openaiApiKey,
+    openaiBaseUrl: api.deps.config.openaiBaseUrl,
+  });
+  const frame = async (c: Context): Promise<PageFrame> => {
+    const s = await sessionCaller(auth, c);
+    return { path: c.req.path, judge, user: s ? { name: s.caller.name, csrf: s.session.csrf } : null };
+  };
+  // Errors become an HTML page for browsers; other clients keep the API's envelope (app.onError).
+  const htmlErrors: MiddlewareHandler<AppEnv> = async (c, next) => {
+    await next();
+    if (c.error) {
+      const r = await pageError(c, await frame(c), c.error);
+      if (r) c.res = r;
+    }
+  };
+  const web: Web = {
+    api,
+    auth,
+    judge,
+    readScope: isLoopbackHost(api.deps.config.host) ? 'public' : 'read',
+    frame,
+    page(method, path, scope, handler) {
+      routeRegistry(api.app).set(`${method} ${path}`, { method, path, scope });
+      api.app.on(method, path, htmlErrors, ...pageGuard(api, auth, scope), handler);
+    },
+  };
+  registerStatic(web);
+  registerAuthPages(web);
+  registerReportPages(web);
+  registerAnswerPages(web);
+  registerAnnotationPages(web);
+}

@@ -1,0 +1,73 @@
+import type { Database } from '../../db/client.ts';
+import { ablationTable, effortTable, orientationTable } from '../../services/reports.ts';
+import type { PageSpec } from '../respond.tsx';
+import { DataTable, type Table } from '../table.tsx';
+import { param } from './report-page.ts';
+
+/** Benchmark tables: orientation, condition ablation (plain vs tagged), reasoning effort. */
+
+const frac = (k: string, n: string) => (r: Record<string, unknown>) => `${String(r[k] ?? 0)} / ${String(r[n] ?? 0)}`;
+
+export async function benchmarksPage(q: URLSearchParams, database: Database): Promise<PageSpec> {
+  const tag = param(q, 'tag') ?? 'tagged';
+  const [o, a, e] = await Promise.all([orientationTable(database), ablationTable(database, { tag }, { seed: 1 }), effortTable(database, {}, { seed: 1 })]);
+  const orientation: Table = {
+    id: 'orientation',
+    caption: 'Orientation: is the stated landscape / portrait orientation correct?',
+    columns: [
+      { key: 'model', label: 'Model' },
+      { key: 'landscapeCorrect', label: 'Landscape correct', render: frac('landscapeCorrect', 'landscapeTotal') },
+      { key: 'portraitCorrect', label: 'Portrait correct', render: frac('portraitCorrect', 'portraitTotal') },
+      { key: 'notStated', label: 'Not stated', kind: 'int' },
+      { key: 'accuracy', label: 'Accuracy', kind: 'ci', help: '95% Wilson interval' },
+    ],
+    rows: o.rows as unknown as Table['rows'],
+    empty: 'No graded descriptions of puzzles with a known orientation yet.',
+  };
+  const ablation: Table = {
+    id: 'ablation',
+    caption: `Condition ablation: ${tag} vs plain`,
+    columns: [
+      { key: 'model', label: 'Model' },
+      { key: 'condition', label: 'Condition' },
+      { key: 'descriptions', label: 'Descriptions', kind: 'int' },
+      { key: 'f1', label: 'F1', kind: 'ci' },
+      { key: 'pieceCountStated', label: 'Counts stated', kind: 'int' },
+      { key: 'pieceCountError', label: 'Count error', kind: 'ci', help: 'mean |stated − true| / true' },
+      { key: 'assemblies', label: 'Assemblies', kind: 'int' },
+      { key: 'neighbour', label: 'Neighbour', kind: 'num' },
+    ],
+    rows: a.rows as unknown as Table['rows'],
+  };
+  const effort: Table = {
+    id: 'effort',
+    caption: 'Reasoning effort: scores, median output tokens, missing answers',
+    columns: [
+      { key: 'model', label: 'Model' },
+      { key: 'effort', label: 'Effort' },
+      { key: 'answers', label: 'Answers', kind: 'int' },
+      { key: 'missing', label: 'Missing', kind: 'int', help: 'no answer, truncated or error' },
+      { key: 'f1', label: 'F1', kind: 'ci' },
+      { key: 'neighbour', label: 'Neighbour', kind: 'ci' },
+      { key: 'medianOutputTokens', label: 'Median output tokens', kind: 'int' },
+    ],
+    rows: e.rows as unknown as Table['rows'],
+  };
+  return {
+    title: 'Benchmark tables',
+    tables: [orientation, ablation, effort],
+    body: () => (
+      <>
+        <p class="lede">Descriptions graded by {o.judge ?? 'no judge yet'}; intervals are 95%.</p>
+        <DataTable table={orientation} search={q} />
+        <form method="get" class="filters">
+          <label for="tag">Condition tag</label>
+          <input id="tag" name="tag" value={tag} />
+          <button type="submit">Compare</button>
+        </form>
+        <DataTable table={ablation} search={q} />
+        <DataTable table={effort} search={q} />
+      </>
+    ),
+  };
+}

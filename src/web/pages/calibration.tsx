@@ -1,0 +1,158 @@
+import type { CalibrationReport, JudgeReport, PairStats } from '../../analysis/calibration/index.ts';
+import type { Database } from '../../db/client.ts';
+import { LABEL_SCALES, type LabelScale } from '../../domain/labels.ts';
+import { pageCalibration } from '../../services/web-calibration.ts';
+import { heatmap } from '../charts.ts';
+import { num } from '../format.ts';
+import { Figure } from '../layout.tsx';
+import type { PageSpec } from '../respond.tsx';
+import { DataTable, type Row, type Table } from '../table.tsx';
+import { oneOf, param } from './report-page.ts';
+
+/** Judge calibration against stored human labels: kappa, confusion, per model, per item, judge vs judge, human–human. */
+
+const pair = (p: PairStats | undefined): Row => ({
+  n: p?.n ?? 0,
+  agreement: p?.agreement ?? null,
+  kappa: p?.kappa?.kappa ?? null,
+  kappaLow: p?.kappa?.ci?.[0] ?? null,
+  kappaHigh: p?.kappa?.ci?.[1] ?? null,
+  weightedKappa: p?.weightedKappa?.kappa ?? null,
+  weightedKappaLow: p?.weightedKappa?.ci?.[0] ?? null,
+  weightedKappaHigh: p?.weightedKappa?.ci?.[1] ?? null,
+  pearson: p?.pearson?.r ?? null,
+  reason: p?.reason ?? p?.kappa?.reason ?? null,
+});
+
+const PAIR_COLUMNS: Table['columns'] = [
+  { key: 'n', label: 'Units', kind: 'int' },
+  { key: 'agreement', label: 'Agreement', kind: 'num', help: 'share of units with the same label' },
+  { key: 'kappa', label: 'Kappa', kind: 'ci', help: "Cohen's kappa with its 95% interval" },
+  { key: 'weightedKappa', label: 'Weighted kappa', kind: 'ci', help: 'kappa weighted by verdict points (ordered scale)' },
+];
+
+function tables(r: CalibrationReport): Table[] {
+  const judges: Table = {
+    id: 'judges',
+    caption: 'Each judge against the human majority',
+    columns: [{ key: 'judge', label: 'Judge' }, ...PAIR_COLUMNS, { key: 'withinHumanRange', label: 'Within human range', help: "the judge's interval overlaps the human–human agreement" }],
+    rows: r.judgeReports.map((j) => ({ judge: j.rater, ...pair(j.vsMajority), withinHumanRange: j.trust.withinHumanRange === null ? null : j.trust.withinHumanRange ? 'yes' : 'no' })),
+  };
+  const byModel: Table = {
+    id: 'by-model',
+    caption: 'Agreement per graded model',
+    columns: [{ key: 'judge', label: 'Judge' }, { key: 'model', label: 'Graded model' }, ...PAIR_COLUMNS],
+    rows: r.judgeReports.flatMap((j) => Object.entries(j.byModel).map(([model, cmp]) => ({ judge: j.rater, model, ...pair(cmp.vsMajority) }))),
+  };
+  const items: Table = {
+    id: 'items',
+    caption: 'Rubric items with the most disagreement (judge vs human majority)',
+    columns: [
+      { key: 'judge', label: 'Judge' },
+      { key: 'item', label: 'Item' },
+      { key: 'n', label: 'Units', kind: 'int' },
+      { key: 'disagreements', label: 'Disagreements', kind: 'int' },
+      { key: 'disagreement', label: 'Share', kind: 'num' },
+      { key: 'topConfusion', label: 'Commonest confusion', render: (x) => String(x.topConfusion ?? '—') },
+    ],
+    rows: r.judgeReports.flatMap((j) =>
+      j.byItem.slice(0, 15).map((it) => ({
+        judge: j.rater,
+        item: it.item,
+        n: it.n,
+        disagreements: it.disagreements,
+        disagreement: it.disagreement,
+        topConfusion: it.topConfusion ? `judge ${it.topConfusion.judge} / humans ${it.topConfusion.majority} (${it.topConfusion.count})` : null,
+      })),
+    ),
+  };
+  const judgeJudge: Table = {
+    id: 'judge-judge',
+    caption: `Judge against judge${r.judgeJudge?.alpha.alpha !== undefined ? ` (Krippendorff alpha ${num(r.judgeJudge.alpha.alpha)})` : ''}`,
+    columns: [{ key: 'pair', label: 'Judges' }, ...PAIR_COLUMNS],
+    rows: Object.entries(r.judgeJudge?.pairs ?? {}).map(([k, p]) => ({ pair: k, ...pair(p) })),
+    empty: 'Only one judge has graded the labelled answers.',
+  };
+  const a = r.humanCeiling.alpha;
+  const humans: Table = {
+    id: 'human-human',
+    caption: `Human against human: Krippendorff alpha (${a.level}) ${num(a.alpha)}${a.ci ? ` [${num(a.ci[0])}, ${num(a.ci[1])}]` : ''} over ${a.units} units${a.reason ? ` — ${a.reason}` : ''}`,
+    columns: [{ key: 'pair', label: 'Annotators' }, ...PAIR_COLUMNS],
+    rows: Object.entries(r.humanCeiling.pairs).map(([k, p]) => ({ pair: k, ...pair(p) })),
+    empty: 'No answer has labels from two annotators yet: human–human agreement needs overlap.',
+  };
+  return [judges, byModel, items, judgeJudge, humans];
+}
+
+async function confusion(j: JudgeReport): Promise<string | null> {
+  const cm = j.vsMajority.confusion;
+  if (!cm || cm.matrix.length === 0) return null;
+  return heatmap(cm.categories.map(String), cm.matrix, { rowTitle: `judge ${j.rater}`, colTitle: 'human majority' });
+}
+
+export async function calibrationPage(q: URLSearchParams, database: Database): Promise<PageSpec> {
+  const scale = oneOf<LabelScale>(q, 'scale', LABEL_SCALES, 'verdict');
+  const judge = param(q, 'judge');
+  const cal = await pageCalibration(database, { scale, ...(judge ? { judge } : {}) });
+  const ts = cal.report ? tables(cal.report) : [];
+  const form = (
+    <form method="get" class="filters">
+      <label for="scale">Scale</label>
+      <select id="scale" name="scale">
+        {LABEL_SCALES.map((s) => (
+          <option value={s} selected={s === scale}>
+            {s}
+          </option>
+        ))}
+      </select>
+      <label for="judge">Judge</label>
+      <input id="judge" name="judge" value={judge ?? ''} placeholder="all judges" />
+      <button type="submit">Show</button>
+    </form>
+  );
+  return {
+    title: 'Judge calibration',
+    tables: ts,
+    body: async () => {
+      if (!cal.report) {
+        return (
+          <>
+            {form}
+            <p class="empty">
+              {cal.reason}. Label answers on the <a href="/annotate">annotation page</a> (or import labels with <code>bin/assay import labels</code>), and grade
+              the same answers with a judge.
+            </p>
+          </>
+        );
+      }
+      const r = cal.report;
+      const charts = await Promise.all(r.judgeReports.map(confusion));
+      return (
+        <>
+          {form}
+          <p class="lede">
+            {r.units} labelled units over {r.answers} answers; humans: {r.humans.join(', ') || '—'}; judges: {r.judges.join(', ') || '—'}. Reference:{' '}
+            {r.consensus}
+            {cal.skipped ? ` (${cal.skipped} labels of another scale or claim marks set aside)` : ''}.
+          </p>
+          <DataTable table={ts[0]!} search={q} />
+          <div class="charts">
+            {r.judgeReports.map((j, i) =>
+              charts[i] ? <Figure caption={`Confusion matrix of ${j.rater} (rows) against the human majority (columns).`} svg={charts[i]!} /> : null,
+            )}
+          </div>
+          {ts.slice(1).map((t) => (
+            <DataTable table={t} search={q} />
+          ))}
+          {r.notes.length ? (
+            <ul class="notes">
+              {r.notes.map((n) => (
+                <li>{n}</li>
+              ))}
+            </ul>
+          ) : null}
+        </>
+      );
+    },
+  };
+}

@@ -1,0 +1,88 @@
+import type { Database } from '../../db/client.ts';
+import { describeThenSolveReport, DTS_METRICS, flattenDts, type DtsMetric } from '../../services/reports.ts';
+import { intervalChart, type IntervalPoint } from '../charts.ts';
+import { Figure } from '../layout.tsx';
+import type { PageSpec } from '../respond.tsx';
+import { DataTable, type Table } from '../table.tsx';
+import { oneOf } from './report-page.ts';
+
+/** Describe-then-solve: does a good description go with a good assembly? Wilson intervals per model. */
+
+const MEASURES = ['P(P✓)', 'P(A✓|P✓)', 'P(A✓|P✗)'] as const;
+
+function threshold(q: URLSearchParams): number {
+  const t = Number(q.get('threshold') ?? '0.5');
+  return Number.isFinite(t) && t >= -1 && t <= 1 ? t : 0.5;
+}
+
+export async function dtsPage(q: URLSearchParams, database: Database): Promise<PageSpec> {
+  const metric = oneOf<DtsMetric>(q, 'metric', DTS_METRICS, 'neighbour');
+  const perception = oneOf(q, 'perception', ['f1', 'label'] as const, 'f1');
+  const tau = threshold(q);
+  const r = await describeThenSolveReport(database, { metric, perception, threshold: tau });
+  const table: Table = {
+    id: 'describe-then-solve',
+    caption: `Per model and size bucket (P✓: ${perception === 'f1' ? `description F1 ≥ ${tau}` : 'human label'}; A✓: ${metric} ≥ ${tau})`,
+    columns: [
+      { key: 'scope', label: 'Scope' },
+      { key: 'model', label: 'Model' },
+      { key: 'slice', label: 'Size' },
+      { key: 'n', label: 'n', kind: 'int' },
+      { key: 'perception', label: 'P(P✓)', kind: 'ci' },
+      { key: 'answerGivenPerception', label: 'P(A✓|P✓)', kind: 'ci' },
+      { key: 'answerGivenNoPerception', label: 'P(A✓|P✗)', kind: 'ci' },
+      { key: 'answer', label: 'P(A✓)', kind: 'ci' },
+    ],
+    rows: flattenDts(r.report),
+    empty: r.reason ?? 'No pairs.',
+  };
+  const form = (
+    <form method="get" class="filters">
+      <label for="metric">Assembly metric</label>
+      <select id="metric" name="metric">
+        {DTS_METRICS.map((m) => (
+          <option value={m} selected={m === metric}>
+            {m}
+          </option>
+        ))}
+      </select>
+      <label for="perception">Perception from</label>
+      <select id="perception" name="perception">
+        <option value="f1" selected={perception === 'f1'}>
+          description F1
+        </option>
+        <option value="label" selected={perception === 'label'}>
+          human label
+        </option>
+      </select>
+      <label for="threshold">Threshold τ</label>
+      <input id="threshold" name="threshold" type="number" step="0.05" min="-1" max="1" value={String(tau)} />
+      <button type="submit">Show</button>
+    </form>
+  );
+  return {
+    title: 'Describe-then-solve',
+    tables: [table],
+    body: async () => {
+      const points: IntervalPoint[] = [];
+      for (const [model, g] of Object.entries(r.report?.byModel ?? {})) {
+        const ps = [g.perception, g.answerGivenPerception, g.answerGivenNoPerception];
+        ps.forEach((p, i) => {
+          if (p.estimate !== null) points.push({ group: model, measure: MEASURES[i]!, estimate: p.estimate, low: p.ci?.[0] ?? null, high: p.ci?.[1] ?? null });
+        });
+      }
+      const svg = points.length ? await intervalChart(points, { measures: MEASURES, xTitle: 'probability (95% Wilson interval)' }) : null;
+      return (
+        <>
+          {form}
+          <p class="lede">
+            Each assembly is paired with its run’s description of the same puzzle ({r.paired} paired, {r.unpaired} without a graded description). P(A✓|P✓)
+            well above P(A✓|P✗) means the models that see the picture right also assemble it right.
+          </p>
+          {svg ? <Figure caption="Per model: P(P✓), P(A✓|P✓) and P(A✓|P✗) with 95% Wilson intervals." svg={svg} /> : null}
+          <DataTable table={table} search={q} />
+        </>
+      );
+    },
+  };
+}

@@ -1,0 +1,107 @@
+import { basename } from 'node:path';
+import type { GradeDetail } from '../../services/web-answer.ts';
+import { int, num, usd } from '../format.ts';
+import { DataTable, type Table } from '../table.tsx';
+
+/** One judge's grade of an answer: scores, the rubric table, the claims, meta, judge, prompt and usage. */
+
+interface MetaView {
+  orientation?: { stated: string | null; correct: boolean };
+  grid?: { stated: { rows: number; cols: number } | null; correct: boolean; transposed: boolean };
+  pieceCount?: { stated: number | null; error: number | null };
+}
+
+const yesNo = (b: boolean | undefined) => (b === undefined ? '—' : b ? 'correct' : 'not correct');
+
+export function gradeTables(g: GradeDetail, i: number): Table[] {
+  const text = new Map((g.rubric?.items ?? []).map((it) => [it.id, it.text]));
+  const m = g.meta as MetaView;
+  const scores: Table = {
+    id: `scores-${i}`,
+    caption: 'Scores',
+    columns: [
+      { key: 'completeness', label: 'Completeness', kind: 'num', help: 'Σ weight·points / Σ weight' },
+      { key: 'correctness', label: 'Correctness', kind: 'num', help: 'true claims / all claims' },
+      { key: 'f1', label: 'F1', kind: 'num' },
+      { key: 'orientation', label: 'Orientation' },
+      { key: 'grid', label: 'Grid' },
+      { key: 'pieceCount', label: 'Piece count' },
+    ],
+    rows: [
+      {
+        completeness: g.completeness,
+        correctness: g.correctness,
+        f1: g.f1,
+        orientation: m.orientation ? `${m.orientation.stated ?? 'not stated'} (${yesNo(m.orientation.correct)})` : null,
+        grid: m.grid ? `${m.grid.stated ? `${m.grid.stated.rows} × ${m.grid.stated.cols}` : 'not stated'} (${yesNo(m.grid.correct)}${m.grid.transposed ? ', transposed' : ''})` : null,
+        pieceCount: m.pieceCount ? `${m.pieceCount.stated ?? 'not stated'} (error ${num(m.pieceCount.error)})` : null,
+      },
+    ],
+  };
+  const items: Table = {
+    id: `rubric-${i}`,
+    caption: 'Rubric items',
+    columns: [
+      { key: 'item', label: 'Item' },
+      { key: 'text', label: 'Rubric says' },
+      { key: 'weight', label: 'Weight', kind: 'num' },
+      { key: 'verdict', label: 'Verdict', render: (r) => <span class={`verdict v-${String(r.verdict)}`}>{String(r.verdict)}</span> },
+      { key: 'evidence', label: 'What the answer said' },
+      { key: 'points', label: 'Points', kind: 'num' },
+    ],
+    rows: g.items.map((it) => ({ item: it.id, text: text.get(it.id) ?? null, weight: it.weight, verdict: it.verdict, evidence: it.evidence ?? null, points: it.points })),
+    empty: g.status === 'ok' ? 'This judge returned no item verdicts (a reference-match judge).' : `No verdicts: the grade failed (${g.status}).`,
+  };
+  const claims: Table = {
+    id: `claims-${i}`,
+    caption: 'Claims',
+    columns: [
+      { key: 'claim', label: 'Claim' },
+      { key: 'verdict', label: 'Verdict', render: (r) => <span class={`verdict v-${String(r.verdict)}`}>{String(r.verdict)}</span> },
+    ],
+    rows: g.claims.map((c) => ({ claim: c.text ?? null, verdict: c.verdict })),
+    empty: 'No claims.',
+  };
+  return [scores, items, claims];
+}
+
+export function GradeSection(props: { grade: GradeDetail; tables: Table[]; search: URLSearchParams }) {
+  const g = props.grade;
+  const u = g.usage;
+  return (
+    <section class="grade" aria-label={`Grade by ${g.judge.slug}`}>
+      <h2>
+        Grade by {g.judge.slug} <span class={`status s-${g.status}`}>{g.status}</span>
+      </h2>
+      <dl class="facts">
+        <dt>Judge</dt>
+        <dd>
+          {g.judge.provider} / {g.judge.model}
+        </dd>
+        <dt>Prompt</dt>
+        <dd>
+          {g.judge.prompt ? basename(g.judge.prompt) : '—'}
+          {g.promptHash ? ` (hash ${g.promptHash.slice(0, 12)})` : ''}
+        </dd>
+        <dt>Rubric version</dt>
+        <dd>{g.rubric ? `${g.rubric.id} v${g.rubric.version}` : '—'}</dd>
+        <dt>Tokens</dt>
+        <dd>
+          {int(u.input)} in, {int(u.output)} out{u.cacheRead ? `, ${int(u.cacheRead)} cache read` : ''}
+          {u.cacheWrite ? `, ${int(u.cacheWrite)} cache write` : ''}
+        </dd>
+        <dt>Cost</dt>
+        <dd>{usd(u.costUsd)}</dd>
+        {g.reason ? (
+          <>
+            <dt>Reason</dt>
+            <dd>{g.reason}</dd>
+          </>
+        ) : null}
+      </dl>
+      {props.tables.map((t) => (
+        <DataTable table={t} search={props.search} />
+      ))}
+    </section>
+  );
+}
