@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { calibrate } from '../../src/analysis/calibration/index.ts';
+import { calibrate, formatCalibration } from '../../src/analysis/calibration/index.ts';
 import { normaliseLabel, parseLabels, parseLabelsCsv, parseLabelsJsonl, type LabelRow } from '../../src/domain/labels.ts';
 
 const jl = (...rows: object[]) => rows.map((r) => JSON.stringify(r)).join('\n');
@@ -134,6 +134,7 @@ describe('calibrate — numeric scale (hand-computed)', () => {
     expect(m.spearman!.r).toBeCloseTo(1, 12);
     expect(r.majority.ties).toBe(0);
     expect(r.consensus).toMatch(/mean/);
+    expect(formatCalibration(r)).toMatch(/human mean\s+5\s+0\.985\s+\[[0-9.]+, [0-9.]+\]\s+1\.000\s+0\.100\s+0\.100/);
   });
 
   it('interval alpha between the humans', () => {

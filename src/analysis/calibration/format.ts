@@ -29,6 +29,9 @@ function pairColumns(scale: CalibrationReport['scale']): { headers: string[]; ce
 
 const indent = (s: string): string => s.replace(/^/gm, '  ');
 
+/** The human reference row: the majority label, or the mean value on the numeric scale. */
+const reference = (scale: CalibrationReport['scale']): string => (scale === 'numeric' ? 'human mean' : 'majority');
+
 function alphaLine(a: AlphaStat): string {
   const v = a.alpha === null ? `— (${a.reason})` : `${num(a.alpha)} ${ci(a.ci)}`;
   return `Krippendorff alpha (${a.level}) among ${a.raters.join(', ')}: ${v}, ${a.units} pairable units`;
@@ -41,7 +44,7 @@ function pairsTable(report: CalibrationReport, pairs: Record<string, PairStats>,
 
 function comparisonRows(report: CalibrationReport, c: Comparison): Cell[][] {
   const cols = pairColumns(report.scale);
-  return [...Object.entries(c.vsHumans).map(([h, p]) => [h, ...cols.cells(p)]), ['majority', ...cols.cells(c.vsMajority)]];
+  return [...Object.entries(c.vsHumans).map(([h, p]) => [h, ...cols.cells(p)]), [reference(report.scale), ...cols.cells(c.vsMajority)]];
 }
 
 function confusionTable(p: PairStats): string {
@@ -54,8 +57,8 @@ function confusionTable(p: PairStats): string {
 
 const STAT_NAME: Readonly<Record<TrustReading['statistic'], string>> = { weightedKappa: 'weighted kappa', kappa: 'kappa', pearson: 'Pearson r' };
 
-function trustLine(t: TrustReading): string {
-  const judge = `${STAT_NAME[t.statistic]} vs majority ${num(t.value)} ${ci(t.ci)}`;
+function trustLine(t: TrustReading, scale: CalibrationReport['scale']): string {
+  const judge = `${STAT_NAME[t.statistic]} vs ${reference(scale)} ${num(t.value)} ${ci(t.ci)}`;
   if (t.withinHumanRange === null) return `  Reading: ${judge}; no verdict (${t.reason})`;
   const humans = `human–human alpha ${num(t.ceiling)} ${ci(t.ceilingCi)}`;
   return t.withinHumanRange
@@ -69,7 +72,7 @@ function judgeSection(report: CalibrationReport, j: JudgeReport): string {
   const parts = [
     `Judge ${j.rater} (${j.units} units labelled)`,
     indent(table(['against', ...cols.headers], comparisonRows(report, j), D)),
-    trustLine(j.trust),
+    trustLine(j.trust, report.scale),
   ];
   if (j.vsMajority.confusion) parts.push('', `  Confusion against the ${ref} (rows: judge, columns: majority)`, indent(confusionTable(j.vsMajority)));
   const models = Object.entries(j.byModel);
@@ -97,7 +100,7 @@ function judgeSection(report: CalibrationReport, j: JudgeReport): string {
   const a = j.answers;
   parts.push(
     '',
-    `  Answer scores rolled up from items (${a.weighted ? 'weighted' : 'unweighted'} mean of points), judge vs ${ref}, ${a.n} answers`,
+    `  Answer scores rolled up from items (${a.weighted ? 'weighted' : 'unweighted'} mean of ${report.scale === 'numeric' ? 'values' : 'points'}), judge vs ${ref}, ${a.n} answers`,
     a.reason
       ? `  — (${a.reason})`
       : indent(
