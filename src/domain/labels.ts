@@ -45,10 +45,11 @@ export interface NormalLabel {
   value: number;
 }
 
-const BINARY: Readonly<Record<string, boolean>> = {
-  true: true, pass: true, '1': true, yes: true,
-  false: false, fail: false, '0': false, no: false,
-};
+// A Map, not an object literal: a label such as "constructor" must not find Object.prototype members.
+const BINARY: ReadonlyMap<string, boolean> = new Map([
+  ['true', true], ['pass', true], ['yes', true], ['1', true],
+  ['false', false], ['fail', false], ['no', false], ['0', false],
+]);
 
 interface ScaleSpec {
   /** What the scale accepts, for error messages. */
@@ -73,7 +74,7 @@ export const SCALES: Readonly<Record<LabelScale, ScaleSpec>> = {
     accepts: 'true|false, pass|fail, yes|no, 1|0',
     categories: ['true', 'false'],
     normalise(label) {
-      const b = BINARY[String(label).trim().toLowerCase()];
+      const b = BINARY.get(String(label).trim().toLowerCase());
       if (b === undefined) return null;
       return { category: String(b), value: b ? 1 : 0 };
     },

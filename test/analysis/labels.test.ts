@@ -62,6 +62,7 @@ describe('label scales', () => {
     expect(cats).toEqual(['true', 'true', 'true', 'true', 'true', 'true', 'false', 'false', 'false', 'false', 'false']);
     expect(() => normaliseLabel('binary', 2, 'x')).toThrow(/binary scale/);
     expect(() => normaliseLabel('binary', 'maybe', 'x')).toThrow(/binary scale/);
+    expect(() => normaliseLabel('binary', 'constructor', 'x')).toThrow(/binary scale/);
   });
 
   it('numeric: finite numbers and numeric strings', () => {
@@ -170,6 +171,8 @@ describe('calibrate — bad input', () => {
       errorOf(() => calibrate([{ ...h('a', 'h', 'correct'), model: 'm1' }, { ...h('a', 'g', 'correct'), model: 'm2' }], { scale: 'verdict' })),
     ).toMatch(/answer 'a' is attributed to model 'm2' here but 'm1'/);
     expect(errorOf(() => calibrate([h('a', 'h', 'correct')], { scale: 'verdict', weights: { other: 1 } }))).toMatch(/no weight for item 'i'/);
+    const proto = { ...h('a', 'h', 'correct'), item: 'toString' };
+    expect(errorOf(() => calibrate([proto], { scale: 'verdict', weights: { other: 1 } }))).toMatch(/no weight for item 'toString'/);
     expect(errorOf(() => calibrate([], { scale: 'verdict' }))).toBe('labels: no label rows');
   });
 

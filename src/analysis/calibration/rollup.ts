@@ -10,7 +10,7 @@ export function checkWeights(table: LabelTable, weights: Record<string, number> 
   if (!weights) return;
   for (const u of table.units) {
     if (u.item === null) continue;
-    const w = weights[u.item];
+    const w = Object.hasOwn(weights, u.item) ? weights[u.item] : undefined;
     if (w === undefined) throw badInput(`weights: no weight for item '${u.item}' (is it an item of the rubric?)`);
     if (!(Number.isFinite(w) && w > 0)) throw badInput(`weights: item '${u.item}' must have a weight > 0, got ${w}`);
   }
