@@ -1,4 +1,4 @@
-import { count } from 'drizzle-orm';
+import { count, sql } from 'drizzle-orm';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import type { Database } from '../db/client.ts';
@@ -28,6 +28,9 @@ export interface SeedResult {
   assemblyScores: number;
 }
 
+/** Arbitrary constant naming the seed's advisory lock. */
+const SEED_LOCK = 0x61737361;
+
 const EMPTY: Omit<SeedResult, 'seeded'> = { rubrics: 0, puzzles: 0, runs: 0, answers: 0, assemblyScores: 0 };
 
 /** Loads the examples when the database holds no rubrics, puzzles or runs; otherwise does nothing. */
@@ -46,6 +49,9 @@ export async function seedExamples(database: Database, opts: { dir?: string } = 
   const prepared = answerFiles.map((f) => parseAnswerRows(f));
 
   return database.db.transaction(async (tx) => {
+    // Two processes starting on one empty PostgreSQL database would both seed; the second now waits
+    // for the first and then finds the database not empty.
+    await tx.execute(sql`select pg_advisory_xact_lock(${SEED_LOCK})`);
     for (const table of [rubrics, puzzles, runs]) {
       const [row] = await tx.select({ n: count() }).from(table);
       if ((row?.n ?? 0) > 0) return { seeded: false, ...EMPTY };

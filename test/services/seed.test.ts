@@ -82,3 +82,11 @@ describeDb('seeding the bundled examples', (ctx) => {
     expect(scores[4]).toMatchObject({ direct: 0, exactMatch: 0, neighbour: 0 });
   });
 });
+
+describeDb('seeding from two callers at once', (ctx) => {
+  it('seeds exactly once', async () => {
+    const results = await Promise.all([seedExamples(ctx.database), seedExamples(ctx.database)]);
+    expect(results.map((r) => r.seeded).sort()).toEqual([false, true]);
+    expect(await rowCounts(ctx.database)).toMatchObject({ rubrics: 101, answers: 107, assembly_scores: 6 });
+  });
+});
