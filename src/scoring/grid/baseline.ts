@@ -10,11 +10,17 @@ import { EDGE_CODE, FIT } from './indexed.ts';
 
 const pairsOf = (rows: number, cols: number) => rows * (cols - 1) + cols * (rows - 1);
 
-/** E = [C²(R³−R) + R²(C³−C)] / [3·n(n−1)]; null when n < 2 (no two distinct cells). */
-export function expectedCellDistance(rows: number, cols: number): number | null {
+/** E as an integer fraction num/den, so proximity can be formed with a single rounding. */
+export function expectedCellDistanceFraction(rows: number, cols: number): { num: number; den: number } | null {
   const n = rows * cols;
   if (n < 2) return null;
-  return (cols * cols * (rows ** 3 - rows) + rows * rows * (cols ** 3 - cols)) / (3 * n * (n - 1));
+  return { num: cols * cols * (rows ** 3 - rows) + rows * rows * (cols ** 3 - cols), den: 3 * n * (n - 1) };
+}
+
+/** E = [C²(R³−R) + R²(C³−C)] / [3·n(n−1)]; null when n < 2 (no two distinct cells). */
+export function expectedCellDistance(rows: number, cols: number): number | null {
+  const f = expectedCellDistanceFraction(rows, cols);
+  return f && f.num / f.den;
 }
 
 export interface GridBaseline {

@@ -4,6 +4,7 @@ export { scoreGrid, type GridScore, type ScoreGridOptions } from './metrics.ts';
 export {
   gridBaseline,
   expectedCellDistance,
+  expectedCellDistanceFraction,
   shapeCompatibilityExact,
   shapeCompatibilityMonteCarlo,
   defaultTrials,

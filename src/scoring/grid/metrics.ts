@@ -1,6 +1,6 @@
 import { badInput } from '../../domain/errors.ts';
 import type { GridTruth } from '../../domain/grid.ts';
-import { expectedCellDistance } from './baseline.ts';
+import { expectedCellDistanceFraction } from './baseline.ts';
 import { FIT, type IndexedTruth, indexTruth } from './indexed.ts';
 import { type GridAnswerStatus, parsePlacement } from './parse.ts';
 import type { Placement } from './placement.ts';
@@ -78,8 +78,8 @@ function cellDistance(pa: number, pb: number, C: number): number {
 function pairScores(ix: IndexedTruth, p: Placement | null) {
   const { rows: R, cols: C, n } = ix;
   const m = R * (C - 1) + C * (R - 1);
-  const E = expectedCellDistance(R, C);
-  const proximityDefined = E !== null && E > 1;
+  const E = expectedCellDistanceFraction(R, C);
+  const proximityDefined = E !== null && E.num > E.den;
   if (m === 0) return { neighbour: null, adjacency: null, proximity: null };
   if (!p) return { neighbour: 0, adjacency: 0, proximity: proximityDefined ? 0 : null };
   const pos = p.piecePos;
@@ -120,8 +120,9 @@ function pairScores(ix: IndexedTruth, p: Placement | null) {
   return {
     neighbour: neighbour / m,
     adjacency: adjacent / m,
-    // A pair with an unplaced piece counts as E, random-level distance (design §2.2).
-    proximity: proximityDefined ? (E! - (distance + unplacedPairs * E!) / m) / (E! - 1) : null,
+    // (E − d̄)/(E − 1) with E = num/den and d̄ = (distance + unplaced·E)/m (a pair with an unplaced
+    // piece counts as E, design §2.2), multiplied out so that only the final division rounds.
+    proximity: proximityDefined ? (E!.num * m - distance * E!.den - unplacedPairs * E!.num) / ((E!.num - E!.den) * m) : null,
   };
 }
 
