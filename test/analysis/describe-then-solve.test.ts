@@ -94,6 +94,13 @@ describe('describe-then-solve — edge cases', () => {
     expect(describeThenSolve(mixed, { perceptionThreshold: 0.5 }).overall.answer.successes).toBe(3);
   });
 
+  it('a model or slice named like an Object.prototype member is an ordinary group', () => {
+    const r = describeThenSolve([{ model: '__proto__', item: '1', slice: 'constructor', perception: true, answer: true }]);
+    expect(Object.keys(r.byModel)).toEqual(['__proto__']);
+    expect(Object.keys(r.bySlice)).toEqual(['constructor']);
+    expect(r.bySlice.constructor!.n).toBe(1);
+  });
+
   it('rejects duplicates and malformed rows, naming the line', () => {
     expect(() =>
       describeThenSolve([

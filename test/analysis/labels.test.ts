@@ -176,6 +176,17 @@ describe('calibrate — bad input', () => {
     expect(errorOf(() => calibrate([], { scale: 'verdict' }))).toBe('labels: no label rows');
   });
 
+  it('names that are Object.prototype members stay ordinary keys', () => {
+    const r = calibrate(
+      [{ ...h('a', '__proto__', 'correct'), model: 'constructor' }, h('a', 'h2', 'correct'), jd('a', 'j', 'partial')],
+      { scale: 'verdict' },
+    );
+    const j = JSON.parse(JSON.stringify(r.judgeReports[0]));
+    expect(Object.keys(j.vsHumans)).toEqual(['__proto__', 'h2']);
+    expect(j.vsHumans.h2.n).toBe(1);
+    expect(Object.keys(j.byModel)).toEqual(['constructor']);
+  });
+
   it('without judge labels it still reports the human ceiling', () => {
     const r = calibrate([h('a', 'h1', 'correct'), h('a', 'h2', 'correct'), h('b', 'h1', 'partial'), h('b', 'h2', 'missing')], { scale: 'verdict' });
     expect(r.judgeReports).toEqual([]);

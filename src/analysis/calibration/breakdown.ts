@@ -12,8 +12,8 @@ export function compareJudge(
 ): Comparison {
   const mine = table.labels.get(judge)!;
   const keys = units.map((u) => u.key);
-  const vsHumans: Comparison['vsHumans'] = {};
-  for (const h of table.humans) vsHumans[h] = comparePair(mine, table.labels.get(h)!, table.scale, keys);
+  // Records keyed by user-given names are built with fromEntries (own properties, even for "__proto__").
+  const vsHumans = Object.fromEntries(table.humans.map((h) => [h, comparePair(mine, table.labels.get(h)!, table.scale, keys)]));
   return { vsHumans, vsMajority: comparePair(mine, consensus, table.scale, keys) };
 }
 

@@ -14,11 +14,9 @@ export const DEFAULT_SEED = 1;
 
 /** Every unordered pair of raters, "a ~ b". */
 function pairwise(table: LabelTable, raters: string[]): Record<string, PairStats> {
-  const out: Record<string, PairStats> = {};
-  raters.forEach((a, i) => {
-    for (const b of raters.slice(i + 1)) out[`${a} ~ ${b}`] = comparePair(table.labels.get(a)!, table.labels.get(b)!, table.scale);
-  });
-  return out;
+  return Object.fromEntries(
+    raters.flatMap((a, i) => raters.slice(i + 1).map((b) => [`${a} ~ ${b}`, comparePair(table.labels.get(a)!, table.labels.get(b)!, table.scale)])),
+  );
 }
 
 /**
@@ -46,10 +44,9 @@ export function calibrate(rows: readonly LabelRow[], opts: CalibrateOptions): Ca
   const consensus = humanConsensus(table);
   const ceiling = raterAlpha(table, table.humans, seed);
   const judgeReports = judges.map((judge): JudgeReport => {
-    const byModel: JudgeReport['byModel'] = {};
-    for (const [model, units] of groupBy(table.units, (u) => u.model)) {
-      byModel[model] = compareJudge(table, judge, consensus.labels, units);
-    }
+    const byModel = Object.fromEntries(
+      groupBy(table.units, (u) => u.model).map(([model, units]) => [model, compareJudge(table, judge, consensus.labels, units)]),
+    );
     const overall = compareJudge(table, judge, consensus.labels, table.units);
     return {
       rater: judge,

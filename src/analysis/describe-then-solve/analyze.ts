@@ -96,14 +96,12 @@ export function describeThenSolve(rows: readonly DtsRow[], opts: DtsOptions = {}
     return { row: r, outcome };
   });
   const outcomesOf = (xs: typeof tagged) => xs.map((x) => x.outcome);
-  const byModel: DtsReport['byModel'] = {};
-  for (const [model, xs] of groupBy(tagged, (x) => x.row.model)) {
-    const bySlice: Record<string, DtsGroup> = {};
-    for (const [slice, ys] of groupBy(xs, (x) => x.row.slice)) bySlice[slice] = summarise(outcomesOf(ys));
-    byModel[model] = { ...summarise(outcomesOf(xs)), bySlice };
-  }
-  const bySlice: DtsReport['bySlice'] = {};
-  for (const [slice, xs] of groupBy(tagged, (x) => x.row.slice)) bySlice[slice] = summarise(outcomesOf(xs));
+  // fromEntries: own properties even for a model or slice named "__proto__".
+  const slices = (xs: typeof tagged) => Object.fromEntries(groupBy(xs, (x) => x.row.slice).map(([s, ys]) => [s, summarise(outcomesOf(ys))]));
+  const byModel: DtsReport['byModel'] = Object.fromEntries(
+    groupBy(tagged, (x) => x.row.model).map(([model, xs]) => [model, { ...summarise(outcomesOf(xs)), bySlice: slices(xs) }]),
+  );
+  const bySlice: DtsReport['bySlice'] = slices(tagged);
   return {
     thresholds: { perception: tp ?? null, answer: ta ?? null },
     overall: summarise(outcomesOf(tagged)),
