@@ -153,7 +153,7 @@ describe('assay stats wilson', () => {
   it('successes > trials, fractions and bad confidence exit 2', () => {
     expectBadInput(['stats', 'wilson', '--successes', '21', '--trials', '20'], /--successes 21 cannot exceed --trials 20/);
     expectBadInput(['stats', 'wilson', '--successes', '1.5', '--trials', '20'], /--successes must be a whole number/);
-    expectBadInput(['stats', 'wilson', '--successes', '1', '--trials', '20', '--confidence', '95'], /--confidence must be ≤/);
+    expectBadInput(['stats', 'wilson', '--successes', '1', '--trials', '20', '--confidence', '95'], /--confidence must be strictly between 0 and 1 \(e\.g\. 0\.95\), got 95/);
     expectBadInput(['stats', 'wilson', '--trials', '20'], /missing required option --successes/);
   }, T);
 });

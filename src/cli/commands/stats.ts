@@ -44,7 +44,11 @@ const fmtCi = (ci: [number, number] | null | undefined): string => (ci ? `[${ci[
 /** p-values below 1e-4 in scientific notation, so a tiny p never prints as 0.0000. */
 const fmtP = (p: number | null | undefined): Cell => (typeof p === 'number' && p > 0 && p < 1e-4 ? p.toExponential(2) : p);
 
-const confidenceFlag = (values: Values) => numberFlag(values, 'confidence', { min: Number.MIN_VALUE, max: 0.999999999 }) ?? 0.95;
+function confidenceFlag(values: Values): number {
+  const c = numberFlag(values, 'confidence') ?? 0.95;
+  if (!(c > 0 && c < 1)) throw badInput(`--confidence must be strictly between 0 and 1 (e.g. 0.95), got ${String(values.confidence)}`);
+  return c;
+}
 
 const KAPPA_METHODS = { cohen: cohenKappa, scott: scottPi, gwet: gwetAC } as const;
 const CORRELATIONS = ['pearson', 'spearman', 'kendall'] as const;
