@@ -7,7 +7,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
@@ -100,6 +100,7 @@ async function bench(engine: 'pglite' | 'postgres', env: Record<string, string>)
 }
 
 const results: Array<[string, LoadResult]> = [];
+const loadBefore = loadavg()[0]!;
 
 const dataDir = mkdtempSync(join(tmpdir(), 'assay-bench-'));
 try {
@@ -128,4 +129,5 @@ for (const [name, r] of results) {
   if (r.failed) console.log(`  non-201 statuses: ${JSON.stringify(r.statuses)}`);
 }
 const [pgl, pg] = [results[0]![1], results[1]![1]];
-console.log(`\nPostgreSQL / PGlite throughput: ${(pg.perSecond / pgl.perSecond).toFixed(2)}×   target on PostgreSQL: ≥ 1000 scored/s → ${pg.perSecond >= 1000 ? 'met' : 'NOT met'}`);
+console.log(`\nmachine load average (1 min): ${loadBefore.toFixed(1)} before, ${loadavg()[0]!.toFixed(1)} after (2 cores: figures above ~2 are shared with other work)`);
+console.log(`PostgreSQL / PGlite throughput: ${(pg.perSecond / pgl.perSecond).toFixed(2)}×   target on PostgreSQL: ≥ 1000 scored/s → ${pg.perSecond >= 1000 ? 'met' : 'NOT met'}`);
