@@ -98,7 +98,7 @@ describe('describe-then-solve — edge cases', () => {
     const r = describeThenSolve([{ model: '__proto__', item: '1', slice: 'constructor', perception: true, answer: true }]);
     expect(Object.keys(r.byModel)).toEqual(['__proto__']);
     expect(Object.keys(r.bySlice)).toEqual(['constructor']);
-    expect(r.bySlice.constructor!.n).toBe(1);
+    expect(r.bySlice['constructor']!.n).toBe(1);
   });
 
   it('rejects duplicates and malformed rows, naming the line', () => {
