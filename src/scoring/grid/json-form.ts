@@ -7,6 +7,14 @@ export type JsonForm = { placement: Placement } | { invalid: string } | null;
 /** Keys under which models commonly wrap the 2-D array (`{"grid": [[…]]}`). */
 const WRAPPER_KEYS = ['grid', 'layout', 'answer', 'solution', 'assembly', 'placement'] as const;
 
+/** A short description of a JSON value for a problem message (never stringifies deep structures). */
+function describe(v: unknown): string {
+  if (Array.isArray(v)) return `an array of ${v.length}`;
+  if (typeof v === 'object' && v !== null) return 'an object';
+  const text = JSON.stringify(v) ?? String(v);
+  return text.length > 40 ? `${text.slice(0, 40)}…` : text;
+}
+
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export function readJsonForm(ix: IndexedTruth, value: unknown, problems: Problems): JsonForm {
@@ -37,7 +45,7 @@ function readArray(ix: IndexedTruth, rows: unknown[], problems: Problems): JsonF
       if (typeof v === 'string') tokens[cell] = v.trim() === '' ? null : v.trim();
       else if (typeof v === 'number' && Number.isFinite(v)) tokens[cell] = String(v);
       else {
-        if (v !== null) problems.add(`cell ${cellName(ix, cell)} holds ${JSON.stringify(v)?.slice(0, 40)}, not an id: cell left blank`);
+        if (v !== null) problems.add(`cell ${cellName(ix, cell)} holds ${describe(v)}, not an id: cell left blank`);
         tokens[cell] = null;
       }
       cell++;
@@ -67,7 +75,7 @@ function readMapping(ix: IndexedTruth, map: Record<string, unknown>, problems: P
       continue;
     }
     if (!isCell(v)) {
-      problems.add(`id '${id}' maps to ${JSON.stringify(v)?.slice(0, 40)}, not [row, col]: not placed`);
+      problems.add(`id '${id}' maps to ${describe(v)}, not [row, col]: not placed`);
       continue;
     }
     const [r, c] = v;

@@ -23,7 +23,7 @@ export class Problems {
     return this.list.length + this.overflow;
   }
   finish(): string[] {
-    return this.overflow > 0 ? [...this.list, `… and ${this.overflow} more problems`] : this.list;
+    return this.overflow > 0 ? [...this.list, `… and ${this.overflow} more problem${this.overflow === 1 ? '' : 's'}`] : this.list;
   }
 }
 

@@ -18,7 +18,7 @@ const LABEL = /^\s*(?:row|line)\s*\d+\s*(?:[:.)=-]\s*|\s+)/i;
 /** A leading list marker ("1.", "2)", "-", "*") in front of a full row. */
 const MARKER = /^(?:\d+[.):]|[-*+>•])$/;
 /** `],[` inside one line separates rows of a one-line JSON-style array. */
-const ROW_BREAK = /\]\s*,?\s*\[/;
+const ROW_BREAK = /\]\s*(?:,\s*)?\[/;
 
 /** Characters that end a token: separators (space, comma, semicolon, pipe) and stripped brackets/quotes. */
 const BREAKS = new Uint8Array(128);
@@ -42,7 +42,8 @@ const UNKNOWN_PIECE = UNKNOWN;
 
 interface Scan {
   pieces: number[];
-  unknown: Map<number, string>;
+  /** Created on the first unknown token: most lines have none. */
+  unknown: Map<number, string> | null;
   blank: number;
   firstText: string;
 }
@@ -54,7 +55,7 @@ function addOther(scan: Scan, text: string): void {
     scan.blank++;
     scan.pieces.push(BLANK_PIECE);
   } else {
-    scan.unknown.set(scan.pieces.length, text);
+    (scan.unknown ??= new Map()).set(scan.pieces.length, text);
     scan.pieces.push(UNKNOWN_PIECE);
   }
 }
@@ -64,7 +65,7 @@ function addOther(scan: Scan, text: string): void {
  * text parsing is most of the cost of scoring a large grid, so the common path stays in this loop.
  */
 function scanLine(ix: IndexedTruth, s: string): Line {
-  const scan: Scan = { pieces: [], unknown: new Map(), blank: 0, firstText: '' };
+  const scan: Scan = { pieces: [], unknown: null, blank: 0, firstText: '' };
   const pieces = scan.pieces;
   const lookup = ix.lookup;
   let known = 0;
@@ -83,18 +84,20 @@ function scanLine(ix: IndexedTruth, s: string): Line {
       }
     } else if (start < 0) start = i;
   }
-  const { unknown } = scan;
+  let unknown = scan.unknown;
   // A list marker before a full row ("1. a b c", "- a b c") is no cell.
   if (pieces.length === ix.cols + 1 && pieces[0]! < 0 && MARKER.test(scan.firstText)) {
     if (pieces.shift() === BLANK_PIECE) scan.blank--;
-    const texts = [...unknown];
-    unknown.clear();
-    for (const [i, t] of texts) if (i > 0) unknown.set(i - 1, t);
+    if (unknown) {
+      const shifted = new Map<number, string>();
+      for (const [i, t] of unknown) if (i > 0) shifted.set(i - 1, t);
+      unknown = shifted.size > 0 ? shifted : null;
+    }
   }
   const n = pieces.length;
   const allBlank = scan.blank === n && n === ix.cols;
   const gridLike = n > 0 && (allBlank || (known >= 1 && 2 * (known + scan.blank) >= n));
-  return { pieces, unknown: unknown.size > 0 ? unknown : null, gridLike };
+  return { pieces, unknown, gridLike };
 }
 
 function readLine(ix: IndexedTruth, raw: string): Line {

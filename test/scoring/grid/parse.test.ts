@@ -96,6 +96,22 @@ describe('parseGridAnswer: problems are reported, not hidden', () => {
     expect([s.direct, s.exactMatch, s.neighbour, s.adjacency, s.proximity]).toEqual([0, 0, 0, 0, 0]);
   });
 
+  it('describes odd cells without serialising them (deep nesting cannot overflow the stack)', () => {
+    const deep = `${'['.repeat(100_000)}"e"${']'.repeat(100_000)}`;
+    const answer = `[["a","b",{"x":1}],["d",true,${deep}]]`;
+    const r = cellsOf(answer);
+    expect(r.status).toBe('repaired');
+    expect(r.problems).toEqual([
+      'cell (0,2) holds an object, not an id: cell left blank',
+      'cell (1,1) holds true, not an id: cell left blank',
+      'cell (1,2) holds an array of 1, not an id: cell left blank',
+      "3 pieces not placed: 'c', 'e', 'f'",
+    ]);
+    const nested = '['.repeat(200_000) + ']'.repeat(200_000);
+    expect(cellsOf(nested).status).toBe('invalid');
+    expect(cellsOf(`{"a": ${'['.repeat(50_000)}${']'.repeat(50_000)}}`).status).toBe('invalid');
+  });
+
   it('caps a long problem list', () => {
     const t = numberedTruth(10, 10);
     const junk = Array.from({ length: 10 }, (_, r) => Array.from({ length: 10 }, (_, c) => (c === 0 ? String(r) : `q${r}${c}`)).join(' '));
@@ -105,7 +121,7 @@ describe('parseGridAnswer: problems are reported, not hidden', () => {
     const r = parseGridAnswer(t, half.join('\n'));
     expect(r.status).toBe('repaired');
     expect(r.problems).toHaveLength(51);
-    expect(r.problems[50]).toBe('… and 1 more problems');
+    expect(r.problems[50]).toBe('… and 1 more problem');
   });
 });
 
