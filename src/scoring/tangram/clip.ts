@@ -8,6 +8,9 @@ import { area, perimeter } from './polygon.ts';
  */
 export type MultiPolygon = Point[][][];
 
+/** polyclip-ts loops forever on coordinates that overflow to ±Infinity; no tangram comes near this. */
+export const MAX_COORDINATE = 1e6;
+
 /**
  * Coordinates go in snapped to multiples of 2⁻⁴⁰ (about 1e-12): polyclip-ts fails on subnormal
  * numbers such as 5e-324 that a rotation can leave behind, and snapping keeps shared corners shared.

@@ -1,4 +1,5 @@
 import { badInput } from '../../domain/errors.ts';
+import { MAX_COORDINATE } from './clip.ts';
 import { coordinateValue } from './expression.ts';
 import { extractJson } from './extract.ts';
 import { normalizePieceType, PIECE_COUNTS, PIECE_TYPES, placePiece, type PieceType, type Point } from './pieces.ts';
@@ -108,6 +109,7 @@ export function parseTangramTarget(value: unknown, where = 'target'): TangramTar
   for (let i = 0; i < outline.length; i++) {
     const r = readPoint(outline[i], `${where}: outline vertex ${i + 1}`);
     if ('error' in r) throw badInput(r.error);
+    if (r.value.some((c) => Math.abs(c) > MAX_COORDINATE)) throw badInput(`${where}: outline vertex ${i + 1} lies beyond ±${MAX_COORDINATE}`);
     pts.push(r.value);
   }
   const ring = cleanRing(pts, 1e-12);

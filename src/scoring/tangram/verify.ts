@@ -1,4 +1,4 @@
-import { bbox, boundaryRings, boxesOverlap, intersectionOf, multiArea, unionOf, type MultiPolygon } from './clip.ts';
+import { bbox, boundaryRings, boxesOverlap, intersectionOf, MAX_COORDINATE, multiArea, unionOf, type MultiPolygon } from './clip.ts';
 import { hausdorffDistance } from './hausdorff.ts';
 import { parseTangramAnswer, parseTangramTarget, type ParseStatus } from './parse.ts';
 import type { Point } from './pieces.ts';
@@ -99,6 +99,8 @@ type ClipChecks = { overlaps: string[]; iou: number; hausdorff: number } | { err
 
 /** The checks that need boolean operations; a failure of the engine is reported, never thrown. */
 function clipChecks(pieces: Solid[], outline: Point[], tol: number): ClipChecks {
+  const far = pieces.some((p) => p.ring.some(([x, y]) => Math.abs(x) > MAX_COORDINATE || Math.abs(y) > MAX_COORDINATE));
+  if (far) return { error: `overlap and silhouette not checked: a coordinate lies beyond ±${MAX_COORDINATE}` };
   try {
     const figure = unionOf(pieces.map((p) => p.ring));
     const overlaps = overlapProblems(pieces, figure, tol);

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isAssayError } from '../../../src/domain/errors.ts';
 import { parseTangramAnswer, parseTangramTarget } from '../../../src/scoring/tangram/parse.ts';
@@ -118,5 +119,41 @@ describe('parseTangramTarget', () => {
     expect(bad({ outline: [[0, 0], [1, 0]] })).toBe('T.json: outline needs at least 3 corners enclosing an area');
     expect(bad({ outline: [[0, 0], [2, 2], [2, 0], [0, 1]] })).toBe('T.json: outline crosses itself (it must be one simple polygon)');
     expect(bad({ outline: [[0, 0], [1, 'x'], [0, 1]] })).toBe("T.json: outline vertex 2: y 'x': unexpected 'x'");
+    expect(bad({ outline: [[0, 0], [1e300, 0], [0, 1]] })).toBe('T.json: outline vertex 2 lies beyond ±1000000');
+  });
+});
+
+describe('never a crash (fast-check)', () => {
+  it('truncations, deletions and junk inserted anywhere in a valid answer always give a result', () => {
+    const junk = fc.constantFrom('{', '}', '[', ']', ',', '"', '\\', 'NaN', '\\frac{', '1e999', '-', ' ', '```', 'null', '\\sqrt{-1}');
+    fc.assert(
+      fc.property(fc.nat(text.length), fc.nat(text.length), fc.nat(40), junk, (at, cut, del, bit) => {
+        const mangled = text.slice(0, at) + bit + text.slice(Math.min(text.length, at + del), Math.max(at, cut));
+        const r = verifyTangram(SQUARE, mangled);
+        expect(['ok', 'repaired', 'syntax_error']).toContain(r.status);
+        expect(r.syntaxError).toBe(r.status === 'syntax_error');
+        expect(r.success).toBe(r.validPass && r.iou !== null && r.iou >= 0.99);
+        if (r.iou !== null) expect(r.iou).toBeGreaterThanOrEqual(0);
+      }),
+      { numRuns: 300, seed: 3 },
+    );
+  });
+});
+
+describe('never NaN (fast-check)', () => {
+  it('random, degenerate, self-crossing or huge pieces give finite metrics or null', () => {
+    const coord = fc.oneof(fc.double({ min: -3, max: 3, noNaN: true }), fc.constantFrom(0, 1, 1e-320, 1e300, -1e300, 0.5));
+    const piece = (type: string) => fc.array(fc.tuple(coord, coord), { minLength: 3, maxLength: 5 }).map((vertices) => ({ type, vertices }));
+    const types = ['large_triangle', 'large_triangle', 'medium_triangle', 'small_triangle', 'small_triangle', 'square', 'parallelogram'];
+    fc.assert(
+      fc.property(fc.tuple(...types.map(piece)), (pieces) => {
+        const r = verifyTangram(SQUARE, JSON.stringify({ pieces }));
+        expect(r.syntaxError).toBe(false);
+        if (r.iou !== null) expect(r.iou >= 0 && r.iou <= 1 + 1e-9).toBe(true);
+        if (r.hausdorff !== null) expect(Number.isFinite(r.hausdorff) && r.hausdorff >= 0).toBe(true);
+        expect(r.rigidError).toBe(true);
+      }),
+      { numRuns: 150, seed: 5 },
+    );
   });
 });
