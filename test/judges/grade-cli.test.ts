@@ -60,7 +60,7 @@ describe('assay grade', () => {
   it('without provider keys uses the lexical baseline and says so', async () => {
     const r = await runAsync(['grade', '--rubric', `${FIXTURES}farmyard.rubric.yaml`, '--answer', `${FIXTURES}farmyard.answer.txt`, '--json'], {
       ...NO_KEYS,
-      ASSAY_DATA_DIR: join(dir, 'data-lexical'),
+      ASSAY_DATA_DIR: join(dir, 'data'),
     });
     expect(r.code).toBe(0);
     const doc = JSON.parse(r.stdout);
