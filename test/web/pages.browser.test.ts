@@ -9,6 +9,12 @@ import { startWebFixture, type WebFixture } from './web-fixture.ts';
  * only, checked through HTTP with the annotator's key and through the API.
  */
 
+// These run inside the page (page.evaluate); the project compiles without the DOM library.
+declare const window: any;
+declare const document: any;
+declare const CSS: any;
+declare const getComputedStyle: (el: any) => { color: string; backgroundColor: string };
+
 const CHROMIUM = '/usr/bin/chromium';
 const HAVE_CHROMIUM = existsSync(CHROMIUM);
 if (!HAVE_CHROMIUM) console.warn(`browser tests skipped: ${CHROMIUM} is not installed (.ci/run installs it with apt-get)`);
@@ -55,7 +61,7 @@ describe.skipIf(!HAVE_CHROMIUM)('pages in chromium', () => {
       const png = await page.screenshot({ fullPage: false });
       expect(png.subarray(1, 4).toString(), path).toBe('PNG');
       expect(png.length, `${path} screenshot is not blank`).toBeGreaterThan(blankPng * 3);
-      expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned), path).toBeUndefined();
+      expect(await page.evaluate(() => window.__pwned), path).toBeUndefined();
       await page.close();
     }
   }, 180_000);
@@ -73,7 +79,7 @@ describe.skipIf(!HAVE_CHROMIUM)('pages in chromium', () => {
     for (const path of ['/', '/answers', '/calibration', '/describe-then-solve', '/benchmarks', '/login']) {
       const { page } = await open(path);
       const unlabelled = await page.evaluate(() =>
-        [...document.querySelectorAll('input:not([type=hidden]), select, textarea, button')]
+        ([...document.querySelectorAll('input:not([type=hidden]), select, textarea, button')] as any[])
           .filter((el) => {
             const id = el.getAttribute('id');
             const byFor = id ? document.querySelector(`label[for="${CSS.escape(id)}"]`) : null;
@@ -87,7 +93,7 @@ describe.skipIf(!HAVE_CHROMIUM)('pages in chromium', () => {
       expect(await page.evaluate(() => document.activeElement?.className), `${path}: first Tab stop`).toBe('skip');
       await page.keyboard.press('Tab');
       await page.keyboard.press('Tab');
-      expect(await page.evaluate(() => (document.activeElement as HTMLAnchorElement | null)?.getAttribute('href')), `${path}: nav comes next`).toBe('/');
+      expect(await page.evaluate(() => document.activeElement?.getAttribute('href')), `${path}: nav comes next`).toBe('/');
       const contrast = await page.evaluate(contrastFailures);
       expect(contrast.failures, path).toEqual([]);
       expect(contrast.checked, `${path}: text elements checked`).toBeGreaterThan(10);
@@ -162,7 +168,7 @@ function contrastFailures(): { checked: number; failures: string[] } {
     };
     return 0.2126 * ch(r!) + 0.7152 * ch(g!) + 0.0722 * ch(b!);
   };
-  const background = (el: Element | null): number[] => {
+  const background = (el: any): number[] => {
     for (let e = el; e; e = e.parentElement) {
       const bg = parse(getComputedStyle(e).backgroundColor);
       if (bg[3] > 0.5) return bg;
@@ -171,10 +177,10 @@ function contrastFailures(): { checked: number; failures: string[] } {
   };
   const out: string[] = [];
   let checked = 0;
-  for (const el of document.querySelectorAll('body *')) {
+  for (const el of [...document.querySelectorAll('body *')] as any[]) {
     if (el.closest('svg')) continue;
-    const own = [...el.childNodes].some((n) => n.nodeType === 3 && (n.textContent ?? '').trim() !== '');
-    if (!own || (el as HTMLElement).offsetParent === null) continue;
+    const own = ([...el.childNodes] as any[]).some((n) => n.nodeType === 3 && (n.textContent ?? '').trim() !== '');
+    if (!own || el.offsetParent === null) continue;
     checked++;
     const fg = parse(getComputedStyle(el).color);
     const l1 = lum(fg);
