@@ -15,7 +15,7 @@ export type Extracted = { ok: true; value: unknown; repairs: string[] } | { ok: 
 
 export function extractJson(text: string, key: string): Extracted {
   const region = lastFenceWith(text, key) ?? text;
-  const start = lastObjectStartWith(region, key);
+  const start = lastObjectWith(region, key);
   if (start === null) return { ok: false, error: `no JSON object with "${key}" found` };
   const raw = region.slice(start.from, start.to).trim();
   const repairs: string[] = [];
@@ -47,7 +47,7 @@ function lastFenceWith(text: string, key: string): string | null {
 }
 
 /** Top-level {…} spans, string-aware; the last one containing `key` (unclosed → to the end). */
-function lastObjectStartWith(s: string, key: string): { from: number; to: number } | null {
+function lastObjectWith(s: string, key: string): { from: number; to: number } | null {
   let best: { from: number; to: number } | null = null;
   let depth = 0;
   let from = -1;
