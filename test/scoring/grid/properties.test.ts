@@ -83,6 +83,28 @@ describe('grid metric properties', () => {
     );
   });
 
+  it('JSON numbers are stringified: a numeric answer scores exactly as the same answer in strings', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 6 }),
+        fc.integer({ min: 1, max: 6 }),
+        fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+        (rows, cols, seed) => {
+          const rng = mulberry32(seed);
+          const nums = shuffleInPlace(Array.from({ length: rows * cols }, (_, k) => 7 * k + 1), rng);
+          const layout = Array.from({ length: rows }, (_, r) => nums.slice(r * cols, (r + 1) * cols));
+          const t = parseGridTruth({ rows, cols, layout }, 'numeric');
+          expect(t.layout.flat()).toEqual(nums.map(String));
+          const answer = layout.map((row) => shuffleInPlace([...row], rng));
+          const asStrings = scoreGrid(t, JSON.stringify(answer.map((row) => row.map(String))));
+          expect(scoreGrid(t, JSON.stringify(answer))).toEqual(asStrings);
+          expect(asStrings.status).toBe('valid');
+        },
+      ),
+      { numRuns: 200, seed: 5 },
+    );
+  });
+
   it('shifting the whole picture one column (wrapping) keeps neighbour at 1 − R/m while direct drops to 0', () => {
     fc.assert(
       fc.property(truthArb(10).filter((t) => t.cols >= 2), (t) => {
