@@ -14,10 +14,17 @@ export function compareLabels(x: Label, y: Label): number {
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
+/** Labels are strings or finite numbers (NaN would never equal itself, so it could not be counted). */
+export function checkLabel(v: unknown): asserts v is Label {
+  if (typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v))) return;
+  throw badInput(`labels: ${v === null ? 'null' : typeof v === 'number' ? String(v) : JSON.stringify(v) ?? String(v)} is not a label (expected a string or a finite number)`);
+}
+
 /** Index of each category; duplicate entries in an explicit list are a caller error. */
 export function indexOf(categories: readonly Label[], what = 'categories'): Map<Label, number> {
   const index = new Map<Label, number>();
   categories.forEach((c, i) => {
+    checkLabel(c);
     if (index.has(c)) throw badInput(`${what}: category ${JSON.stringify(c)} is listed twice`);
     index.set(c, i);
   });
@@ -44,6 +51,7 @@ export class LabelCoder {
   }
 
   private add(v: Label): number {
+    checkLabel(v);
     const c = this.labels.length;
     this.labels.push(v);
     if (this.map) this.map.set(v, c);

@@ -52,6 +52,15 @@ describe('agreement and confusion matrix', () => {
     }
     expect(matrix.flat().reduce((s, v) => s + v, 0)).toBe(500);
   });
+  it('an explicit list of more than 16 categories still leaves out unknown labels', () => {
+    const cats = Array.from({ length: 20 }, (_, i) => i);
+    const r = cohenKappa([0, 1, 19, 25, 3], [0, 1, 19, 3, 25], { categories: cats });
+    expect([r.n, r.excluded, r.kappa]).toEqual([3, 2, 1]);
+  });
+  it('NaN and null labels are bad input, not a silent extra category', () => {
+    expect(() => cohenKappa([1, NaN], [1, 2])).toThrow(/NaN is not a label/);
+    expect(() => confusionMatrix([1, null as never], [1, 2])).toThrow(/null is not a label/);
+  });
   it('different lengths are bad input', () => {
     expect(() => percentAgreement([1], [1, 2])).toThrow(badInput);
     expect(() => cohenKappa([1], [1, 2])).toThrow(/1 and 2 labels/);
