@@ -111,7 +111,7 @@ function checkConfidence(confidence: number): number {
   return confidence;
 }
 
-/** Fewer than one pair, or chance agreement of 1, leaves the coefficient undefined. */
+/** No pairs, or chance agreement of 1, leaves the coefficient undefined (0/0). */
 function undefinedReason(prep: Prepared, pe: number): string | null {
   if (prep.table.n === 0) return prep.table.excluded > 0 ? 'no pairs with both labels among the categories' : 'no pairs to compare';
   if (pe >= 1 - 1e-12) return 'chance agreement is 1 (all labels fall in a single category), so the coefficient is 0/0';
