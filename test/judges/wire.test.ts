@@ -87,6 +87,19 @@ describe('request shapes', () => {
   });
 });
 
+describe('fake provider auth', () => {
+  it('accepts x-api-key and Authorization: Bearer, and refuses a request with neither', async () => {
+    const fake = await startFakeProvider({ script: [good] });
+    const post = (headers: Record<string, string>) =>
+      fetch(`${fake.url}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ model: 'm', messages: [] }) });
+    expect((await post({ 'x-api-key': 'k' })).status).toBe(200);
+    expect((await post({ authorization: 'Bearer k' })).status).toBe(200);
+    expect((await post({})).status).toBe(401);
+    expect(fake.calls).toHaveLength(2);
+    await fake.close();
+  });
+});
+
 describe('replay judge', () => {
   it('replays recorded labels by answer id and fails (never guesses) for an unknown answer', async () => {
     const judge = parseJudgeConfig(
