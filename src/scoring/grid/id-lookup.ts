@@ -26,8 +26,12 @@ export class IdLookup {
 
   /** Piece index of s[start, end), or -1. */
   find(s: string, start: number, end: number): number {
+    return this.findHashed(s, start, end, hash(s, start, end));
+  }
+
+  /** find() for a caller that computed h = hashStep(…hashStep(HASH_SEED, c0)…, cLast) while scanning. */
+  findHashed(s: string, start: number, end: number, h: number): number {
     const len = end - start;
-    const h = hash(s, start, end);
     let i = h & this.mask;
     for (;;) {
       const slot = this.slots[i]!;
@@ -46,8 +50,11 @@ export class IdLookup {
 }
 
 /** FNV-1a over UTF-16 code units, as a signed 32-bit int (what an Int32Array holds). */
+export const HASH_SEED = 0x811c9dc5 | 0;
+export const hashStep = (h: number, code: number): number => Math.imul(h ^ code, 0x01000193);
+
 function hash(s: string, start: number, end: number): number {
-  let h = 0x811c9dc5;
-  for (let i = start; i < end; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
-  return h | 0;
+  let h = HASH_SEED;
+  for (let i = start; i < end; i++) h = hashStep(h, s.charCodeAt(i));
+  return h;
 }

@@ -1,4 +1,5 @@
 import type { IndexedTruth } from './indexed.ts';
+import { HASH_SEED, hashStep } from './id-lookup.ts';
 import { BLANK, UNKNOWN } from './placement.ts';
 
 /**
@@ -39,6 +40,8 @@ const NOT_A_ROW: Line = { pieces: [], unknown: null, gridLike: false };
 // showed up in profiles of this per-token loop.
 const BLANK_PIECE = BLANK;
 const UNKNOWN_PIECE = UNKNOWN;
+const HASH_SEED_ = HASH_SEED;
+const hashStep_ = hashStep;
 
 interface Scan {
   pieces: number[];
@@ -68,21 +71,30 @@ function scanLine(ix: IndexedTruth, s: string): Line {
   const scan: Scan = { pieces: [], unknown: null, blank: 0, firstText: '' };
   const pieces = scan.pieces;
   const lookup = ix.lookup;
+  const seed = HASH_SEED_;
   let known = 0;
   let start = -1;
+  let h = seed;
   const len = s.length;
   for (let i = 0; i <= len; i++) {
     const code = i < len ? s.charCodeAt(i) : 32;
     if (code < 128 ? BREAKS[code] === 1 : WIDE_SPACE.test(s[i]!)) {
       if (start >= 0) {
-        const piece = lookup.find(s, start, i);
+        const piece = lookup.findHashed(s, start, i, h);
         if (piece >= 0) {
           known++;
           pieces.push(piece);
         } else addOther(scan, s.slice(start, i));
         start = -1;
       }
-    } else if (start < 0) start = i;
+    } else {
+      // The token's hash is built while its end is being found: one pass over the characters.
+      if (start < 0) {
+        start = i;
+        h = seed;
+      }
+      h = hashStep_(h, code);
+    }
   }
   let unknown = scan.unknown;
   // A list marker before a full row ("1. a b c", "- a b c") is no cell.
