@@ -15,9 +15,9 @@ export type Extracted = { ok: true; value: unknown; repairs: string[] } | { ok: 
 
 export function extractJson(text: string, key: string): Extracted {
   const region = lastFenceWith(text, key) ?? text;
-  const start = lastObjectWith(region, key);
-  if (start === null) return { ok: false, error: `no JSON object with "${key}" found` };
-  const raw = region.slice(start.from, start.to).trim();
+  const span = lastObjectWith(region, key);
+  if (span === null) return { ok: false, error: `no JSON object with "${key}" found` };
+  const raw = region.slice(span.from, span.to).trim();
   const repairs: string[] = [];
   const escaped = escapeLatex(raw);
   if (escaped !== raw) repairs.push('escaped LaTeX backslashes inside JSON strings');
