@@ -66,14 +66,6 @@ function directScores(ix: IndexedTruth, p: Placement | null, given: Uint8Array) 
   return { direct, byPosition };
 }
 
-/** Manhattan distance between two cells, or -1 when either piece is unplaced. */
-function cellDistance(pa: number, pb: number, C: number): number {
-  if (pa < 0 || pb < 0) return -1;
-  const ra = Math.floor(pa / C);
-  const rb = Math.floor(pb / C);
-  return Math.abs(ra - rb) + Math.abs(pa - ra * C - (pb - rb * C));
-}
-
 /** neighbour, adjacency and proximity in one pass over the truth pairs H ∪ V. */
 function pairScores(ix: IndexedTruth, p: Placement | null) {
   const { rows: R, cols: C, n } = ix;
@@ -82,37 +74,38 @@ function pairScores(ix: IndexedTruth, p: Placement | null) {
   const proximityDefined = E !== null && E.num > E.den;
   if (m === 0) return { neighbour: null, adjacency: null, proximity: null };
   if (!p) return { neighbour: 0, adjacency: 0, proximity: proximityDefined ? 0 : null };
-  const pos = p.piecePos;
+  // Predicted row and column of every piece, computed once (-1 = unplaced).
+  const row = new Int32Array(n);
+  const col = new Int32Array(n);
+  for (let k = 0; k < n; k++) {
+    const at = p.piecePos[k]!;
+    row[k] = at < 0 ? -1 : Math.floor(at / C);
+    col[k] = at < 0 ? -1 : at - row[k]! * C;
+  }
   let neighbour = 0;
   let adjacent = 0;
   let distance = 0;
   let unplacedPairs = 0;
-  for (let r = 0, k = 0; r < R; r++) {
-    for (let c = 0; c < C; c++, k++) {
-      const pa = pos[k]!;
-      if (c < C - 1) {
-        const pb = pos[k + 1]!;
-        const d = cellDistance(pa, pb, C);
-        if (d < 0) unplacedPairs++;
-        else {
-          distance += d;
-          // Right of a means the next cell in the same row; pa + 1 in another row is a wrap-around.
-          if (d === 1) {
-            adjacent++;
-            if (pb === pa + 1 && pb % C !== 0) neighbour++;
-          }
+  for (let r = 0, a = 0; r < R; r++) {
+    for (let c = 0; c < C; c++, a++) {
+      const ra = row[a]!;
+      const ca = col[a]!;
+      // b = right-hand neighbour (in order: same row, next column), then the one below.
+      for (let dir = 0; dir < 2; dir++) {
+        if (dir === 0 ? c === C - 1 : r === R - 1) continue;
+        const b = dir === 0 ? a + 1 : a + C;
+        const rb = row[b]!;
+        if (ra < 0 || rb < 0) {
+          unplacedPairs++;
+          continue;
         }
-      }
-      if (r < R - 1) {
-        const pb = pos[k + C]!;
-        const d = cellDistance(pa, pb, C);
-        if (d < 0) unplacedPairs++;
-        else {
-          distance += d;
-          if (d === 1) {
-            adjacent++;
-            if (pb === pa + C) neighbour++;
-          }
+        const dr = rb - ra;
+        const dc = col[b]! - ca;
+        const d = Math.abs(dr) + Math.abs(dc);
+        distance += d;
+        if (d === 1) {
+          adjacent++;
+          if (dir === 0 ? dc === 1 : dr === 1) neighbour++;
         }
       }
     }
