@@ -6,6 +6,7 @@ import { hausdorffDistance } from '../src/scoring/tangram/hausdorff.ts';
 import { CLASSIC_SQUARE, type Point } from '../src/scoring/tangram/pieces.ts';
 import { verifyTangram } from '../src/scoring/tangram/verify.ts';
 import { mulberry32 } from '../src/stats/random.ts';
+import { loadavg } from 'node:os';
 
 const rand = mulberry32(7);
 const SQUARE: Point[] = [[0, 0], [1, 0], [1, 1], [0, 1]];
@@ -40,7 +41,7 @@ const rows: [string, number][] = [
   ['two pieces overlapping (pairwise clipping)', best(() => verifyTangram({ outline: SQUARE }, overlapping), N)],
   ['syntax error (six pieces)', best(() => verifyTangram({ outline: SQUARE }, answer(CLASSIC_SQUARE.slice(0, 6))), N)],
 ];
-console.log('verifyTangram, ms per answer (best of 3 rounds of', N, 'answers):');
+console.log(`verifyTangram, ms per answer (best of 3 rounds of ${N} answers; load average ${loadavg()[0]!.toFixed(1)}):`);
 for (const [name, ms] of rows) console.log(`  ${name.padEnd(44)} ${ms.toFixed(2)} ms`);
 
 const t = turned[0]!;
