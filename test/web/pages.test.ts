@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../src/api/app.ts';
 import { HOSTILE_MODEL, startWebFixture, type WebFixture } from './web-fixture.ts';
 
 /** The pages over HTTP (no browser): content, escaping, downloads, access and CSRF. */
@@ -134,19 +135,28 @@ describe('pages', () => {
 });
 
 describe('read pages off loopback', () => {
-  let g: WebFixture;
-  beforeAll(async () => {
-    g = await startWebFixture({ host: '0.0.0.0' });
-  }, 240_000);
-  afterAll(async () => {
-    await g?.close();
-  });
-
   it('need a read key (or a session) when the server is not on loopback', async () => {
-    expect((await fetch(g.server.url + '/', { headers: { accept: 'text/html' }, redirect: 'manual' })).status).toBe(303);
-    expect((await fetch(g.server.url + '/')).status).toBe(401);
-    expect((await fetch(g.server.url + '/', { headers: { authorization: `Bearer ${g.keys.annotate}` } })).status).toBe(403);
-    expect((await fetch(g.server.url + '/', { headers: { authorization: `Bearer ${g.keys.read}` } })).status).toBe(200);
-    expect((await fetch(g.server.url + '/static/style.css')).status).toBe(200);
+    const app = createApp({ database: f.database, config: { bodyLimitBytes: 1 << 20, rateLimitPerMinute: 100_000, host: '0.0.0.0' }, log: () => {} });
+    const call = (path: string, headers: Record<string, string> = {}) => app.request(path, { headers });
+    expect((await call('/', { accept: 'text/html' })).status).toBe(303);
+    expect((await call('/')).status).toBe(401);
+    expect((await call('/', bearer(f.keys.annotate))).status).toBe(403);
+    expect((await call('/', bearer(f.keys.read))).status).toBe(200);
+    expect((await call('/answers/1', bearer(f.keys.read))).status).toBe(200);
+    expect((await call('/static/style.css')).status).toBe(200);
+  });
+});
+
+describe('errors on pages', () => {
+  it('are HTML pages for browsers and the envelope for other clients', async () => {
+    const html = await get('/answers/999999');
+    expect(html.status).toBe(404);
+    expect(html.headers.get('content-type')).toContain('text/html');
+    expect(await html.text()).toContain('answer 999999 not found');
+    const json = await fetch(f.server.url + '/answers/999999');
+    expect(json.status).toBe(404);
+    expect(((await json.json()) as { error: { code: string } }).error.code).toBe('not_found');
+    expect((await get('/answers/abc')).status).toBe(400);
+    expect((await get('/?table=leaderboard&format=xml')).status).toBe(400);
   });
 });
