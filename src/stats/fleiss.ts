@@ -1,5 +1,7 @@
 import { badInput } from '../domain/errors.ts';
+import { checkLabel, compareLabels } from './categories.ts';
 import { normalTwoSidedP } from './normal.ts';
+import type { Label } from './types.ts';
 
 /**
  * Fleiss' kappa for many raters (Fleiss 1971): `counts[i][j]` is how many of the m raters put subject i
@@ -80,4 +82,28 @@ export function fleissKappa(counts: readonly (readonly number[])[], categories?:
   const se = (Math.SQRT2 / (sumPQ * Math.sqrt(n * m * (m - 1)))) * Math.sqrt(Math.max(sumPQ * sumPQ - sumPQQmP, 0));
   const z = se > 0 ? kappa / se : null;
   return { kappa, se, z, p: z === null ? null : normalTwoSidedP(z), byCategory, subjects: n, raters: m };
+}
+
+/**
+ * Subjects × raters labels → subjects × categories counts for fleissKappa. Categories are the labels
+ * seen, sorted (numbers numerically); a missing rating is bad input, since Fleiss' kappa needs every
+ * subject rated by the same number of raters.
+ */
+export function countsFromRatings(ratings: readonly (readonly (Label | null)[])[]): { categories: Label[]; counts: number[][] } {
+  const seen = new Set<Label>();
+  ratings.forEach((row, i) =>
+    row.forEach((v, j) => {
+      if (v === null || v === undefined) throw badInput(`ratings: subject ${i + 1}, rater ${j + 1} is missing (Fleiss' kappa needs every subject rated by every rater)`);
+      checkLabel(v);
+      seen.add(v);
+    }),
+  );
+  const categories = [...seen].sort(compareLabels);
+  const index = new Map(categories.map((c, j) => [c, j]));
+  const counts = ratings.map((row) => {
+    const out = new Array<number>(categories.length).fill(0);
+    for (const v of row) out[index.get(v as Label)!]! += 1;
+    return out;
+  });
+  return { categories, counts };
 }

@@ -95,6 +95,14 @@ describe('assay stats fleiss', () => {
     expect(j.z).toBeCloseTo(j.kappa / j.se, 10);
     expect(Object.keys(j.byCategory)).toEqual(['0', '1', '2', '3', '4']);
   }, T);
+  it('--raw counts subjects × raters labels first (Fleiss 1971 diagnoses: 0.4302445, categories named by label)', () => {
+    const diagnoses = [[4, 4, 4, 4, 4, 4], [2, 2, 2, 5, 5, 5], [2, 3, 3, 3, 3, 5], [5, 5, 5, 5, 5, 5], [2, 2, 2, 4, 4, 4], [1, 1, 3, 3, 3, 3], [3, 3, 3, 3, 5, 5], [1, 1, 3, 3, 3, 4], [1, 1, 4, 4, 4, 4], [5, 5, 5, 5, 5, 5], [1, 4, 4, 4, 4, 4], [1, 2, 4, 4, 4, 4], [2, 2, 2, 3, 3, 3], [1, 4, 4, 4, 4, 4], [2, 2, 4, 4, 4, 5], [3, 3, 3, 3, 3, 5], [1, 1, 1, 4, 5, 5], [1, 1, 1, 1, 1, 2], [2, 2, 4, 4, 4, 4], [1, 3, 3, 5, 5, 5], [5, 5, 5, 5, 5, 5], [2, 4, 4, 4, 4, 4], [2, 2, 4, 5, 5, 5], [1, 1, 4, 4, 4, 4], [1, 4, 4, 4, 4, 5], [2, 2, 2, 2, 2, 4], [1, 1, 1, 1, 5, 5], [2, 2, 4, 4, 4, 4], [1, 3, 3, 3, 3, 3], [5, 5, 5, 5, 5, 5]];
+    const j = runCli(['stats', 'fleiss', '--data', file('diagnoses.json', diagnoses), '--raw', '--json']).json();
+    expect(j.kappa).toBeCloseTo(0.4302445, 7);
+    expect(j.z).toBeCloseTo(17.65183, 5);
+    expect(Object.keys(j.byCategory)).toEqual(['1', '2', '3', '4', '5']);
+    expect(j.byCategory['3']).toBeCloseTo(0.52, 12);
+  }, T);
   it('ragged, non-numeric and unequal rater counts exit 2', () => {
     expectBadInput(['stats', 'fleiss', '--data', file('ragged.json', [[1, 2], [3]])], /ragged\.json: row 2 has 1 values, row 1 has 2/);
     expectBadInput(['stats', 'fleiss', '--data', file('text.json', [[1, 'x']])], /text\.json: row 1, column 2 is "x", expected a number/);

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { pearson } from '../../src/stats/correlation.ts';
-import { fleissKappa } from '../../src/stats/fleiss.ts';
+import { countsFromRatings as libraryCounts, fleissKappa } from '../../src/stats/fleiss.ts';
 import { cohenKappa } from '../../src/stats/kappa.ts';
 import { krippendorffAlpha, type AlphaLevel } from '../../src/stats/krippendorff.ts';
 import { wilson } from '../../src/stats/wilson.ts';
@@ -113,6 +113,10 @@ describe('case-specific checks from the notes', () => {
     const c = byName('fleiss1971_diagnoses');
     expect(countsFromRatings(c.input.ratings_30_subjects_x_6_raters, [1, 2, 3, 4, 5])).toEqual(c.input.counts_per_subject);
     expect(fleissKappa(c.input.counts_per_subject).kappa).toBeCloseTo(0.430244520060141, 12);
+    const converted = libraryCounts(c.input.ratings_30_subjects_x_6_raters);
+    expect(converted.categories).toEqual([1, 2, 3, 4, 5]);
+    expect(converted.counts).toEqual(c.input.counts_per_subject);
+    expect(() => libraryCounts([[1, null]])).toThrow(/subject 1, rater 2 is missing/);
   });
 
   it('Krippendorff 2011: nominal alpha is exactly 113/152, also with string labels; moving the lone value of unit 12 changes nothing (irrCAC copy)', () => {

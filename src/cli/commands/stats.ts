@@ -1,5 +1,5 @@
 import { AssayError, badInput, isAssayError } from '../../domain/errors.ts';
-import { fleissKappa } from '../../stats/fleiss.ts';
+import { countsFromRatings, fleissKappa } from '../../stats/fleiss.ts';
 import { icc } from '../../stats/icc.ts';
 import { parseList, parseMatrix, requireLabels, requireNumberMatrix, requireNumbers } from '../../stats/input.ts';
 import { cohenKappa, gwetAC, scottPi, type KappaWeights } from '../../stats/kappa.ts';
@@ -94,14 +94,22 @@ const kappaCommand: Command = {
 
 const fleissCommand: Command = {
   path: ['stats', 'fleiss'],
-  summary: "Fleiss' kappa for many raters from a subjects × categories count matrix",
-  usage: '--data FILE [--categories FILE]',
-  options: { data: { type: 'string' }, categories: { type: 'string' } },
+  summary: "Fleiss' kappa for many raters from a subjects × categories count matrix (or --raw labels)",
+  usage: '--data FILE [--raw] [--categories FILE]',
+  options: { data: { type: 'string' }, raw: { type: 'boolean' }, categories: { type: 'string' } },
   async run({ values }) {
     const { path, rows } = matrixFrom(values, 'data');
-    const counts = requireNumberMatrix(rows, source('data', path));
+    let counts: number[][];
     let names: string[] | undefined;
-    if (typeof values.categories === 'string') names = listFrom(values, 'categories').list.map(String);
+    if (values.raw === true) {
+      // Subjects × raters labels: count them per category (the categories name the columns).
+      const converted = naming(source('data', path), () => countsFromRatings(rows));
+      counts = converted.counts;
+      names = converted.categories.map(String);
+    } else {
+      counts = requireNumberMatrix(rows, source('data', path));
+      if (typeof values.categories === 'string') names = listFrom(values, 'categories').list.map(String);
+    }
     const r = naming(source('data', path), () => fleissKappa(counts, names));
     const json: Record<string, unknown> = { kappa: r.kappa, se: r.se, z: r.z, p: r.p, byCategory: r.byCategory, subjects: r.subjects, raters: r.raters };
     if (r.reason) json.reason = r.reason;
