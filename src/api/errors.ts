@@ -3,6 +3,7 @@ import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { ZodError } from 'zod';
 import { AssayError, badInput, type ErrorCode } from '../domain/errors.ts';
+import { isUniqueViolation } from '../services/db-errors.ts';
 
 /** The one error envelope of the API: {"error":{"code","message"}}. */
 export interface ErrorEnvelope {
@@ -58,6 +59,9 @@ export function onError(err: Error, c: Context, log: (line: string) => void = (l
     const status = (code === 'internal' ? 500 : err.status) as ContentfulStatusCode;
     const message = err.message || (err.status === 413 ? 'request body too large' : `HTTP ${err.status}`);
     return envelope(c, code, err.status === 400 && /json/i.test(message) ? `body: ${message}` : message, status);
+  }
+  if (isUniqueViolation(err)) {
+    return envelope(c, 'conflict', 'a concurrent request changed the same record; retry the request', 409);
   }
   // Log the detail server-side only (method + path, never headers: they carry the key).
   log(`internal error on ${c.req.method} ${c.req.path}: ${err?.stack ?? String(err)}`);

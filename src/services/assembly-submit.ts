@@ -4,6 +4,7 @@ import { parseGridTruth, type GridTruth } from '../domain/grid.ts';
 import { answers, puzzles, runs } from '../db/schema.ts';
 import { scoreGrid, type GridScore } from '../scoring/grid/index.ts';
 import { scoreOne } from './assemblies.ts';
+import { isUniqueViolation } from './db-errors.ts';
 import { parseAnswerRows, storeAnswers } from './import-answers.ts';
 
 /**
@@ -66,7 +67,20 @@ async function runOf(database: Database, name: string): Promise<{ id: number; mo
   return r ?? null;
 }
 
+/**
+ * Concurrent first submissions to a new run race to create it; the losers see a unique violation.
+ * One retry suffices: the run then exists and the fast path takes it.
+ */
 export async function submitAssembly(database: Database, s: AssemblySubmission): Promise<SubmittedAssembly> {
+  try {
+    return await submitOnce(database, s);
+  } catch (e) {
+    if (!isUniqueViolation(e)) throw e;
+    return submitOnce(database, s);
+  }
+}
+
+async function submitOnce(database: Database, s: AssemblySubmission): Promise<SubmittedAssembly> {
   const text = typeof s.answer === 'string' ? s.answer : JSON.stringify(s.answer);
   const row = {
     ...(s.id !== undefined ? { id: s.id } : {}),

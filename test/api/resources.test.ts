@@ -72,6 +72,17 @@ describeDb('API resources', (ctx) => {
     expect((await errorOf(conflict)).message).toMatch(/already exists with different content/);
   });
 
+  it('takes concurrent first submissions to a new run without losing any', async () => {
+    const statuses = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        api.call(api.keys.write, 'POST', '/api/assemblies', { body: { run: 'race', model: 'model-r', puzzle: 'p4', id: `r${i}`, answer: truth4.layout } }).then((r) => r.status),
+      ),
+    );
+    expect(statuses).toEqual(Array(12).fill(201));
+    const runs = await ctx.database.execute(`select count(*)::int as n from runs where name = 'race'`);
+    expect(runs.rows[0].n).toBe(1);
+  });
+
   it('uploads answers as JSON Lines and pages through them', async () => {
     const lines = [1, 2, 3].map((i) => JSON.stringify({ id: `d${i}`, task: 'describe', rubric: 'farmyard-54', text: `answer, "${i}"` }));
     const r = await api.call(api.keys.write, 'POST', '/api/answers?run=run-b&model=model-b&tags=tagged,x', { body: lines.join('\n'), headers: JSONL });
