@@ -55,7 +55,7 @@ describeDb('rubric import and versioning', (ctx) => {
   });
 
   it('lists rubrics with their latest version and item count', async () => {
-    const l = await listRubrics(ctx.database, { limit: 10, offset: 0 });
+    const l = await listRubrics(ctx.database, { limit: 2, offset: 0 });
     expect(l.total).toBe(2);
     expect(l.rubrics.map((r) => [r.id, r.latestVersion, r.items])).toEqual([
       ['farmyard-54', 1, 17],
@@ -77,6 +77,17 @@ describeDb('rubric import and versioning', (ctx) => {
     );
     await expect(importRubrics(ctx.database, [{ path: 'd.yaml', content: small(1) }, { path: 'e.yaml', content: small(3) }])).rejects.toThrow(
       "e.yaml:1: id: rubric 'small' also defined at d.yaml:1",
+    );
+    expect(await rowCounts(ctx.database)).toEqual(before);
+  });
+
+  it('a JSONL file holds one rubric per line; errors name the line', async () => {
+    const line = (id: string, weight: unknown) => JSON.stringify({ id, title: id, reference: 'R', items: [{ id: 'a', text: 'A', weight }] });
+    const r = await importRubrics(ctx.database, [{ path: 'many.jsonl', content: [line('j1', 1), line('j2', 2)].join('\n') }]);
+    expect(r).toMatchObject({ created: 2, rubrics: [{ slug: 'j1', version: 1 }, { slug: 'j2', version: 1 }] });
+    const before = await rowCounts(ctx.database);
+    await expect(importRubrics(ctx.database, [{ path: 'more.jsonl', content: [line('j3', 1), '', line('j4', 0)].join('\n') }])).rejects.toThrow(
+      /^more\.jsonl:3: items\[0\]\.weight: /,
     );
     expect(await rowCounts(ctx.database)).toEqual(before);
   });

@@ -1,0 +1,33 @@
+import fc from 'fast-check';
+import { expect, it } from 'vitest';
+import { parseCsv } from '../../src/services/import-csv.ts';
+
+const quote = (s: string) => `"${s.replace(/"/g, '""')}"`;
+
+it('round-trips any non-empty cells written with RFC 4180 quoting (commas, quotes, newlines)', () => {
+  fc.assert(
+    fc.property(
+      fc.uniqueArray(fc.stringMatching(/^[a-z]{1,6}$/), { minLength: 1, maxLength: 4 }),
+      fc.array(fc.array(fc.string({ minLength: 1, maxLength: 12 }), { minLength: 4, maxLength: 4 }), { minLength: 1, maxLength: 5 }),
+      fc.constantFrom('\n', '\r\n'),
+      (names, rows, eol) => {
+        const body = rows.map((r) => names.map((_, i) => quote(r[i]!)).join(',')).join(eol);
+        const parsed = parseCsv({ path: 'p.csv', content: names.join(',') + eol + body + eol });
+        expect(parsed.map((p) => p.value)).toEqual(rows.map((r) => Object.fromEntries(names.map((n, i) => [n, r[i]!]))));
+      },
+    ),
+  );
+});
+
+it('names the line a record starts on, counting newlines inside quoted fields', () => {
+  const csv = 'a,b\n1,"two\nlines"\n3,4\n';
+  const rows = parseCsv({ path: 'x.csv', content: csv });
+  expect(rows.map((r) => [r.line, r.value])).toEqual([
+    [2, { a: '1', b: 'two\nlines' }],
+    [4, { a: '3', b: '4' }],
+  ]);
+  expect(() => parseCsv({ path: 'x.csv', content: 'a,b\n1,2\n3\n' })).toThrow('x.csv:3: has 1 fields, the header has 2');
+  expect(() => parseCsv({ path: 'x.csv', content: 'a,b\n1,"oops\n' })).toThrow('x.csv:2: unterminated quoted field');
+  expect(() => parseCsv({ path: 'x.csv', content: 'a,a\n1,2\n' })).toThrow("x.csv:1: duplicate column 'a'");
+  expect(parseCsv({ path: 'x.csv', content: '\uFEFFa,b\n,2\n' }).map((r) => r.value)).toEqual([{ b: '2' }]);
+});
