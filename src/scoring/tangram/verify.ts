@@ -2,7 +2,7 @@ import { bbox, boundaryRings, boxesOverlap, intersectionOf, MAX_COORDINATE, mult
 import { hausdorffDistance } from './hausdorff.ts';
 import { parseTangramAnswer, parseTangramTarget, type ParseStatus } from './parse.ts';
 import type { Point } from './pieces.ts';
-import { area, cleanRing, ringDistance } from './polygon.ts';
+import { area, cleanRing, isSimpleRing, ringDistance } from './polygon.ts';
 import { rigidProblems } from './rigid.ts';
 
 /** Exactly the keys of `assay score tangram --json`. Checks not reached (after a syntax error) are null. */
@@ -59,8 +59,8 @@ export function verifyTangram(target: { outline: unknown[] }, answerText: string
 
   const rigid = pieces.flatMap((p) => rigidProblems(p.label, p.type, p.ring, tol));
   problems.push(...rigid);
-  // a piece flattened to a segment has no area to clip; it has already failed the rigid check
-  const solid = pieces.filter((p) => p.ring.length >= 3 && area(p.ring) > 0);
+  // a piece reduced to a point or a segment is nothing to clip; it has already failed the rigid check
+  const solid = pieces.filter((p) => p.ring.length >= 3);
 
   const groups = touchingGroups(solid, tol);
   const disconnected = groups.length > 1;
@@ -119,8 +119,9 @@ function clipChecks(pieces: Solid[], outline: Point[], tol: number): ClipChecks 
  * pairwise overlap from above: when it is within τ no pair needs clipping.
  */
 function overlapProblems(pieces: Solid[], figure: MultiPolygon, tol: number): string[] {
+  // (shoelace areas are true areas only for simple rings, so a crossed piece always takes the slow path)
   const excess = pieces.reduce((s, p) => s + area(p.ring), 0) - multiArea(figure);
-  if (excess <= tol) return [];
+  if (excess <= tol && pieces.every((p) => isSimpleRing(p.ring))) return [];
   const boxes = pieces.map((p) => bbox(p.ring));
   const out: string[] = [];
   for (let i = 0; i < pieces.length; i++) {

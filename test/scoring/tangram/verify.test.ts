@@ -139,3 +139,13 @@ describe('verifyTangram: cheating and mistakes are named', () => {
     expect(s.problems.filter((m) => m.includes('stretched'))).toHaveLength(7);
   });
 });
+
+describe('verifyTangram: crossed pieces', () => {
+  it('a bow-tie piece is a rigid error, and its overlap with a neighbour is still found', () => {
+    // square F written in bow-tie order, shifted so that one lobe covers part of small triangle E
+    const r = verifyTangram(SQUARE, answer(moved(classic(), 'F', [[0.5, 0.25], [1, 0.25], [0.75, 0.5], [0.75, 0]])));
+    expect(r.rigidError).toBe(true);
+    expect(r.overlapError).toBe(true);
+    expect(r.problems.some((p) => p.startsWith('piece E (small_triangle) and piece F (square) overlap'))).toBe(true);
+  });
+});
