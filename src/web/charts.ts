@@ -94,7 +94,8 @@ export function intervalChart(points: readonly IntervalPoint[], o: { measures: r
   const x = { type: 'quantitative', title: o.xTitle, scale: { domain: [0, 1] } } as const;
   return renderVegaLite({
     width: 420,
-    height: { step: 16 * o.measures.length + 8 } as unknown as number,
+    // With yOffset, the step is that of one measure inside a group.
+    height: { step: 18 } as unknown as number,
     data: { values: points },
     layer: [
       {

@@ -44,7 +44,7 @@ export function gradeTables(g: GradeDetail, i: number): Table[] {
     columns: [
       { key: 'item', label: 'Item' },
       { key: 'text', label: 'Rubric says' },
-      { key: 'weight', label: 'Weight', kind: 'num' },
+      { key: 'weight', label: 'Weight', kind: 'num', render: (r) => String(r.weight) },
       { key: 'verdict', label: 'Verdict', render: (r) => <span class={`verdict v-${String(r.verdict)}`}>{String(r.verdict)}</span> },
       { key: 'evidence', label: 'What the answer said' },
       { key: 'points', label: 'Points', kind: 'num' },
