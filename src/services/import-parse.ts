@@ -45,6 +45,11 @@ export function parseLocated<S extends z.ZodType>(schema: S, loc: Located): z.ou
   if (r.success) return r.data;
   const issue = r.error.issues[0]!;
   const more = r.error.issues.length > 1 ? ` (and ${r.error.issues.length - 1} more)` : '';
+  // An unknown field is reported at the field itself, so the line is the one to fix.
+  if (issue.code === 'unrecognized_keys' && issue.keys[0] !== undefined) {
+    const known = issue.keys.length > 1 ? ` (also: ${issue.keys.slice(1).join(', ')})` : '';
+    throw locatedError(loc, [...issue.path, issue.keys[0]], `unknown field${known}`);
+  }
   throw locatedError(loc, issue.path, issue.message + more);
 }
 

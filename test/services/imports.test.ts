@@ -78,7 +78,7 @@ describeDb('importers', (ctx) => {
     ['an unknown rubric', jsonl({ id: 'n1', task: 'describe', rubric: 'zzz', text: 't' }), "bad.jsonl:1: rubric: unknown rubric 'zzz' (import it first)"],
     ['a wrong type', jsonl({ id: 'n1', task: 'describe', rubric: 'farmyard-54', text: 't' }, { id: 'n2', task: 'describe', rubric: 'farmyard-54', text: 't', usage: { input_tokens: 'many' } }), /^bad\.jsonl:2: usage\.input_tokens: .*number/],
     ['an unknown task', jsonl({ id: 'n1', task: 'paint', rubric: 'farmyard-54', text: 't' }), /^bad\.jsonl:1: task: /],
-    ['a misspelt field', jsonl({ id: 'n1', task: 'describe', rubric: 'farmyard-54', txet: 't' }), /^bad\.jsonl:1: .*txet/],
+    ['a misspelt field', jsonl({ id: 'n1', task: 'describe', rubric: 'farmyard-54', txet: 't' }), 'bad.jsonl:1: txet: unknown field'],
     ['a duplicate id', jsonl({ id: 'n1', task: 'describe', rubric: 'farmyard-54', text: 't' }, { id: 'n1', task: 'describe', rubric: 'farmyard-54', text: 'u' }), "bad.jsonl:2: id: duplicate answer id 'n1' in run 'm' (first on line 1); give each row a distinct \"id\""],
     ['a model that contradicts the run', jsonl({ id: 'n1', run: 'r1', model: 'other', task: 'describe', rubric: 'farmyard-54', text: 't' }), "bad.jsonl:1: model: run 'r1' is model 'claude-x', this row says 'other'"],
     ['changed content under an existing id', jsonl({ id: 'd1', run: 'r1', model: 'claude-x', task: 'describe', rubric: 'farmyard-54', text: 'Another barn.' }), "bad.jsonl:1: id: answer 'd1' of run 'r1' already exists with different content"],

@@ -75,6 +75,10 @@ describeDb('rubric import and versioning', (ctx) => {
     await expect(importRubrics(ctx.database, [{ path: 'c.json', content: '{"id":"c","title":"C","reference":"R","items":[{"id":"a","text":"A","weight":"heavy"}]}' }])).rejects.toThrow(
       /^c\.json:1: items\[0\]\.weight: .*number/,
     );
+    await expect(importRubrics(ctx.database, [{ path: 'f.yaml', content: small(1, 'colour: red\n') }])).rejects.toThrow('f.yaml:6: colour: unknown field');
+    await expect(importRubrics(ctx.database, [{ path: 'g.yaml', content: small(1).replace('weight: 1 }', 'weight: 1, wieght: 2 }') }])).rejects.toThrow(
+      'g.yaml:5: items[0].wieght: unknown field',
+    );
     await expect(importRubrics(ctx.database, [{ path: 'd.yaml', content: small(1) }, { path: 'e.yaml', content: small(3) }])).rejects.toThrow(
       "e.yaml:1: id: rubric 'small' also defined at d.yaml:1",
     );
