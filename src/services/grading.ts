@@ -11,7 +11,6 @@ import { type LoadedJudge, loadJudge, sha256 } from '../judges/config.ts';
 import { createJudgeEngine, defaultTemplatePath, type EngineOptions, type JudgeEngine } from '../judges/engine.ts';
 import type { JudgeImage } from '../judges/prompt.ts';
 import { buildReport, type GradeReport } from '../judges/report.ts';
-import type { LedgerEntry } from '../judges/store.ts';
 import type { Judge } from '../judges/types.ts';
 import type { UnverifiablePolicy } from '../scoring/description/score.ts';
 import { getAnswer } from './answers.ts';
@@ -49,8 +48,8 @@ export interface SessionOptions {
 
 export interface GradingSession {
   engine: JudgeEngine;
-  /** The judges row, once the first grade wrote it. */
-  readonly judgeRowId: number | null;
+  /** The judges row of this judge config (created when the session opens). */
+  judgeRowId: number;
   grade(req: GradeRequest): Promise<StoredGrade>;
 }
 
@@ -61,7 +60,8 @@ export function defaultJudgeRef(keys: ProviderKeys): string {
   return 'lexical';
 }
 
-async function judgeRow(database: Database, judge: LoadedJudge): Promise<number> {
+/** The judges row for a judge config (by config hash), created on first use. */
+export async function ensureJudgeRow(database: Database, judge: LoadedJudge): Promise<number> {
   const c = judge.config;
   let promptText: string | null = null;
   try {
@@ -111,17 +111,20 @@ async function resolveAnswer(database: Database, req: GradeRequest): Promise<{ i
 export async function createGradingSession(database: Database, o: SessionOptions): Promise<GradingSession> {
   const judge = typeof o.judge === 'string' ? loadJudge(o.judge) : o.judge;
   const adapter = o.adapter ?? (await createAdapter(judge, o.keys ?? {}));
-  // The judges row is written with the first grade, after its inputs resolved: bad input writes nothing.
-  let judgeRowId: number | null = null;
-  const ledger = { record: (e: LedgerEntry) => dbUsageLedger(database.db, { judgeId: judgeRowId }).record(e) };
-  const engine = createJudgeEngine({ judge, adapter, cache: dbResponseCache(database.db), ledger, ...(o.engine ?? {}) });
+  const judgeRowId = await ensureJudgeRow(database, judge);
+  const engine = createJudgeEngine({
+    judge,
+    adapter,
+    cache: dbResponseCache(database.db),
+    ledger: dbUsageLedger(database.db, { judgeId: judgeRowId }),
+    ...(o.engine ?? {}),
+  });
 
   async function grade(req: GradeRequest): Promise<StoredGrade> {
     // Reads first: a stored answer names its rubric; answer text is stored only once the rubric resolved.
     const stored = 'id' in req.answer ? await resolveAnswer(database, req) : null;
     const { rubric, versionId, version } = await resolveRubric(database, req, stored?.rubric ?? null);
     const answer = stored ?? (await resolveAnswer(database, req));
-    judgeRowId ??= await judgeRow(database, judge);
     const outcome = await engine.grade({ rubric, answer: answer.text, answerId: String(answer.id), ...(req.image ? { image: req.image } : {}) });
     const report = buildReport(rubric, answer.text, outcome, req.unverifiable ? { unverifiable: req.unverifiable } : {});
     const row = {
@@ -157,13 +160,7 @@ export async function createGradingSession(database: Database, o: SessionOptions
     return { ...report, gradeId, answerId: answer.id, rubric: { id: rubric.id, version } };
   }
 
-  return {
-    engine,
-    get judgeRowId() {
-      return judgeRowId;
-    },
-    grade,
-  };
+  return { engine, judgeRowId, grade };
 }
 
 /** One answer, one judge: the `assay grade` and POST /grades use case. */
