@@ -46,23 +46,47 @@ interface Resolvable {
   row: z.output<typeof LabelRowSchema>;
 }
 
-async function resolveAnswer(tx: Queryable, r: Resolvable, defaults: { run?: string }): Promise<{ id: number; rubricId: number | null }> {
+interface Candidate {
+  id: number;
+  rubricId: number | null;
+  externalId: string;
+  run: string;
+  model: string;
+}
+
+const CHUNK = 1000;
+
+/** Every answer the rows could mean, fetched in bulk (a query per row is slow on large label sets). */
+async function fetchCandidates(tx: Queryable, rows: Resolvable[]): Promise<{ byExternal: Map<string, Candidate[]>; byId: Map<number, Candidate> }> {
+  const select = () =>
+    tx
+      .select({ id: answers.id, rubricId: answers.rubricId, externalId: answers.externalId, run: runs.name, model: runs.model })
+      .from(answers)
+      .innerJoin(runs, eq(runs.id, answers.runId));
+  const externals = [...new Set(rows.flatMap((r) => (r.row.answer_id === undefined ? [r.row.answer!] : [])))];
+  const ids = [...new Set(rows.flatMap((r) => (r.row.answer_id === undefined ? [] : [r.row.answer_id])))];
+  const byExternal = new Map<string, Candidate[]>();
+  const byId = new Map<number, Candidate>();
+  for (let i = 0; i < externals.length; i += CHUNK) {
+    for (const c of await select().where(inArray(answers.externalId, externals.slice(i, i + CHUNK))).orderBy(asc(answers.id))) {
+      byExternal.set(c.externalId, [...(byExternal.get(c.externalId) ?? []), c]);
+    }
+  }
+  for (let i = 0; i < ids.length; i += CHUNK) {
+    for (const c of await select().where(inArray(answers.id, ids.slice(i, i + CHUNK)))) byId.set(c.id, c);
+  }
+  return { byExternal, byId };
+}
+
+function resolveAnswer(index: Awaited<ReturnType<typeof fetchCandidates>>, r: Resolvable, defaults: { run?: string }): Candidate {
   const { row, loc } = r;
   if (row.answer_id !== undefined) {
-    const [a] = await tx.select({ id: answers.id, rubricId: answers.rubricId }).from(answers).where(eq(answers.id, row.answer_id));
+    const a = index.byId.get(row.answer_id);
     if (!a) throw locatedError(loc, ['answer_id'], `unknown answer ${row.answer_id}`);
     return a;
   }
   const run = row.run ?? defaults.run;
-  const conds: SQL[] = [eq(answers.externalId, row.answer!)];
-  if (run) conds.push(eq(runs.name, run));
-  if (row.model) conds.push(eq(runs.model, row.model));
-  const found = await tx
-    .select({ id: answers.id, rubricId: answers.rubricId, run: runs.name })
-    .from(answers)
-    .innerJoin(runs, eq(runs.id, answers.runId))
-    .where(and(...conds))
-    .limit(3);
+  const found = (index.byExternal.get(row.answer!) ?? []).filter((c) => (!run || c.run === run) && (!row.model || c.model === row.model));
   const scope = [run && `run '${run}'`, row.model && `model '${row.model}'`].filter(Boolean).join(', ');
   if (found.length === 0) throw locatedError(loc, ['answer'], `unknown answer '${row.answer}'${scope ? ` in ${scope}` : ''}`);
   if (found.length > 1) {
@@ -71,14 +95,23 @@ async function resolveAnswer(tx: Queryable, r: Resolvable, defaults: { run?: str
   return found[0]!;
 }
 
-async function checkItem(tx: Queryable, loc: Located, rubricId: number | null, item: string): Promise<void> {
+/** Item keys of every version of the given rubrics: a label may concern an item of any version. */
+async function itemKeys(tx: Queryable, rubricIds: number[]): Promise<Map<number, Set<string>>> {
+  const out = new Map<number, Set<string>>();
+  for (let i = 0; i < rubricIds.length; i += CHUNK) {
+    const rows = await tx
+      .selectDistinct({ rubricId: rubricVersions.rubricId, key: rubricItems.itemKey })
+      .from(rubricItems)
+      .innerJoin(rubricVersions, eq(rubricVersions.id, rubricItems.rubricVersionId))
+      .where(inArray(rubricVersions.rubricId, rubricIds.slice(i, i + CHUNK)));
+    for (const r of rows) out.set(r.rubricId, (out.get(r.rubricId) ?? new Set()).add(r.key));
+  }
+  return out;
+}
+
+function checkItem(keys: Map<number, Set<string>>, loc: Located, rubricId: number | null, item: string): void {
   if (rubricId === null) throw locatedError(loc, ['item'], `answer has no rubric, so item '${item}' cannot be labelled`);
-  const [hit] = await tx
-    .select({ n: count() })
-    .from(rubricItems)
-    .innerJoin(rubricVersions, eq(rubricVersions.id, rubricItems.rubricVersionId))
-    .where(and(eq(rubricVersions.rubricId, rubricId), eq(rubricItems.itemKey, item)));
-  if (!hit || hit.n === 0) throw locatedError(loc, ['item'], `unknown item '${item}' for this answer's rubric`);
+  if (!keys.get(rubricId)?.has(item)) throw locatedError(loc, ['item'], `unknown item '${item}' for this answer's rubric`);
 }
 
 async function upsert(tx: Queryable, values: Array<typeof labels.$inferInsert>): Promise<LabelImportResult> {
@@ -102,11 +135,14 @@ export async function importLabels(database: Database, file: ImportFile, default
   const parsed = locs.map((loc) => ({ loc, row: parseLocated(LabelRowSchema, loc) }));
   const seen = new Map<string, number | null>();
   return database.db.transaction(async (tx) => {
+    const index = await fetchCandidates(tx, parsed);
+    const resolved = parsed.map((r) => resolveAnswer(index, r, defaults));
+    const keys = await itemKeys(tx, [...new Set(resolved.flatMap((a) => (a.rubricId === null ? [] : [a.rubricId])))]);
     const values: Array<typeof labels.$inferInsert> = [];
-    for (const r of parsed) {
-      const answer = await resolveAnswer(tx, r, defaults);
+    for (const [i, r] of parsed.entries()) {
+      const answer = resolved[i]!;
       const item = r.row.item ?? '';
-      if (item !== '') await checkItem(tx, r.loc, answer.rubricId, item);
+      if (item !== '') checkItem(keys, r.loc, answer.rubricId, item);
       const annotator = (r.row.rater ?? r.row.annotator)!;
       const key = `${answer.id}\u0000${item}\u0000${annotator}`;
       if (seen.has(key)) throw locatedError(r.loc, ['label'], `second label by '${annotator}' for the same answer and item (first on line ${seen.get(key)})`);
@@ -114,8 +150,8 @@ export async function importLabels(database: Database, file: ImportFile, default
       values.push({ answerId: answer.id, itemKey: item, annotator, kind: r.row.kind ?? 'human', label: r.row.label });
     }
     let total: LabelImportResult = { inserted: 0, updated: 0 };
-    for (let i = 0; i < values.length; i += 1000) {
-      const part = await upsert(tx, values.slice(i, i + 1000));
+    for (let i = 0; i < values.length; i += CHUNK) {
+      const part = await upsert(tx, values.slice(i, i + CHUNK));
       total = { inserted: total.inserted + part.inserted, updated: total.updated + part.updated };
     }
     return total;
@@ -132,7 +168,7 @@ export async function saveLabel(database: Database, input: LabelInput): Promise<
     const item = input.item ?? '';
     if (item !== '') {
       const loc: Located = { value: null, file: `answer ${a.id}`, line: null, lineOf: () => null };
-      await checkItem(tx, loc, a.rubricId, item);
+      checkItem(a.rubricId === null ? new Map() : await itemKeys(tx, [a.rubricId]), loc, a.rubricId, item);
     }
     const r = await upsert(tx, [{ answerId: a.id, itemKey: item, annotator: input.annotator, kind: input.kind ?? 'human', label: input.label }]);
     return { created: r.inserted === 1 };
