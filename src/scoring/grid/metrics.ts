@@ -26,8 +26,6 @@ export interface ScoreGridOptions {
   given?: readonly string[];
 }
 
-const CLASSES = ['corner', 'edge', 'interior'] as const;
-
 /** 0 corner, 1 edge, 2 interior. In a 1×N strip both ends are corners (three flat sides). */
 function positionClass(rows: number, cols: number, r: number, c: number): number {
   const borderRow = r === 0 || r === rows - 1;
