@@ -1,5 +1,6 @@
 import { badInput } from '../domain/errors.ts';
 import { quantileSorted } from 'simple-statistics';
+import { checkConfidence } from './normal.ts';
 import { mulberry32, randomInt } from './random.ts';
 
 /**
@@ -38,7 +39,7 @@ function run<G>(
   const resamples = opts.resamples ?? 2000;
   const confidence = opts.confidence ?? 0.95;
   if (!Number.isInteger(resamples) || resamples < 1) throw badInput(`resamples must be a whole number ≥ 1, got ${resamples}`);
-  if (!(confidence > 0 && confidence < 1)) throw badInput(`confidence must be strictly between 0 and 1, got ${confidence}`);
+  checkConfidence(confidence);
   if (!Number.isFinite(opts.seed)) throw badInput(`seed must be a number, got ${opts.seed}`);
   if (groups.length === 0) return { estimate: null, ci: null, resamples: 0, reason: 'no units to resample' };
   const estimate = full !== null && Number.isFinite(full) ? full : null;

@@ -1,6 +1,6 @@
 import { badInput } from '../domain/errors.ts';
 import { tTwoSidedP } from './beta.ts';
-import { normalTwoSidedP, twoSidedZ } from './normal.ts';
+import { checkConfidence, normalTwoSidedP, twoSidedZ } from './normal.ts';
 import type { Interval } from './types.ts';
 
 /**
@@ -67,7 +67,7 @@ export function pearson(
   confidence = 0.95,
 ): CorrelationResult & { ci: [number, number] | null } {
   check(x, y);
-  if (!(confidence > 0 && confidence < 1)) throw badInput(`confidence must be strictly between 0 and 1, got ${confidence}`);
+  checkConfidence(confidence);
   const n = x.length;
   if (n < 3) return { r: null, p: null, n, ci: null, reason: 'need at least 3 pairs' };
   const r = pearsonCore(x, y);

@@ -1,5 +1,6 @@
 import { badInput } from '../domain/errors.ts';
 import { fQuantile, fSf } from './beta.ts';
+import { checkConfidence } from './normal.ts';
 import type { Interval } from './types.ts';
 
 /**
@@ -61,7 +62,7 @@ function validate(ratings: readonly (readonly number[])[]): { n: number; k: numb
 }
 
 export function icc(ratings: readonly (readonly number[])[], confidence = 0.95): IccResult {
-  if (!(confidence > 0 && confidence < 1)) throw badInput(`confidence must be strictly between 0 and 1, got ${confidence}`);
+  checkConfidence(confidence);
   const { n, k } = validate(ratings);
   const df1 = n - 1;
   const dfW = n * (k - 1);

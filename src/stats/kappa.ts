@@ -1,7 +1,7 @@
 import { badInput } from '../domain/errors.ts';
 import { countTable, type CountTable } from './agreement.ts';
 import { assertSameLength } from './categories.ts';
-import { twoSidedZ } from './normal.ts';
+import { checkConfidence, twoSidedZ } from './normal.ts';
 import type { Interval, Label } from './types.ts';
 
 export type { Label } from './types.ts';
@@ -104,11 +104,6 @@ function finish(prep: Prepared, kappa: number, variance: number, confidence: num
   const z = twoSidedZ(confidence);
   const ci: Interval | null = se === null ? null : [kappa - z * se, kappa + z * se];
   return { kappa, se, ci, ...base(prep) };
-}
-
-function checkConfidence(confidence: number): number {
-  if (!(confidence > 0 && confidence < 1)) throw badInput(`confidence must be strictly between 0 and 1, got ${confidence}`);
-  return confidence;
 }
 
 /** No pairs, or chance agreement of 1, leaves the coefficient undefined (0/0). */

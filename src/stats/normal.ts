@@ -1,3 +1,4 @@
+import { badInput } from '../domain/errors.ts';
 import { lnGamma } from './beta.ts';
 
 /**
@@ -110,7 +111,13 @@ export function normalQuantile(p: number): number {
   return x;
 }
 
+/** A two-sided confidence level must lie strictly between 0 and 1 (0.95, not 95). */
+export function checkConfidence(confidence: number): number {
+  if (!(confidence > 0 && confidence < 1)) throw badInput(`confidence must be strictly between 0 and 1, got ${confidence}`);
+  return confidence;
+}
+
 /** The z for a two-sided interval at `confidence` (0.95 → 1.959963984540054). */
 export function twoSidedZ(confidence: number): number {
-  return normalQuantile(1 - (1 - confidence) / 2);
+  return normalQuantile(1 - (1 - checkConfidence(confidence)) / 2);
 }

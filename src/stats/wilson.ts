@@ -1,5 +1,5 @@
 import { badInput } from '../domain/errors.ts';
-import { twoSidedZ } from './normal.ts';
+import { checkConfidence, twoSidedZ } from './normal.ts';
 import type { Interval } from './types.ts';
 
 /**
@@ -15,7 +15,7 @@ export function wilson(
   if (!Number.isInteger(successes) || successes < 0) throw badInput(`successes must be a whole number ≥ 0, got ${successes}`);
   if (!Number.isInteger(trials) || trials < 0) throw badInput(`trials must be a whole number ≥ 0, got ${trials}`);
   if (successes > trials) throw badInput(`successes (${successes}) cannot exceed trials (${trials})`);
-  if (!(confidence > 0 && confidence < 1)) throw badInput(`confidence must be strictly between 0 and 1, got ${confidence}`);
+  checkConfidence(confidence);
   if (trials === 0) return { estimate: null, ci: null, reason: 'no trials' };
   const n = trials;
   const p = successes / n;

@@ -41,6 +41,8 @@ function naming<T>(what: string, fn: () => T): T {
 
 const fmtCi = (ci: [number, number] | null | undefined): string => (ci ? `[${ci[0].toFixed(4)}, ${ci[1].toFixed(4)}]` : '—');
 
+const ciLabel = (confidence: number) => `${Math.round(confidence * 1000) / 10}% CI`;
+
 /** p-values below 1e-4 in scientific notation, so a tiny p never prints as 0.0000. */
 const fmtP = (p: number | null | undefined): Cell => (typeof p === 'number' && p > 0 && p < 1e-4 ? p.toExponential(2) : p);
 
@@ -81,7 +83,7 @@ const kappaCommand: Command = {
     const pairs: [string, Cell][] = [
       [weights === 'none' ? name : `${name} (${weights} weights)`, r.kappa],
       ['standard error', r.se],
-      [`${Math.round(confidence * 1000) / 10}% CI`, fmtCi(r.ci)],
+      [ciLabel(confidence), fmtCi(r.ci)],
       ['agreement', r.agreement],
       ['items', r.n],
       ['categories', r.categories.join(', ')],
@@ -168,7 +170,7 @@ const wilsonCommand: Command = {
     const r = wilson(k, n, confidence);
     const json: Record<string, unknown> = { estimate: r.estimate, ci: r.ci, successes: k, trials: n, confidence };
     if (r.reason) json.reason = r.reason;
-    return { json, text: keyValues([['estimate', r.estimate], [`${Math.round(confidence * 1000) / 10}% CI`, fmtCi(r.ci)], ['successes / trials', `${k} / ${n}`]]) };
+    return { json, text: keyValues([['estimate', r.estimate], [ciLabel(confidence), fmtCi(r.ci)], ['successes / trials', `${k} / ${n}`]]) };
   },
 };
 
@@ -191,7 +193,7 @@ const corrCommand: Command = {
     json.method = method;
     if (r.reason) json.reason = r.reason;
     const pairs: [string, Cell][] = [[{ pearson: 'Pearson r', spearman: 'Spearman rho', kendall: 'Kendall tau-b' }[method], r.r], ['p (two-sided)', fmtP(r.p)], ['n', r.n]];
-    if ('ci' in r) pairs.push([`${Math.round(confidence * 1000) / 10}% CI (Fisher z)`, fmtCi(r.ci as [number, number] | null)]);
+    if ('ci' in r) pairs.push([`${ciLabel(confidence)} (Fisher z)`, fmtCi(r.ci as [number, number] | null)]);
     if (r.reason) pairs.push(['note', r.reason]);
     return { json, text: keyValues(pairs) };
   },
@@ -226,7 +228,7 @@ const iccCommand: Command = {
     const r = naming(source('data', path), () => icc(ratings, confidence));
     const forms = ['ICC1', 'ICC2', 'ICC3', 'ICC1k', 'ICC2k', 'ICC3k'] as const;
     const text = table(
-      ['form', 'ICC', 'F', 'df1', 'df2', 'p', `${Math.round(confidence * 1000) / 10}% CI`],
+      ['form', 'ICC', 'F', 'df1', 'df2', 'p', ciLabel(confidence)],
       forms.map((f) => [f, r[f].value, r[f].F, r[f].df1, r[f].df2, fmtP(r[f].p), fmtCi(r[f].ci)]),
     );
     return { json: r, text: `${text}\n${r.subjects} subjects × ${r.raters} raters${r.reason ? ` — ${r.reason}` : ''}` };
