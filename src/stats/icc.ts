@@ -1,7 +1,7 @@
 import { badInput } from '../domain/errors.ts';
 import { fQuantile, fSf } from './beta.ts';
 import { checkConfidence } from './normal.ts';
-import type { Interval } from './types.ts';
+import { finiteOrNull, type Interval } from './types.ts';
 
 /**
  * Intraclass correlations of Shrout & Fleiss (1979), in McGraw & Wong's (1996) terms:
@@ -23,8 +23,7 @@ export type IccResult = Record<IccForm, IccEstimate> & { subjects: number; rater
 
 const FORMS: IccForm[] = ['ICC1', 'ICC2', 'ICC3', 'ICC1k', 'ICC2k', 'ICC3k'];
 
-const fin = (x: number): number | null => (Number.isFinite(x) ? x : null);
-const ratio = (num: number, den: number): number | null => (den === 0 ? null : fin(num / den));
+const ratio = (num: number, den: number): number | null => (den === 0 ? null : finiteOrNull(num / den));
 
 function meanSquares(ratings: readonly (readonly number[])[], n: number, k: number) {
   let grand = 0;

@@ -9,8 +9,6 @@ export interface Undefined {
   reason: string;
 }
 
-export const undefinedBecause = (reason: string): Undefined => ({ value: null, reason });
-
 /** A finite number, or null (NaN and ±Infinity never leave this module). */
 export const finiteOrNull = (x: number): number | null => (Number.isFinite(x) ? x : null);
 
