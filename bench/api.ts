@@ -3,10 +3,11 @@
 // with bounded concurrency. Every request POSTs one assembly answer to /api/assemblies, which validates it,
 // stores it and its deterministic score in one transaction and returns the score. Prints throughput, p50/p99
 // latency per engine and the PostgreSQL/PGlite ratio, all measured in this one run.
-//   npm run bench -- api      (BENCH_SECONDS, BENCH_CONCURRENCY, BENCH_PG_URL override the defaults)
+//   npm run bench -- api      (BENCH_SECONDS, BENCH_CONCURRENCY, BENCH_PG_URL override the defaults;
+//   BENCH_CPU_PROF=DIR writes the servers' V8 CPU profiles there)
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -38,7 +39,8 @@ interface Started {
 
 function startServer(env: Record<string, string>): Promise<Started> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+    const child = spawn(process.execPath, [...prof, '--import', 'tsx', 'src/main.ts'], {
       cwd: ROOT,
       env: { ...process.env, PORT: '0', RATE_LIMIT_PER_MINUTE: '100000000', ANTHROPIC_API_KEY: '', OPENAI_API_KEY: '', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -65,6 +67,8 @@ function stopServer(s: Started): Promise<void> {
 }
 
 interface LoadResult {
+  /** Requests completed including the warm-up (the server's CPU is measured over all of them). */
+  total: number;
   ok: number;
   failed: number;
   statuses: Record<string, number>;
@@ -74,7 +78,17 @@ interface LoadResult {
   p99: number | null;
 }
 
-function runLoad(s: Started, runName: string): Promise<LoadResult> {
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux). */
+function cpuSeconds(pid: number): number | null {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return null;
+  }
+}
+
+function runLoad(s: Started, runName: string): Promise<LoadResult & { serverCpuMs: number | null }> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
@@ -82,12 +96,18 @@ function runLoad(s: Started, runName: string): Promise<LoadResult> {
       { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
     );
     let out = '';
+    const cpu0 = cpuSeconds(s.child.pid!);
     child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-    child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as LoadResult) : reject(new Error(`load generator exited ${code}`))));
+    child.once('exit', (code) => {
+      if (code !== 0) return reject(new Error(`load generator exited ${code}`));
+      const r = JSON.parse(out) as LoadResult;
+      const cpu1 = cpuSeconds(s.child.pid!);
+      resolve({ ...r, serverCpuMs: cpu0 === null || cpu1 === null ? null : ((cpu1 - cpu0) * 1000) / r.total });
+    });
   });
 }
 
-async function bench(engine: 'pglite' | 'postgres', env: Record<string, string>): Promise<LoadResult> {
+async function bench(engine: 'pglite' | 'postgres', env: Record<string, string>): Promise<LoadResult & { serverCpuMs: number | null }> {
   const s = await startServer(env);
   try {
     const puzzle = JSON.stringify({ id: 'bench-10x10', rows: N, cols: N, layout });
@@ -99,7 +119,7 @@ async function bench(engine: 'pglite' | 'postgres', env: Record<string, string>)
   }
 }
 
-const results: Array<[string, LoadResult]> = [];
+const results: Array<[string, LoadResult & { serverCpuMs: number | null }]> = [];
 const loadBefore = loadavg()[0]!;
 
 const dataDir = mkdtempSync(join(tmpdir(), 'assay-bench-'));
@@ -123,9 +143,11 @@ try {
 
 const f = (x: number | null, d = 1) => (x === null ? '—' : x.toFixed(d));
 console.log(`\nPOST /api/assemblies (10×10 puzzle), ${CONCURRENCY} in flight, ${SECONDS} s after ${WARMUP} s warm-up, one load-generator process\n`);
-console.log(['engine'.padEnd(28), 'scored/s'.padStart(9), 'p50 ms'.padStart(8), 'p99 ms'.padStart(8), 'ok'.padStart(7), 'failed'.padStart(7)].join('  '));
+console.log(['engine'.padEnd(28), 'scored/s'.padStart(9), 'p50 ms'.padStart(8), 'p99 ms'.padStart(8), 'server CPU ms/answer'.padStart(21), 'ok'.padStart(7), 'failed'.padStart(7)].join('  '));
 for (const [name, r] of results) {
-  console.log([name.padEnd(28), f(r.perSecond, 0).padStart(9), f(r.p50).padStart(8), f(r.p99).padStart(8), String(r.ok).padStart(7), String(r.failed).padStart(7)].join('  '));
+  console.log(
+    [name.padEnd(28), f(r.perSecond, 0).padStart(9), f(r.p50).padStart(8), f(r.p99).padStart(8), f(r.serverCpuMs, 2).padStart(21), String(r.ok).padStart(7), String(r.failed).padStart(7)].join('  '),
+  );
   if (r.failed) console.log(`  non-201 statuses: ${JSON.stringify(r.statuses)}`);
 }
 const [pgl, pg] = [results[0]![1], results[1]![1]];

@@ -37,6 +37,7 @@ const statuses: Record<string, number> = {};
 let counting = false;
 let stop = false;
 let seq = 0;
+let total = 0;
 
 async function worker(w: number): Promise<void> {
   while (!stop) {
@@ -45,6 +46,7 @@ async function worker(w: number): Promise<void> {
     const t0 = performance.now();
     const status = await post(body).catch(() => 0);
     const ms = performance.now() - t0;
+    total++;
     if (!counting) continue;
     statuses[status] = (statuses[status] ?? 0) + 1;
     if (status === 201) {
@@ -66,4 +68,4 @@ await Promise.all(workers);
 agent.destroy();
 latencies.sort((a, b) => a - b);
 const q = (p: number) => (latencies.length ? latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]! : null);
-process.stdout.write(JSON.stringify({ ok, failed, statuses, seconds: elapsed, perSecond: ok / elapsed, p50: q(0.5), p99: q(0.99) }) + '\n');
+process.stdout.write(JSON.stringify({ total, ok, failed, statuses, seconds: elapsed, perSecond: ok / elapsed, p50: q(0.5), p99: q(0.99) }) + '\n');

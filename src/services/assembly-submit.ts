@@ -4,6 +4,7 @@ import { parseGridTruth, type GridTruth } from '../domain/grid.ts';
 import { answers, puzzles, runs } from '../db/schema.ts';
 import { scoreGrid, type GridScore } from '../scoring/grid/index.ts';
 import { scoreOne } from './assemblies.ts';
+import { writeBatched } from './assembly-batch.ts';
 import { isUniqueViolation } from './db-errors.ts';
 import { parseAnswerRows, storeAnswers } from './import-answers.ts';
 
@@ -15,8 +16,9 @@ import { parseAnswerRows, storeAnswers } from './import-answers.ts';
  *
  * Fast path: a new answer to an existing run. The puzzle's truth (immutable once stored) and the run's
  * id and model are cached per database, the score is computed before touching the database, and the
- * answer and score rows go in with one INSERT … WITH. Everything else (a new run, a repeat id) takes
- * the general path through import-answers, which owns those rules.
+ * answer and score rows go in with one INSERT … WITH, shared with the submissions that arrived in the
+ * same instant (assembly-batch.ts). Everything else (a new run, a repeat id) takes the general path
+ * through import-answers, which owns those rules.
  */
 
 export interface AssemblySubmission {
@@ -100,37 +102,18 @@ async function submitOnce(database: Database, s: AssemblySubmission): Promise<Su
   const [puzzle, run] = await Promise.all([puzzleOf(database, s.puzzle), runOf(database, s.run)]);
   if (puzzle && run && run.model === s.model) {
     const score = scoreGrid(puzzle.truth, text, s.given ? { given: s.given } : {});
-    const inserted = await database.execute(
-      `with a as (
-         insert into answers (run_id, external_id, task, puzzle_id, rubric_id, text, status, input_tokens, output_tokens, meta)
-         values ($1, $2, 'assemble', $3, (select rubric_id from puzzles where id = $3), $4, $5, $6, $7, $8::jsonb)
-         on conflict (run_id, external_id) do nothing
-         returning id)
-       insert into assembly_scores (answer_id, status, problems, direct, exact_match, neighbour, adjacency, proximity, shape_compatibility, by_position)
-       select id, $9, $10::jsonb, $11, $12, $13, $14, $15, $16, $17::jsonb from a
-       returning answer_id as "answerId"`,
-      [
-        run.id,
-        prepared[0]!.externalId,
-        puzzle.id,
-        text,
-        text.trim() === '' ? 'no_answer' : 'ok',
-        s.inputTokens ?? null,
-        s.outputTokens ?? null,
-        JSON.stringify(s.given !== undefined ? { given: s.given } : {}),
-        score.status,
-        JSON.stringify(score.problems),
-        score.direct,
-        score.exactMatch,
-        score.neighbour,
-        score.adjacency,
-        score.proximity,
-        score.shapeCompatibility,
-        JSON.stringify(score.byPosition),
-      ],
-    );
-    const id = inserted.rows[0]?.answerId;
-    if (id !== undefined) return { answerId: Number(id), created: true, ...score };
+    const id = await writeBatched(database, {
+      runId: run.id,
+      externalId: prepared[0]!.externalId,
+      puzzleId: puzzle.id,
+      text,
+      status: text.trim() === '' ? 'no_answer' : 'ok',
+      inputTokens: s.inputTokens ?? null,
+      outputTokens: s.outputTokens ?? null,
+      meta: s.given !== undefined ? { given: s.given } : {},
+      score,
+    });
+    if (id !== null) return { answerId: id, created: true, ...score };
     // The id already exists in this run: the general path decides (same content → re-score, else refuse).
   }
   return database.db.transaction(async (tx) => {

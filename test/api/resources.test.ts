@@ -83,6 +83,29 @@ describeDb('API resources', (ctx) => {
     expect(runs.rows[0].n).toBe(1);
   });
 
+  it('writes concurrent submissions together, each with its own answer and score; a repeated id is not duplicated', async () => {
+    const shifted = truth4.layout.map((row) => [...row.slice(1), row[0]!]);
+    const bodies = Array.from({ length: 20 }, (_, i) => ({ run: 'race', model: 'model-r', puzzle: 'p4', id: `b${i}`, answer: i % 2 ? shifted : truth4.layout }));
+    bodies.push({ ...bodies[3]! }, { ...bodies[3]!, answer: 'different text' });
+    const before = await rowCounts(ctx.database);
+    const res = await Promise.all(bodies.map((body) => api.call(api.keys.write, 'POST', '/api/assemblies', { body })));
+    const statuses = res.map((r) => r.status);
+    // b3 three times: one creates it, the identical repeat is 200, the different one is refused.
+    expect(statuses.filter((s) => s === 201)).toHaveLength(20);
+    expect(statuses.slice(20).sort()).toEqual([200, 400]);
+    const docs = (await Promise.all(res.slice(0, 20).map((r) => r.json()))) as Array<{ answerId: number; direct: number }>;
+    expect(new Set(docs.map((d) => d.answerId)).size).toBe(20);
+    docs.forEach((d, i) => expect(d.direct).toBe(i % 2 ? 0 : 1));
+    const stored = (await (await api.call(api.keys.read, 'GET', `/api/assemblies/${docs[5]!.answerId}`)).json()) as { direct: number; neighbour: number };
+    expect(stored.direct).toBe(0);
+    // Rotating every row left by one keeps 2 of the 3 horizontal pairs of each row (8 of 12) and, since
+    // whole columns move together, all 12 vertical pairs: (8 + 12) / 24.
+    expect(stored.neighbour).toBeCloseTo(20 / 24, 12);
+    const after = await rowCounts(ctx.database);
+    expect(after.answers - before.answers).toBe(20);
+    expect(after.assembly_scores - before.assembly_scores).toBe(20);
+  });
+
   it('uploads answers as JSON Lines and pages through them', async () => {
     const lines = [1, 2, 3].map((i) => JSON.stringify({ id: `d${i}`, task: 'describe', rubric: 'farmyard-54', text: `answer, "${i}"` }));
     const r = await api.call(api.keys.write, 'POST', '/api/answers?run=run-b&model=model-b&tags=tagged,x', { body: lines.join('\n'), headers: JSONL });
