@@ -81,3 +81,24 @@ describeDb('every registered route is classified and enforced', (ctx) => {
     expect((await api.call(null, 'GET', '/docs/..%2Fpackage.json')).status).toBe(404);
   });
 });
+
+describe('internal errors', () => {
+  it('answer 500 with the envelope, no stack, and log method and path without the key', async () => {
+    const { createApp } = await import('../../src/api/app.ts');
+    const lines: string[] = [];
+    const key = 'assay_0123abcd_' + 'S'.repeat(43);
+    const app = createApp({
+      database: { kind: 'pglite' } as never,
+      config: { bodyLimitBytes: 1000, rateLimitPerMinute: 100 },
+      verifyKey: async () => {
+        throw new Error('database exploded at secret.ts:12');
+      },
+      log: (l) => lines.push(l),
+    });
+    const res = await app.request('/api/runs', { headers: { authorization: `Bearer ${key}` } });
+    expect(res.status).toBe(500);
+    expect(await res.json()).toEqual({ error: { code: 'internal', message: 'internal error' } });
+    expect(lines.join('\n')).toContain('internal error on GET /api/runs');
+    expect(lines.join('\n')).not.toContain(key);
+  });
+});
