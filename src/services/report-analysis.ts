@@ -21,7 +21,7 @@ export async function calibrationRows(database: Database, scale: LabelScale, f: 
   const labels = await database.execute(
     `select l.answer_id as "answerId", l.item_key as item, l.annotator as rater, l.kind, l.label, r.model
        from labels l join answers a on a.id = l.answer_id join runs r on r.id = a.run_id
-      where ${FILTERS} order by l.answer_id, l.item_key, l.annotator`,
+      where ${FILTERS} and l.item_key not like 'claim:%' order by l.answer_id, l.item_key, l.annotator`,
     params,
   );
   const rows: LabelRow[] = labels.rows.map((l) => ({

@@ -134,6 +134,23 @@ describe('pages', () => {
   });
 });
 
+describe('claim marks and the API', () => {
+  it("the API's calibration report leaves claim marks (item claim:<n>) out of the verdict scale", async () => {
+    const put = await fetch(`${f.server.url}/annotate/${f.ids.farmyard}/labels`, {
+      method: 'PUT',
+      headers: { ...bearer(f.keys.annotate2), 'content-type': 'application/json' },
+      body: JSON.stringify({ claim: 0, label: 'unverifiable' }),
+    });
+    expect(put.status).toBe(200);
+    const marks = await fetch(`${f.server.url}/api/labels?annotator=annotator-b`, { headers: bearer(f.keys.read) });
+    expect(((await marks.json()) as { items: Array<{ item: string }> }).items.map((l) => l.item)).toContain('claim:0');
+    const r = await fetch(`${f.server.url}/api/reports/calibration?scale=verdict`, { headers: bearer(f.keys.read) });
+    expect(r.status).toBe(200);
+    const report = (await r.json()) as { humans: string[]; units: number };
+    expect(report.humans).toEqual(expect.arrayContaining(['ann-one', 'ann-two']));
+  });
+});
+
 describe('read pages off loopback', () => {
   it('need a read key (or a session) when the server is not on loopback', async () => {
     const app = createApp({ database: f.database, config: { bodyLimitBytes: 1 << 20, rateLimitPerMinute: 100_000, host: '0.0.0.0' }, log: () => {} });
