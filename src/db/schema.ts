@@ -282,3 +282,46 @@ export const usageLedger = pgTable(
     index('usage_ledger_created_idx').on(t.createdAt),
   ],
 );
+
+// ─── Batch grading (issue 6, src/jobs): the queue itself lives in pg-boss's own schema ───────────
+
+/**
+ * One request to grade a run with a judge (`assay run`, POST /runs/{id}/grade). Jobs live in pg-boss;
+ * this row is the bookkeeping enqueued in the same transaction, so both commit or neither does.
+ */
+export const gradingRuns = pgTable(
+  'grading_runs',
+  {
+    id: serial('id').primaryKey(),
+    runId: integer('run_id')
+      .notNull()
+      .references(() => runs.id, { onDelete: 'cascade' }),
+    judgeId: integer('judge_id')
+      .notNull()
+      .references(() => judges.id, { onDelete: 'cascade' }),
+    /** How a worker loads the judge (an id in judges/ or a file path); the config hash checks it. */
+    judgeRef: text('judge_ref').notNull(),
+    /** active | cancelled */
+    status: text('status').notNull().default('active'),
+    /** Answers with text in the run when last enqueued. */
+    total: integer('total').notNull().default(0),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('grading_runs_run_judge_uq').on(t.runId, t.judgeId)],
+);
+
+/**
+ * Shared request/token buckets per provider:model, refilled continuously and spent atomically by
+ * every worker; cooldown_until is set by a 429 and honoured by all of them.
+ */
+export const rateLimits = pgTable('rate_limits', {
+  key: text('key').primaryKey(),
+  rpm: doublePrecision('rpm'),
+  tpm: doublePrecision('tpm'),
+  requests: doublePrecision('requests').notNull().default(0),
+  tokens: doublePrecision('tokens').notNull().default(0),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  cooldownUntil: timestamp('cooldown_until', { withTimezone: true }).notNull().defaultNow(),
+  throttled: integer('throttled').notNull().default(0),
+});

@@ -1,0 +1,72 @@
+import type PgBoss from 'pg-boss';
+import type { Command } from '../command.ts';
+import { numberFlag, requireFlag } from '../io.ts';
+import { table } from '../table.ts';
+
+/** `assay jobs`: the grading queue — counts by state, jobs (failed ones with their last error), retry, cancel. */
+
+async function withBoss<T>(f: (database: import('../../db/client.ts').Database, boss: PgBoss) => Promise<T>): Promise<T> {
+  const { loadConfig, openConfiguredDatabase } = await import('../../config.ts');
+  const { migrate } = await import('../../db/client.ts');
+  const { startBoss } = await import('../../jobs/boss.ts');
+  const database = await openConfiguredDatabase(loadConfig(process.env));
+  try {
+    await migrate(database);
+    const boss = await startBoss(database, { supervise: false });
+    try {
+      return await f(database, boss);
+    } finally {
+      await boss.stop({ graceful: false, close: false });
+    }
+  } finally {
+    await database.close();
+  }
+}
+
+const list: Command = {
+  path: ['jobs'],
+  summary: 'List grading jobs: counts by state and the jobs themselves (failed ones with their error)',
+  usage: '[--run NAME] [--state created|retry|active|completed|cancelled|failed] [--limit N]',
+  options: { run: { type: 'string' }, state: { type: 'string' }, limit: { type: 'string' } },
+  async run({ values }) {
+    const { JOB_STATES, listJobs } = await import('../../services/jobs.ts');
+    const { badInput } = await import('../../domain/errors.ts');
+    const state = typeof values.state === 'string' ? values.state : undefined;
+    if (state !== undefined && !(JOB_STATES as readonly string[]).includes(state)) throw badInput(`--state must be one of ${JOB_STATES.join(', ')}`);
+    const limit = numberFlag(values, 'limit', { integer: true, min: 1, max: 100_000 }) ?? 50;
+    const r = await withBoss((database) =>
+      listJobs(database, { ...(typeof values.run === 'string' ? { run: values.run } : {}), ...(state ? { state: state as (typeof JOB_STATES)[number] } : {}), limit }),
+    );
+    const counts = Object.entries(r.counts).map(([k, v]) => `${k} ${v}`).join(', ');
+    const rows = r.jobs.map((j) => [j.id, j.state, j.run, j.judge, j.answerId, j.retryCount, j.error ?? '']);
+    return { json: r, text: `${counts}\n\n${rows.length ? table(['job', 'state', 'run', 'judge', 'answer', 'retries', 'error'], rows) : '(no jobs)'}` };
+  },
+};
+
+const retry: Command = {
+  path: ['jobs', 'retry'],
+  summary: 'Re-run failed (dead-lettered) grading jobs: all of a run, or by job id',
+  usage: '[--run NAME] [--id JOB_ID ...]',
+  options: { run: { type: 'string' }, id: { type: 'string', multiple: true } },
+  async run({ values }) {
+    const { retryFailedJobs } = await import('../../services/jobs.ts');
+    const ids = (values.id as string[] | undefined) ?? [];
+    const r = await withBoss((database, boss) => retryFailedJobs(database, boss, { ids, ...(typeof values.run === 'string' ? { run: values.run } : {}) }));
+    return { json: r, text: `${r.retried} failed job${r.retried === 1 ? '' : 's'} queued again; a worker (or \`assay run\`) will take them` };
+  },
+};
+
+const cancel: Command = {
+  path: ['jobs', 'cancel'],
+  summary: "Cancel a run's waiting grading jobs (in-flight ones finish); `assay run` again resumes",
+  usage: '--run NAME [--judge ID|FILE]',
+  options: { run: { type: 'string' }, judge: { type: 'string' } },
+  async run({ values }) {
+    const runRef = requireFlag(values, 'run');
+    const { cancelRunGrading } = await import('../../services/runs-grading.ts');
+    const r = await withBoss((database, boss) => cancelRunGrading(database, boss, { run: runRef, ...(typeof values.judge === 'string' ? { judge: values.judge } : {}) }));
+    return { json: r, text: `${r.cancelled} waiting job${r.cancelled === 1 ? '' : 's'} cancelled` };
+  },
+};
+
+export default [list, retry, cancel];

@@ -1,0 +1,82 @@
+import type { Command } from '../command.ts';
+import { numberFlag, requireFlag } from '../io.ts';
+
+/**
+ * `assay run`: grade every answer of a run with a judge through the durable queue. Enqueues one job
+ * per ungraded answer (idempotent: running it again only adds what is missing), then works the queue
+ * in this process with a live progress bar on stderr. Ctrl-C stops taking jobs and lets the ones in
+ * flight finish; a second Ctrl-C leaves at once (those jobs expire and are retried). `assay run` again
+ * resumes. Exit 0 when every answer has a final grade, 1 when some failed or remain, 130 when interrupted.
+ */
+
+const run: Command = {
+  path: ['run'],
+  summary: 'Grade a whole run with a judge through the durable job queue (resumable; workers may help)',
+  usage: '--run NAME --judge ID|FILE [--concurrency K] [--rpm N] [--tpm N] [--enqueue-only]',
+  options: {
+    run: { type: 'string' },
+    judge: { type: 'string' },
+    concurrency: { type: 'string' },
+    rpm: { type: 'string' },
+    tpm: { type: 'string' },
+    'enqueue-only': { type: 'boolean' },
+  },
+  async run({ values }) {
+    const runRef = requireFlag(values, 'run');
+    const judgeRef = requireFlag(values, 'judge');
+    const concurrency = numberFlag(values, 'concurrency', { integer: true, min: 1, max: 512 }) ?? 8;
+    const rpm = numberFlag(values, 'rpm', { min: 1 });
+    const tpm = numberFlag(values, 'tpm', { min: 1 });
+    const { loadJudge } = await import('../../judges/config.ts');
+    const { loadConfig, openConfiguredDatabase } = await import('../../config.ts');
+    const config = loadConfig(process.env);
+    loadJudge(judgeRef);
+
+    const { migrate } = await import('../../db/client.ts');
+    const { startBoss } = await import('../../jobs/boss.ts');
+    const { startWorker } = await import('../../jobs/worker.ts');
+    const { enqueueRunGrading } = await import('../../services/runs-grading.ts');
+    const { getProgress } = await import('../../services/progress.ts');
+    const { progressBar } = await import('../../jobs/progress-bar.ts');
+    const database = await openConfiguredDatabase(config);
+    try {
+      await migrate(database);
+      const boss = await startBoss(database);
+      const limits = rpm !== undefined || tpm !== undefined ? { limits: { rpm: rpm ?? null, tpm: tpm ?? null } } : {};
+      const e = await enqueueRunGrading(database, boss, { run: runRef, judge: judgeRef, ...limits });
+      let interrupted = false;
+      if (!values['enqueue-only']) {
+        const keys = { anthropicApiKey: config.anthropicApiKey, anthropicBaseUrl: process.env.ANTHROPIC_BASE_URL, openaiApiKey: config.openaiApiKey, openaiBaseUrl: config.openaiBaseUrl };
+        const worker = await startWorker(database, { concurrency, keys, bossInstance: boss, untilDone: [e.gradingRunId] });
+        const bar = progressBar(process.stderr);
+        const onSigint = () => {
+          if (interrupted) process.exit(130);
+          interrupted = true;
+          process.stderr.write('\nstopping: finishing the jobs in flight (Ctrl-C again to leave now); `assay run` again resumes\n');
+          void worker.stop({ graceful: true });
+        };
+        process.on('SIGINT', onSigint);
+        const timer = setInterval(() => void getProgress(database, e.gradingRunId).then((p) => bar.update(p), () => {}), 500);
+        await worker.done;
+        clearInterval(timer);
+        process.off('SIGINT', onSigint);
+        bar.update(await getProgress(database, e.gradingRunId));
+        bar.end();
+      }
+      await boss.stop({ graceful: false, close: false });
+      const p = await getProgress(database, e.gradingRunId);
+      const json = { ...p, enqueued: { gradingRunId: e.gradingRunId, jobs: e.jobs, alreadyGraded: e.alreadyGraded, resumed: e.resumed, retried: e.retried }, interrupted };
+      const text = [
+        `run ${p.run.name}, judge ${p.judge.slug}: ${p.done} of ${p.total} graded, ${p.failed} failed, ${p.remaining} remaining`,
+        `${p.calls} provider calls, ${p.tokens.input} input + ${p.tokens.cacheRead} cache-read + ${p.tokens.cacheWrite} cache-write + ${p.tokens.output} output tokens, $${p.costUsd.toFixed(4)}`,
+        ...(p.failed ? ['failed jobs: `assay jobs --state failed`; re-run them with `assay jobs retry`'] : []),
+        ...(interrupted || p.remaining ? ['resume with the same `assay run` command (graded answers are skipped)'] : []),
+      ].join('\n');
+      return { json, text, exitCode: interrupted ? 130 : p.failed || p.remaining ? 1 : 0 };
+    } finally {
+      await database.close();
+    }
+  },
+};
+
+export default run;

@@ -1,0 +1,37 @@
+import type { Command } from '../command.ts';
+import { numberFlag } from '../io.ts';
+
+/**
+ * `assay worker`: a grading worker in its own process, until SIGINT/SIGTERM (graceful: the jobs in
+ * flight finish). Start any number, on any machines, against the same DATABASE_URL: they share the
+ * queue (each job is taken by one worker) and the provider rate limits.
+ */
+const worker: Command = {
+  path: ['worker'],
+  summary: 'Work the grading queue in this process (many workers may share one PostgreSQL)',
+  usage: '[--concurrency K] [--poll-ms MS]',
+  options: { concurrency: { type: 'string' }, 'poll-ms': { type: 'string' } },
+  async run({ values }) {
+    const concurrency = numberFlag(values, 'concurrency', { integer: true, min: 1, max: 512 }) ?? 8;
+    const pollMs = numberFlag(values, 'poll-ms', { integer: true, min: 10, max: 60_000 }) ?? 250;
+    const { loadConfig, openConfiguredDatabase } = await import('../../config.ts');
+    const config = loadConfig(process.env);
+    const { migrate } = await import('../../db/client.ts');
+    const { startWorker } = await import('../../jobs/worker.ts');
+    const database = await openConfiguredDatabase(config);
+    await migrate(database);
+    const keys = { anthropicApiKey: config.anthropicApiKey, anthropicBaseUrl: process.env.ANTHROPIC_BASE_URL, openaiApiKey: config.openaiApiKey, openaiBaseUrl: config.openaiBaseUrl };
+    const w = await startWorker(database, { concurrency, keys, pollMs });
+    process.stderr.write(`worker ${process.pid}: concurrency ${concurrency}, polling every ${pollMs} ms\n`);
+    const stop = () => void w.stop({ graceful: true });
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    await w.done;
+    await w.stop({ graceful: true });
+    await database.close();
+    const s = w.stats;
+    process.stderr.write(`worker ${process.pid}: stopped after ${s.graded} graded, ${s.skipped} skipped (already graded), ${s.failed} failed attempts\n`);
+  },
+};
+
+export default worker;

@@ -1,0 +1,121 @@
+import { createHash } from 'node:crypto';
+import PgBoss from 'pg-boss';
+import { sql, type SQL } from 'drizzle-orm';
+import type { Database, Queryable } from '../db/client.ts';
+
+/**
+ * pg-boss over the project's own connection, on both engines: PGlite through an executeSql adapter
+ * (pg-boss sends multi-statement maintenance SQL without parameters, which PGlite runs with `exec`),
+ * PostgreSQL through postgres.js `unsafe`. Workers on any number of machines share the queue through
+ * the database alone.
+ */
+
+export const GRADE_QUEUE = 'assay-grade';
+export const DEAD_QUEUE = 'assay-grade-dead';
+
+export interface SqlExecutor {
+  executeSql(text: string, values?: unknown[]): Promise<{ rows: any[] }>;
+}
+
+export interface BossOptions {
+  /** Seconds a job may stay active before pg-boss expires and retries it (a crashed worker's jobs). */
+  expireInSeconds?: number;
+  /** Attempts after the first before a job is dead-lettered. */
+  retryLimit?: number;
+  /** First retry delay in seconds (doubled each retry by pg-boss's backoff). */
+  retryDelay?: number;
+  /** How often a worker expires stalled jobs (pg-boss maintenance; one worker per interval runs it). */
+  maintenanceIntervalSeconds?: number;
+  supervise?: boolean;
+}
+
+export const DEFAULT_BOSS: Required<BossOptions> = {
+  expireInSeconds: Number(process.env.ASSAY_JOB_EXPIRE_SECONDS ?? 600),
+  retryLimit: 4,
+  retryDelay: 2,
+  maintenanceIntervalSeconds: Number(process.env.ASSAY_JOB_MAINTENANCE_SECONDS ?? 30),
+  supervise: true,
+};
+
+export function executorFor(database: Database): SqlExecutor {
+  const client = (database.db as unknown as { $client: any }).$client;
+  if (database.kind === 'pglite') {
+    return {
+      async executeSql(text, values) {
+        if (values?.length) return client.query(text, values);
+        const results = await client.exec(text);
+        return results.at(-1) ?? { rows: [] };
+      },
+    };
+  }
+  return {
+    async executeSql(text, values) {
+      const r = await client.unsafe(text, (values ?? []).map(asParam) as any[]);
+      return { rows: Array.isArray(r) ? [...r] : [] };
+    },
+  };
+}
+
+/** postgres.js sends untyped objects as text: pg-boss's jsonb arguments must arrive as JSON. */
+const asParam = (v: unknown): unknown =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Date) && !Buffer.isBuffer(v) ? JSON.stringify(v) : v;
+
+/** An executor bound to an open drizzle transaction: pg-boss writes commit or roll back with it. */
+export function transactionExecutor(tx: Queryable): SqlExecutor {
+  return {
+    async executeSql(text, values = []) {
+      const parts = text.split(/\$(\d+)/);
+      const chunks: SQL[] = [];
+      parts.forEach((p, i) => chunks.push(i % 2 === 0 ? sql.raw(p) : sql`${values[Number(p) - 1] ?? null}`));
+      const r: any = await tx.execute(sql.join(chunks, sql.raw('')));
+      return { rows: Array.isArray(r) ? [...r] : (r?.rows ?? []) };
+    },
+  };
+}
+
+/** A job id derived from what the job grades: re-enqueueing the same answer × judge is a no-op. */
+export function gradeJobId(judgeConfigHash: string, answerId: number): string {
+  const h = createHash('sha256').update(`grade:${judgeConfigHash}:${answerId}`).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+/** Starts pg-boss (creating or upgrading its schema idempotently) and the two queues. */
+export async function startBoss(database: Database, o: BossOptions = {}): Promise<PgBoss> {
+  const opts = { ...DEFAULT_BOSS, ...o };
+  const boss = new PgBoss({
+    db: executorFor(database),
+    supervise: opts.supervise,
+    schedule: false,
+    maintenanceIntervalSeconds: opts.maintenanceIntervalSeconds,
+  } as PgBoss.ConstructorOptions);
+  boss.on('error', () => {
+    // Maintenance errors (a lost race between workers) are retried on the next interval.
+  });
+  await withRetry(() => boss.start());
+  const queues = await boss.getQueues();
+  const names = new Set(queues.map((q) => q.name));
+  if (!names.has(DEAD_QUEUE)) await withRetry(() => boss.createQueue(DEAD_QUEUE, { name: DEAD_QUEUE, retentionMinutes: 60 * 24 * 30 } as PgBoss.Queue));
+  const gradeQueue = {
+    name: GRADE_QUEUE,
+    policy: 'standard',
+    retryLimit: opts.retryLimit,
+    retryDelay: opts.retryDelay,
+    retryBackoff: true,
+    expireInSeconds: opts.expireInSeconds,
+    retentionMinutes: 60 * 24 * 30,
+    deadLetter: DEAD_QUEUE,
+  } as PgBoss.Queue;
+  if (!names.has(GRADE_QUEUE)) await withRetry(() => boss.createQueue(GRADE_QUEUE, gradeQueue));
+  else await boss.updateQueue(GRADE_QUEUE, gradeQueue);
+  return boss;
+}
+
+/** Two workers starting at once race on schema creation; the loser finds it done on a second try. */
+async function withRetry<T>(f: () => Promise<T>): Promise<T> {
+  try {
+    return await f();
+  } catch {
+    await new Promise((r) => setTimeout(r, 300));
+    return f();
+  }
+}

@@ -1,0 +1,51 @@
+import type { Progress } from '../services/progress.ts';
+
+/**
+ * The live progress line of `assay run` on stderr: redrawn in place on a terminal, one line every few
+ * seconds otherwise (logs, CI). stdout stays free for the final summary.
+ */
+
+const WIDTH = 24;
+
+export function formatDuration(s: number | null): string {
+  if (s === null) return '—';
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const sec = Math.floor(s % 60);
+  return h ? `${h}h${String(m).padStart(2, '0')}m` : m ? `${m}m${String(sec).padStart(2, '0')}s` : `${sec}s`;
+}
+
+export function progressLine(p: Progress): string {
+  const finished = p.done + p.failed;
+  const frac = p.total === 0 ? 1 : finished / p.total;
+  const filled = Math.round(frac * WIDTH);
+  const bar = '█'.repeat(filled) + '░'.repeat(WIDTH - filled);
+  const tokens = p.tokens.input + p.tokens.cacheRead + p.tokens.cacheWrite + p.tokens.output;
+  const rate = p.ratePerSecond === null ? '—' : `${p.ratePerSecond.toFixed(1)}/s`;
+  return `${bar} ${finished}/${p.total}  done ${p.done}  failed ${p.failed}  remaining ${p.remaining}  ${rate}  ETA ${formatDuration(p.etaSeconds)}  ${tokens} tokens  $${p.costUsd.toFixed(4)}`;
+}
+
+export interface ProgressBar {
+  update(p: Progress): void;
+  end(): void;
+}
+
+export function progressBar(stream: NodeJS.WriteStream, everyMs = 5000, clock = Date.now): ProgressBar {
+  let last = 0;
+  let drawn = false;
+  return {
+    update(p) {
+      const line = progressLine(p);
+      if (stream.isTTY) {
+        stream.write(`\r${line}\x1b[K`);
+        drawn = true;
+      } else if (clock() - last >= everyMs) {
+        stream.write(`${line}\n`);
+        last = clock();
+      }
+    },
+    end() {
+      if (drawn) stream.write('\n');
+    },
+  };
+}

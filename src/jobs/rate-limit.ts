@@ -1,0 +1,110 @@
+import type { Database } from '../db/client.ts';
+import { type Judge, type JudgeRequest, ProviderCallError } from '../judges/types.ts';
+
+/**
+ * Rate limits shared by every worker through one row per provider:model (table rate_limits): two
+ * token buckets (requests and tokens per minute) refilled continuously and spent in one atomic UPDATE,
+ * so N workers on M machines together stay under the account's limits. A 429 sets cooldown_until,
+ * which every worker honours before its next call: one throttled worker slows the whole pool.
+ */
+
+export interface Limits {
+  rpm?: number | null;
+  tpm?: number | null;
+}
+
+export interface RateLimiter {
+  /** Waits until one request of `tokens` estimated tokens fits in both buckets and no cool-down runs. */
+  acquire(tokens: number): Promise<void>;
+  /** A 429: nobody calls this provider:model until `ms` from now. */
+  coolDown(ms: number): Promise<void>;
+}
+
+export const limitKey = (provider: string, model: string): string => `${provider}:${model}`;
+
+/** Sets (or clears, with nulls) the limits all workers apply to provider:model. */
+export async function setLimits(database: Database, key: string, limits: Limits): Promise<void> {
+  await database.execute(
+    `insert into rate_limits (key, rpm, tpm, requests, tokens) values ($1, $2, $3, coalesce($2, 0), coalesce($3, 0))
+     on conflict (key) do update set rpm = excluded.rpm, tpm = excluded.tpm`,
+    [key, limits.rpm ?? null, limits.tpm ?? null],
+  );
+}
+
+// Refill since updated_at, capped at one minute's worth; spend only when both buckets cover the cost.
+const SPEND = `
+  with cur as (
+    select key,
+      case when rpm is null then null else least(rpm, requests + rpm * extract(epoch from clock_timestamp() - updated_at) / 60) end as req,
+      case when tpm is null then null else least(tpm, tokens + tpm * extract(epoch from clock_timestamp() - updated_at) / 60) end as tok,
+      rpm, tpm, cooldown_until
+    from rate_limits where key = $1 for update
+  )
+  update rate_limits r set
+    requests = coalesce(cur.req - 1, 0),
+    tokens = coalesce(cur.tok - least($2::float8, cur.tpm), 0),
+    updated_at = clock_timestamp()
+  from cur
+  where r.key = cur.key and cur.cooldown_until <= clock_timestamp()
+    and (cur.req is null or cur.req >= 1) and (cur.tok is null or cur.tok >= least($2::float8, cur.tpm))
+  returning r.key`;
+
+const WAIT = `
+  select greatest(
+    extract(epoch from cooldown_until - clock_timestamp()),
+    case when rpm is null then 0 else (1 - least(rpm, requests + rpm * extract(epoch from clock_timestamp() - updated_at) / 60)) * 60 / rpm end,
+    case when tpm is null then 0 else (least($2::float8, tpm) - least(tpm, tokens + tpm * extract(epoch from clock_timestamp() - updated_at) / 60)) * 60 / tpm end
+  ) as wait_s
+  from rate_limits where key = $1`;
+
+export function dbRateLimiter(database: Database, key: string, sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))): RateLimiter {
+  let ensured = false;
+  return {
+    async acquire(tokens) {
+      if (!ensured) {
+        await database.execute(`insert into rate_limits (key) values ($1) on conflict do nothing`, [key]);
+        ensured = true;
+      }
+      for (;;) {
+        const spent = await database.execute(SPEND, [key, tokens]);
+        if (spent.rows.length) return;
+        const w = await database.execute(WAIT, [key, tokens]);
+        const waitS = Number(w.rows[0]?.wait_s ?? 0.05);
+        // Short naps: another worker may spend first, and a cool-down may be lifted by nobody but time.
+        await sleep(Math.min(1000, Math.max(10, Math.ceil(waitS * 1000))));
+      }
+    },
+    async coolDown(ms) {
+      await database.execute(
+        `update rate_limits set cooldown_until = greatest(cooldown_until, clock_timestamp() + $2::float8 * interval '1 millisecond'), throttled = throttled + 1 where key = $1`,
+        [key, ms],
+      );
+    },
+  };
+}
+
+/** Rough input size of a request (≈ 4 characters a token) plus the output budget. */
+export function estimateTokens(req: JudgeRequest, maxTokens: number): number {
+  const p = req.prompt;
+  return Math.ceil((p.system.length + p.staticText.length + p.answerText.length) / 4) + maxTokens;
+}
+
+export const DEFAULT_COOLDOWN_MS = 2000;
+
+/** The adapter with the shared limiter in front of every call and 429s reported to the pool. */
+export function rateLimitedJudge(inner: Judge, limiter: RateLimiter, maxTokens: number): Judge {
+  return {
+    provider: inner.provider,
+    model: inner.model,
+    baseline: inner.baseline,
+    async call(req) {
+      await limiter.acquire(estimateTokens(req, maxTokens));
+      try {
+        return await inner.call(req);
+      } catch (e) {
+        if (e instanceof ProviderCallError && e.status === 429 && e.kind !== 'stop-run') await limiter.coolDown(e.retryAfterMs ?? DEFAULT_COOLDOWN_MS);
+        throw e;
+      }
+    },
+  };
+}

@@ -1,0 +1,183 @@
+import type PgBoss from 'pg-boss';
+import { and, eq } from 'drizzle-orm';
+import type { Database } from '../db/client.ts';
+import { grades, gradingRuns, judges } from '../db/schema.ts';
+import { AssayError } from '../domain/errors.ts';
+import { createAdapter, type ProviderKeys } from '../judges/adapters/index.ts';
+import { type LoadedJudge, loadJudge } from '../judges/config.ts';
+import type { Judge } from '../judges/types.ts';
+import { createGradingSession, type GradingSession, type SessionOptions } from '../services/grading.ts';
+import { type BossOptions, GRADE_QUEUE, startBoss } from './boss.ts';
+import type { GradeJobData } from './enqueue.ts';
+import { dbRateLimiter, limitKey, rateLimitedJudge } from './rate-limit.ts';
+
+/**
+ * A grading worker: keeps up to `concurrency` jobs in flight, fetching more from pg-boss (FOR UPDATE
+ * SKIP LOCKED, so any number of workers on any number of machines share one queue). A job is
+ * idempotent: an answer that already has a final grade from the judge is skipped without a call, a
+ * verdict already paid for is read from the response cache, and the grade is an upsert on
+ * (answer, judge). A worker that dies leaves its jobs active; pg-boss expires and retries them.
+ */
+
+export interface WorkerOptions {
+  concurrency: number;
+  keys?: ProviderKeys;
+  /** Builds the provider adapter for a judge (tests and benchmarks); default: the real SDK adapter. */
+  adapterFor?: (judge: LoadedJudge) => Promise<Judge>;
+  engine?: SessionOptions['engine'];
+  boss?: BossOptions;
+  /** Use this pg-boss instead of starting one (it is not stopped by the worker). */
+  bossInstance?: PgBoss;
+  /** Sleep between empty fetches, in milliseconds. */
+  pollMs?: number;
+  /** Stop once these grading runs have no job left to do (the in-process worker of `assay run`). */
+  untilDone?: number[];
+  /** Shared rate limits apply to LLM judges unless false. */
+  rateLimits?: boolean;
+}
+
+export interface WorkerStats {
+  graded: number;
+  skipped: number;
+  failed: number;
+  inFlight: number;
+}
+
+export interface GradeWorker {
+  readonly stats: WorkerStats;
+  /** Resolves when the loop ended (stopped, or untilDone reached). */
+  readonly done: Promise<void>;
+  /** graceful: finish the jobs in flight, then stop. Otherwise abandon them (they expire and retry). */
+  stop(opts?: { graceful?: boolean }): Promise<void>;
+}
+
+const LLM = new Set(['anthropic', 'openai', 'openai-compatible']);
+
+export async function startWorker(database: Database, o: WorkerOptions): Promise<GradeWorker> {
+  const boss = o.bossInstance ?? (await startBoss(database, o.boss));
+  const pollMs = o.pollMs ?? 250;
+  const stats: WorkerStats = { graded: 0, skipped: 0, failed: 0, inFlight: 0 };
+  const sessions = new Map<number, Promise<{ session: GradingSession; judgeId: number }>>();
+  const inflight = new Set<Promise<void>>();
+  let stopping = false;
+  let wake: (() => void) | null = null;
+  const nap = (ms: number) =>
+    new Promise<void>((r) => {
+      const t = setTimeout(() => ((wake = null), r()), ms);
+      wake = () => (clearTimeout(t), (wake = null), r());
+    });
+
+  async function contextFor(gradingRunId: number): Promise<{ session: GradingSession; judgeId: number }> {
+    const [row] = await database.db
+      .select({ ref: gradingRuns.judgeRef, judgeId: gradingRuns.judgeId, hash: judges.configHash })
+      .from(gradingRuns)
+      .innerJoin(judges, eq(judges.id, gradingRuns.judgeId))
+      .where(eq(gradingRuns.id, gradingRunId));
+    if (!row) throw new AssayError('not_found', `grading run ${gradingRunId} not found`);
+    const judge = loadJudge(row.ref);
+    if (judge.configHash !== row.hash) {
+      throw new AssayError('bad_input', `judge '${row.ref}' on this machine differs from the one the run was enqueued with (config hash)`);
+    }
+    let adapter = o.adapterFor ? await o.adapterFor(judge) : await createAdapter(judge, o.keys ?? {});
+    if (o.rateLimits !== false && LLM.has(judge.config.provider)) {
+      adapter = rateLimitedJudge(adapter, dbRateLimiter(database, limitKey(judge.config.provider, judge.config.model)), judge.config.params.max_tokens);
+    }
+    const session = await createGradingSession(database, { judge, adapter, ...(o.engine ? { engine: o.engine } : {}) });
+    // Enqueueing wrote the judges row; the session finds the same one by config hash.
+    return { session, judgeId: row.judgeId };
+  }
+
+  function sessionFor(gradingRunId: number) {
+    let s = sessions.get(gradingRunId);
+    if (!s) {
+      s = contextFor(gradingRunId);
+      s.catch(() => sessions.delete(gradingRunId));
+      sessions.set(gradingRunId, s);
+    }
+    return s;
+  }
+
+  async function handle(data: GradeJobData): Promise<{ outcome: string }> {
+    const { session, judgeId } = await sessionFor(data.gradingRunId);
+    const [existing] = await database.db
+      .select({ status: grades.status })
+      .from(grades)
+      .where(and(eq(grades.answerId, data.answerId), eq(grades.judgeId, judgeId)));
+    if (existing && existing.status !== 'provider_error') return { outcome: 'already graded' };
+    const g = await session.grade({ answer: { id: data.answerId } });
+    // A provider failure is retried by the queue (with backoff); every other status is the judge's answer.
+    if (g.status === 'provider_error') throw new Error(String(g.meta.reason ?? 'provider error'));
+    return { outcome: g.status };
+  }
+
+  function run(job: PgBoss.Job<GradeJobData>): void {
+    stats.inFlight++;
+    const p: Promise<void> = handle(job.data)
+      .then(
+        async (out) => {
+          if (abandoned) return;
+          if (out.outcome === 'already graded') stats.skipped++;
+          else stats.graded++;
+          await boss.complete(GRADE_QUEUE, job.id, out);
+        },
+        async (err: unknown) => {
+          if (abandoned) return;
+          stats.failed++;
+          await boss.fail(GRADE_QUEUE, job.id, { message: (err as Error)?.message ?? String(err) });
+        },
+      )
+      .catch(() => {
+        // complete/fail lost (connection gone): the job expires and is retried; the grade is an upsert.
+      })
+      .finally(() => {
+        stats.inFlight--;
+        inflight.delete(p);
+        wake?.();
+      });
+    inflight.add(p);
+  }
+
+  async function nothingLeft(ids: number[]): Promise<boolean> {
+    const r = await database.execute(
+      `select count(*)::int as n from pgboss.job where name = $1 and state < 'completed' and (data->>'gradingRunId')::int = any($2::int[])`,
+      [GRADE_QUEUE, ids],
+    );
+    return Number(r.rows[0]?.n ?? 0) === 0;
+  }
+
+  let abandoned = false;
+  async function loop(): Promise<void> {
+    while (!stopping) {
+      const free = o.concurrency - inflight.size;
+      if (free <= 0) {
+        await nap(pollMs);
+        continue;
+      }
+      let jobs: PgBoss.Job<GradeJobData>[] = [];
+      try {
+        jobs = await boss.fetch<GradeJobData>(GRADE_QUEUE, { batchSize: free });
+      } catch {
+        jobs = [];
+      }
+      for (const job of jobs) run(job);
+      if (jobs.length === free) continue;
+      if (jobs.length === 0 && inflight.size === 0 && o.untilDone && (await nothingLeft(o.untilDone))) break;
+      if (stopping) break;
+      await nap(pollMs);
+    }
+    if (!abandoned) await Promise.allSettled([...inflight]);
+  }
+
+  const done = loop();
+  return {
+    stats,
+    done,
+    async stop({ graceful = true } = {}) {
+      stopping = true;
+      if (!graceful) abandoned = true;
+      wake?.();
+      await done;
+      if (!o.bossInstance) await boss.stop({ graceful: false, close: false, wait: true } as PgBoss.StopOptions);
+    },
+  };
+}

@@ -1,0 +1,77 @@
+import type PgBoss from 'pg-boss';
+import type { Database } from '../db/client.ts';
+import { badInput } from '../domain/errors.ts';
+import { GRADE_QUEUE } from '../jobs/boss.ts';
+
+/**
+ * The grading queue as users see it (`assay jobs`, GET /jobs): jobs by state with their answer, run
+ * and judge, the last error of failed ones, and re-running dead-lettered jobs.
+ */
+
+export const JOB_STATES = ['created', 'retry', 'active', 'completed', 'cancelled', 'failed'] as const;
+export type JobState = (typeof JOB_STATES)[number];
+
+export interface JobView {
+  id: string;
+  state: JobState;
+  answerId: number;
+  gradingRunId: number;
+  run: string | null;
+  judge: string | null;
+  retryCount: number;
+  createdOn: string;
+  error: string | null;
+}
+
+export interface JobQuery {
+  state?: JobState;
+  run?: string;
+  limit?: number;
+}
+
+export async function listJobs(database: Database, q: JobQuery = {}): Promise<{ counts: Record<JobState, number>; jobs: JobView[] }> {
+  if (q.state && !JOB_STATES.includes(q.state)) throw badInput(`state: one of ${JOB_STATES.join(', ')}`);
+  const present = await database.execute(`select to_regclass('pgboss.job') is not null as ok`);
+  const counts = Object.fromEntries(JOB_STATES.map((s) => [s, 0])) as Record<JobState, number>;
+  if (!present.rows[0]?.ok) return { counts, jobs: [] };
+  const filter = `j.name = $1 and ($2::text is null or r.name = $2)`;
+  const from = `pgboss.job j left join grading_runs gr on gr.id = (j.data->>'gradingRunId')::int left join runs r on r.id = gr.run_id left join judges jd on jd.id = gr.judge_id`;
+  const c = await database.execute(`select j.state::text as state, count(*)::int as n from ${from} where ${filter} group by j.state`, [GRADE_QUEUE, q.run ?? null]);
+  for (const row of c.rows) counts[row.state as JobState] = Number(row.n);
+  const rows = await database.execute(
+    `select j.id::text as id, j.state::text as state, (j.data->>'answerId')::int as answer_id, (j.data->>'gradingRunId')::int as grading_run_id,
+       r.name as run, jd.slug as judge, j.retry_count, j.created_on, j.output->>'message' as error
+     from ${from} where ${filter} and ($3::text is null or j.state::text = $3)
+     order by j.created_on, j.id limit $4`,
+    [GRADE_QUEUE, q.run ?? null, q.state ?? null, q.limit ?? 100],
+  );
+  const jobs = rows.rows.map((r) => ({
+    id: String(r.id),
+    state: r.state as JobState,
+    answerId: Number(r.answer_id),
+    gradingRunId: Number(r.grading_run_id),
+    run: r.run ?? null,
+    judge: r.judge ?? null,
+    retryCount: Number(r.retry_count),
+    createdOn: new Date(r.created_on).toISOString(),
+    error: r.state === 'failed' ? (r.error ?? null) : null,
+  }));
+  return { counts, jobs };
+}
+
+/** Dead-lettered (failed) jobs back to the queue for another round of retries: by id, or all of a run. */
+export async function retryFailedJobs(database: Database, boss: PgBoss, q: { ids?: string[]; run?: string }): Promise<{ retried: number }> {
+  let ids = q.ids ?? [];
+  if (ids.length === 0) {
+    const r = await database.execute(
+      `select j.id::text as id from pgboss.job j left join grading_runs gr on gr.id = (j.data->>'gradingRunId')::int left join runs r on r.id = gr.run_id
+       where j.name = $1 and j.state = 'failed' and ($2::text is null or r.name = $2)`,
+      [GRADE_QUEUE, q.run ?? null],
+    );
+    ids = r.rows.map((x) => String(x.id));
+  }
+  if (ids.length === 0) return { retried: 0 };
+  const before = await database.execute(`select count(*)::int as n from pgboss.job where name = $1 and state = 'failed' and id::text = any($2::text[])`, [GRADE_QUEUE, ids]);
+  await boss.retry(GRADE_QUEUE, ids);
+  return { retried: Number(before.rows[0]?.n ?? 0) };
+}

@@ -1,0 +1,101 @@
+import type { Database } from '../db/client.ts';
+import { notFound } from '../domain/errors.ts';
+import { GRADE_QUEUE } from '../jobs/boss.ts';
+
+/**
+ * Progress of a run × judge, from the database alone (so any process — the CLI bar, GET
+ * /runs/{id}/progress, another machine — sees the same numbers):
+ * - done: answers with a final grade from the judge (any status but provider_error);
+ * - failed: answers whose job ran out of retries (dead-lettered) without a final grade;
+ * - remaining: total − done − failed (queued, retrying or in flight);
+ * - rate: grades written in the last 30 s (or since the start, if sooner) per second; eta = remaining / rate;
+ * - tokens and cost: every provider call the judge made for the run's answers (usage ledger).
+ */
+
+export interface Progress {
+  run: { id: number; name: string };
+  judge: { id: number; slug: string };
+  status: string;
+  total: number;
+  done: number;
+  failed: number;
+  remaining: number;
+  jobs: { queued: number; retrying: number; active: number };
+  ratePerSecond: number | null;
+  etaSeconds: number | null;
+  reason: string | null;
+  elapsedSeconds: number;
+  calls: number;
+  tokens: { input: number; output: number; cacheRead: number; cacheWrite: number };
+  costUsd: number;
+}
+
+const RATE_WINDOW_S = 30;
+
+export async function getProgress(database: Database, gradingRunId: number): Promise<Progress> {
+  const head = await database.execute(
+    `select gr.id, gr.status, gr.run_id, r.name as run_name, gr.judge_id, j.slug, extract(epoch from now() - gr.updated_at)::float8 as elapsed,
+       (select count(*)::int from answers a where a.run_id = gr.run_id and coalesce(btrim(a.text), '') <> '') as total,
+       (select count(*)::int from grades g join answers a on a.id = g.answer_id where a.run_id = gr.run_id and g.judge_id = gr.judge_id and g.status <> 'provider_error') as done,
+       (select count(*)::int from grades g join answers a on a.id = g.answer_id where a.run_id = gr.run_id and g.judge_id = gr.judge_id and g.status <> 'provider_error'
+          and g.created_at > now() - make_interval(secs => least($2::float8, greatest(extract(epoch from now() - gr.updated_at), 0.001)))) as recent
+     from grading_runs gr join runs r on r.id = gr.run_id join judges j on j.id = gr.judge_id where gr.id = $1`,
+    [gradingRunId, RATE_WINDOW_S],
+  );
+  const h = head.rows[0];
+  if (!h) throw notFound(`grading run ${gradingRunId} not found`);
+  const jobs = await database.execute(
+    `select state::text as state, count(*)::int as n,
+       count(*) filter (where state = 'failed' and not exists (
+         select 1 from grades g where g.answer_id = (j.data->>'answerId')::int and g.judge_id = $3 and g.status <> 'provider_error'))::int as dead
+     from (select state, data from pgboss.job where name = $1 and (data->>'gradingRunId')::int = $2
+           union all select state, data from pgboss.archive where name = $1 and (data->>'gradingRunId')::int = $2 and state = 'failed') j
+     group by state`,
+    [GRADE_QUEUE, gradingRunId, h.judge_id],
+  );
+  const count = (s: string) => Number(jobs.rows.find((r) => r.state === s)?.n ?? 0);
+  const failed = jobs.rows.reduce((n, r) => n + Number(r.dead ?? 0), 0);
+  const usage = await database.execute(
+    `select count(*)::int as calls, coalesce(sum(input_tokens), 0)::float8 as input, coalesce(sum(output_tokens), 0)::float8 as output,
+       coalesce(sum(cache_read_tokens), 0)::float8 as cache_read, coalesce(sum(cache_write_tokens), 0)::float8 as cache_write, coalesce(sum(cost_usd), 0)::float8 as cost
+     from usage_ledger where judge_id = $1 and answer_id in (select id from answers where run_id = $2)`,
+    [h.judge_id, h.run_id],
+  );
+  const u = usage.rows[0] ?? {};
+  const total = Number(h.total);
+  const done = Number(h.done);
+  const remaining = Math.max(0, total - done - failed);
+  const elapsed = Number(h.elapsed);
+  const window = Math.min(RATE_WINDOW_S, Math.max(elapsed, 0.001));
+  const recent = Number(h.recent);
+  const rate = recent > 0 ? recent / window : null;
+  let reason: string | null = null;
+  if (remaining === 0) reason = 'nothing remaining';
+  else if (rate === null) reason = `no grade written in the last ${Math.round(window)} s`;
+  return {
+    run: { id: Number(h.run_id), name: String(h.run_name) },
+    judge: { id: Number(h.judge_id), slug: String(h.slug) },
+    status: String(h.status),
+    total,
+    done,
+    failed,
+    remaining,
+    jobs: { queued: count('created'), retrying: count('retry'), active: count('active') },
+    ratePerSecond: rate === null ? null : Number(rate.toFixed(3)),
+    etaSeconds: rate === null || remaining === 0 ? (remaining === 0 ? 0 : null) : Math.round(remaining / rate),
+    reason,
+    elapsedSeconds: Math.round(elapsed),
+    calls: Number(u.calls ?? 0),
+    tokens: { input: Number(u.input ?? 0), output: Number(u.output ?? 0), cacheRead: Number(u.cache_read ?? 0), cacheWrite: Number(u.cache_write ?? 0) },
+    costUsd: Number(Number(u.cost ?? 0).toFixed(6)),
+  };
+}
+
+/** The grading run of run × judge (by run name/id and judge slug), for the CLI and the API. */
+export async function findGradingRun(database: Database, runId: number, judgeSlug?: string): Promise<number[]> {
+  const r = await database.execute(
+    `select gr.id from grading_runs gr join judges j on j.id = gr.judge_id where gr.run_id = $1 and ($2::text is null or j.slug = $2) order by gr.id`,
+    [runId, judgeSlug ?? null],
+  );
+  return r.rows.map((x) => Number(x.id));
+}
