@@ -53,7 +53,7 @@ describeDb('grading service', (ctx) => {
   });
 
   // Every fault of issue 5 §4, stored: the grade row's status, null scores, and the provider calls made
-  // (a judge with max_attempts 3 and a 300 ms timeout, through each real SDK).
+  // (a judge with max_attempts 3, and a 300 ms timeout for the hang, through each real SDK).
   const fixed = { kind: 'verdicts' as const, output: fullVerdicts() };
   const unknownIds = { kind: 'verdicts' as const, output: { ...fullVerdicts(), items: fullVerdicts().items.map((i: any, n) => (n === 0 ? { ...i, id: 'barnyard' } : i)) } };
   const faults: Array<[string, string, number, Step[]]> = [
@@ -76,7 +76,7 @@ describeDb('grading service', (ctx) => {
     fake.setScript(script);
     const before = fake.calls.length;
     const judge = parseJudgeConfig(
-      { id: `faults-${provider}`, provider, model: provider === 'anthropic' ? 'claude-sonnet-5' : 'gpt-4.1', prompt: 'prompts/rubric-v1.md', params: { max_tokens: 500, temperature: 0, timeout_ms: 300, max_attempts: 3 } },
+      { id: `faults-${provider}`, provider, model: provider === 'anthropic' ? 'claude-sonnet-5' : 'gpt-4.1', prompt: 'prompts/rubric-v1.md', params: { max_tokens: 500, temperature: 0, timeout_ms: name === 'a hang' ? 300 : 10_000, max_attempts: 3 } },
       'fault judge',
     );
     const session = await createGradingSession(ctx.database, { judge, keys: keysFor(fake), engine: quiet });

@@ -45,7 +45,7 @@ export async function harness(provider: TestProvider | 'openai-compatible', fake
       mode,
       prompt: mode === 'rubric' ? 'prompts/rubric-v1.md' : 'prompts/reference-match-v1.md',
       ...(provider === 'openai-compatible' ? { baseUrl: fake.openaiBaseUrl } : {}),
-      params: { max_tokens: 2000, temperature: 0, timeout_ms: 400, max_attempts: 3, ...params },
+      params: { max_tokens: 2000, temperature: 0, timeout_ms: 10_000, max_attempts: 3, ...params },
     },
     'test judge',
   );
