@@ -3,7 +3,7 @@ import { badInput } from '../../domain/errors.ts';
 import { isLabelScale, LABEL_SCALES, parseLabels, type LabelRow, type LabelScale } from '../../domain/labels.ts';
 import { numberFlag, readStructured, readText, requireFlag } from '../io.ts';
 
-/** Where the labels come from: a labels file today; a run's judge verdicts joined with its human labels later. */
+/** Where the labels come from: a labels file, or a stored run's judge verdicts joined with its human labels. */
 interface LabelSource {
   rows: LabelRow[];
   name: string;
@@ -13,9 +13,13 @@ function labelsFromFile(path: string, scale: LabelScale): LabelSource {
   return { rows: parseLabels(readText(path, 'labels'), path, scale), name: path };
 }
 
-// The run branch needs the database (a later issue): labels of run R, the judge's verdicts as kind "judge".
-async function labelsFromRun(_run: string): Promise<LabelSource> {
-  throw badInput('--run needs the database (not available yet)');
+/** Labels of a stored run: the judge's stored verdicts (kind "judge") beside the human labels. */
+async function labelsFromRun(run: string, judge: string | undefined): Promise<LabelSource> {
+  if (judge === undefined) throw badInput('--run needs --judge J (the judge whose stored grades are calibrated)');
+  const { withDatabase } = await import('../database.ts');
+  const { loadCalibrationLabels } = await import('../../services/grading.ts');
+  const rows = await withDatabase((database) => loadCalibrationLabels(database, { run, judge }));
+  return { rows, name: `run ${run}` };
 }
 
 /** Item weights from a rubric file (the answer roll-up then matches completeness exactly). */
@@ -34,7 +38,7 @@ function scaleFlag(values: CommandContext['values']): LabelScale {
 const calibrate: Command = {
   path: ['calibrate'],
   summary: 'Calibrate judges against human labels: agreement, kappa, alpha, confusion, per model and per item',
-  usage: '--labels L.jsonl|L.csv --scale verdict|binary|numeric [--judge RATER] [--seed S] [--rubric R.yaml]',
+  usage: '(--labels L.jsonl|L.csv | --run R --judge J) --scale verdict|binary|numeric [--judge RATER] [--seed S] [--rubric R.yaml]',
   options: {
     labels: { type: 'string' },
     run: { type: 'string' },
@@ -52,7 +56,7 @@ const calibrate: Command = {
     if (labels !== undefined && run !== undefined) throw badInput('give either --labels or --run, not both');
     if (labels === undefined && run === undefined) throw badInput('missing required option --labels (or --run)');
     const weights = typeof values.rubric === 'string' ? await rubricWeights(values.rubric) : undefined;
-    const source = labels !== undefined ? labelsFromFile(labels, scale) : await labelsFromRun(run!);
+    const source = labels !== undefined ? labelsFromFile(labels, scale) : await labelsFromRun(run!, judge);
 
     const { calibrate: calibrateLabels, formatCalibration } = await import('../../analysis/calibration/index.ts');
     const opts: Parameters<typeof calibrateLabels>[1] = { scale, source: source.name };

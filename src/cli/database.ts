@@ -1,0 +1,17 @@
+import type { Database } from '../db/client.ts';
+
+/**
+ * Opens the configured database (PGlite in ASSAY_DATA_DIR, or DATABASE_URL), migrates it, runs `fn`, and
+ * closes it. Loaded lazily so commands that never touch the database start fast.
+ */
+export async function withDatabase<T>(fn: (database: Database) => Promise<T>): Promise<T> {
+  const { loadConfig, openConfiguredDatabase } = await import('../config.ts');
+  const { migrate } = await import('../db/client.ts');
+  const database = await openConfiguredDatabase(loadConfig(process.env));
+  try {
+    await migrate(database);
+    return await fn(database);
+  } finally {
+    await database.close();
+  }
+}
