@@ -42,7 +42,7 @@ export function useApi(ctx: DbContext, config: { bodyLimitBytes?: number; rateLi
         body = typeof init.body === 'string' ? init.body : JSON.stringify(init.body);
         headers['content-type'] ??= 'application/json';
       }
-      return this.app.request(path, { method, headers, body });
+      return Promise.resolve(this.app.request(path, { method, headers, body }));
     },
   };
 }

@@ -85,7 +85,13 @@ describeDb('API resources', (ctx) => {
 
   it('writes concurrent submissions together, each with its own answer and score; a repeated id is not duplicated', async () => {
     const shifted = truth4.layout.map((row) => [...row.slice(1), row[0]!]);
-    const bodies = Array.from({ length: 20 }, (_, i) => ({ run: 'race', model: 'model-r', puzzle: 'p4', id: `b${i}`, answer: i % 2 ? shifted : truth4.layout }));
+    const bodies: Array<{ run: string; model: string; puzzle: string; id: string; answer: string | string[][] }> = Array.from({ length: 20 }, (_, i) => ({
+      run: 'race',
+      model: 'model-r',
+      puzzle: 'p4',
+      id: `b${i}`,
+      answer: i % 2 ? shifted : truth4.layout,
+    }));
     bodies.push({ ...bodies[3]! }, { ...bodies[3]!, answer: 'different text' });
     const before = await rowCounts(ctx.database);
     const res = await Promise.all(bodies.map((body) => api.call(api.keys.write, 'POST', '/api/assemblies', { body })));
@@ -102,8 +108,8 @@ describeDb('API resources', (ctx) => {
     // whole columns move together, all 12 vertical pairs: (8 + 12) / 24.
     expect(stored.neighbour).toBeCloseTo(20 / 24, 12);
     const after = await rowCounts(ctx.database);
-    expect(after.answers - before.answers).toBe(20);
-    expect(after.assembly_scores - before.assembly_scores).toBe(20);
+    expect(after.answers! - before.answers!).toBe(20);
+    expect(after.assembly_scores! - before.assembly_scores!).toBe(20);
   });
 
   it('uploads answers as JSON Lines and pages through them', async () => {

@@ -5,7 +5,7 @@ import { describeDb } from '../helpers/db.ts';
 import { useApi } from './app-fixture.ts';
 
 /** A key that lacks `scope`: the most powerful key that still does not grant it. */
-const LACKING: Readonly<Record<Exclude<RouteScope, 'public'>, 'read' | 'annotate' | 'write'>> = {
+const LACKING: Readonly<Record<Exclude<RouteScope, 'public'>, 'read' | 'annotate' | 'write' | 'admin'>> = {
   read: 'annotate',
   write: 'read',
   admin: 'write',
