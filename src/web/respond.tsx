@@ -60,7 +60,7 @@ export async function respondPage(c: Context, frame: PageFrame, spec: PageSpec):
     if (!table) throw new AssayError('not_found', `table '${tableId ?? ''}' is not on this page (tables: ${spec.tables.map((t) => t.id).join(', ') || 'none'})`);
     const headers = { ...SECURITY_HEADERS, 'Content-Disposition': `attachment; filename="${table.id}.${format}"` };
     if (format === 'json') return c.body(JSON.stringify({ table: table.id, caption: table.caption, rows: table.rows }, null, 2), 200, { ...headers, 'Content-Type': 'application/json; charset=utf-8' });
-    return c.body(toCsv(table.rows, table.columns.some((col) => col.key in (table.rows[0] ?? {})) ? rawColumns(table) : undefined), 200, {
+    return c.body(toCsv(table.rows, rawColumns(table)), 200, {
       ...headers,
       'Content-Type': 'text/csv; charset=utf-8',
     });
@@ -68,10 +68,10 @@ export async function respondPage(c: Context, frame: PageFrame, spec: PageSpec):
   return renderHtml(c, frame, spec.title, await spec.body(), spec.status ?? 200);
 }
 
-/** Every key of the rows (intervals included), shown columns first. */
+/** Every key of the rows (intervals included), shown columns first; an empty table keeps its header. */
 function rawColumns(t: Table): string[] {
   const keys = new Set<string>();
-  for (const col of t.columns) if (t.rows.some((r) => col.key in r)) keys.add(col.key);
+  for (const col of t.columns) if (t.rows.length === 0 || t.rows.some((r) => col.key in r)) keys.add(col.key);
   for (const r of t.rows) for (const k of Object.keys(r)) keys.add(k);
   return [...keys];
 }
