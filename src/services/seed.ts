@@ -37,7 +37,8 @@ const EMPTY: Omit<SeedResult, 'seeded'> = { rubrics: 0, puzzles: 0, runs: 0, ans
 export async function seedExamples(database: Database, opts: { dir?: string } = {}): Promise<SeedResult> {
   const dir = opts.dir ?? EXAMPLES_DIR;
   // Parse everything before opening the transaction: a broken example fails fast and writes nothing.
-  const rubricDocs = parseRubricFiles(readImportFiles(join(dir, 'farmyard.yaml'), /./));
+  // The project's own rubrics (rubrics/*.yaml, e.g. farmyard) are examples too: one copy, not two.
+  const rubricDocs = parseRubricFiles(readImportFiles(join(dir, '..'), /\.ya?ml$/i));
   const iiwFile = readImportFiles(join(dir, 'imageinwords', 'IIW-400.p5b-subset.jsonl'), /./)[0]!;
   const iiwRows = parseJsonl(iiwFile).map((loc) => parseLocated(IiwRowSchema, loc));
   const puzzleList = parsePuzzleFiles(readImportFiles(join(dir, 'puzzles'), PUZZLE_FILES));

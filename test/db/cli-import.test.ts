@@ -43,7 +43,7 @@ for (const engine of ENGINES) {
     }, SLOW);
 
     it('imports rubrics, puzzles and answers, printing counts', () => {
-      const rub = runCli(['import', 'rubrics', 'rubrics/examples/farmyard.yaml', '--json'], { env });
+      const rub = runCli(['import', 'rubrics', 'rubrics/farmyard.yaml', '--json'], { env });
       expect(rub.code).toBe(0);
       expect(rub.json()).toMatchObject({ created: 1, versioned: 0, unchanged: 0 });
       const puz = runCli(['import', 'puzzles', 'rubrics/examples/puzzles', '--json'], { env });

@@ -1,6 +1,6 @@
 import type { Command, CommandContext } from '../command.ts';
-import type { Database } from '../../db/client.ts';
 import { badInput } from '../../domain/errors.ts';
+import { withDatabase } from '../database.ts';
 import { table } from '../table.ts';
 
 /**
@@ -8,18 +8,6 @@ import { table } from '../table.ts';
  * transaction: a bad line or field is reported as "file:line: field: problem" (exit 2) and nothing is
  * written.
  */
-
-async function withDatabase<T>(fn: (database: Database) => Promise<T>): Promise<T> {
-  const { loadConfig, openConfiguredDatabase } = await import('../../config.ts');
-  const { migrate } = await import('../../db/client.ts');
-  const database = await openConfiguredDatabase(loadConfig(process.env));
-  try {
-    await migrate(database);
-    return await fn(database);
-  } finally {
-    await database.close();
-  }
-}
 
 function needPaths(ctx: CommandContext, what: string): string[] {
   if (ctx.positionals.length === 0) throw badInput(`missing ${what} (a file or a directory)`);
