@@ -27,6 +27,11 @@ interface Pending {
 }
 
 const MAX_BATCH = 256;
+/**
+ * Statements in flight at once. While they run, new submissions queue and go out together when one
+ * finishes: the busier the server, the larger the batches (classic group commit).
+ */
+const MAX_IN_FLIGHT = 2;
 
 const SQL = `with input as (
     select * from jsonb_to_recordset($1::jsonb) as t(
@@ -52,7 +57,17 @@ const SQL = `with input as (
 class BatchWriter {
   private queue: Pending[] = [];
   private scheduled = false;
-  constructor(private readonly database: Database) {}
+  private inFlight = 0;
+  private readonly run: (json: string) => Promise<Array<Record<string, unknown>>>;
+  constructor(database: Database) {
+    // On PostgreSQL the statement is prepared once per connection (postgres.js), skipping a parse and
+    // describe round per batch; PGlite goes through the ordinary execute.
+    const client = (database.db as { $client?: { unsafe?: (q: string, p: unknown[], o: { prepare: boolean }) => Promise<Array<Record<string, unknown>>> } }).$client;
+    this.run =
+      database.kind === 'postgres' && typeof client?.unsafe === 'function'
+        ? (json) => client.unsafe!(SQL, [json], { prepare: true })
+        : async (json) => (await database.execute(SQL, [json])).rows;
+  }
 
   write(row: BatchRow): Promise<number | null> {
     return new Promise((resolve) => {
@@ -66,7 +81,13 @@ class BatchWriter {
 
   private drain(): void {
     this.scheduled = false;
-    while (this.queue.length) void this.flush(this.queue.splice(0, MAX_BATCH));
+    while (this.queue.length && this.inFlight < MAX_IN_FLIGHT) {
+      this.inFlight++;
+      void this.flush(this.queue.splice(0, MAX_BATCH)).finally(() => {
+        this.inFlight--;
+        this.drain();
+      });
+    }
   }
 
   private async flush(batch: Pending[]): Promise<void> {
@@ -103,8 +124,8 @@ class BatchWriter {
     }));
     let ids: Map<number, number>;
     try {
-      const res = await this.database.execute(SQL, [JSON.stringify(input)]);
-      ids = new Map(res.rows.map((x) => [Number(x.k), Number(x.id)]));
+      const rows = await this.run(JSON.stringify(input));
+      ids = new Map(rows.map((x) => [Number(x.k), Number(x.id)]));
     } catch {
       ids = new Map();
     }
