@@ -198,7 +198,8 @@ export async function loadCalibrationLabels(database: Database, q: { run: string
     .from(labels)
     .innerJoin(answers, eq(answers.id, labels.answerId))
     .where(eq(answers.runId, run.id));
-  for (const l of stored) out.push({ answer: l.ext, ...(l.item ? { item: l.item } : {}), model: run.model, rater: l.rater, kind: l.kind, label: l.label });
+  // Claim marks from the annotation pages (item claim:<n>) are not calibration units.
+  for (const l of stored) if (!l.item.startsWith('claim:')) out.push({ answer: l.ext, ...(l.item ? { item: l.item } : {}), model: run.model, rater: l.rater, kind: l.kind, label: l.label });
   const graded = await db
     .select({ ext: answers.externalId, items: grades.items, meta: grades.meta })
     .from(grades)

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { importAnswersJsonl } from '../../src/services/answers.ts';
+import { gradeAnswer, loadCalibrationLabels } from '../../src/services/grading.ts';
 import { listLabels } from '../../src/services/labels.ts';
 import { seedExamples } from '../../src/services/seed.ts';
 import { annotationProgress, annotationTask, annotatorLabels, saveAnnotation, splitClaims } from '../../src/services/web-annotation.ts';
@@ -74,6 +75,13 @@ describeDb('annotation workflow services', (ctx) => {
     expect(before).toBe(17 + 1);
   });
 
+  it('`assay calibrate --run` labels leave claim marks out', async () => {
+    await gradeAnswer(ctx.database, { answer: { id: other }, judge: 'lexical' });
+    const rows = await loadCalibrationLabels(ctx.database, { run: 'extra', judge: 'lexical' });
+    expect(rows.filter((r) => r.kind === 'human')).toHaveLength(17);
+    expect(rows.some((r) => r.item?.startsWith('claim:'))).toBe(false);
+  });
+
   it('answer detail and list: an assembly has its puzzle and score; labels are counted per annotator', async () => {
     const shifted = Number((await ctx.database.execute(`select id from answers where external_id = 'farmyard-shifted'`)).rows[0].id);
     const d = await answerDetail(ctx.database, shifted);
@@ -82,6 +90,7 @@ describeDb('annotation workflow services', (ctx) => {
     expect(d.grades).toEqual([]);
     const list = await listAnswerRows(ctx.database, { run: 'extra', limit: 10, offset: 0 });
     expect(list.total).toBe(1);
-    expect(list.rows[0]).toMatchObject({ answer: 'second', humanLabels: 1, grades: 0, f1: null });
+    expect(list.rows[0]).toMatchObject({ answer: 'second', humanLabels: 1, grades: 1 });
+    expect(list.rows[0]!.f1).toBeTypeOf('number');
   });
 });
