@@ -43,6 +43,8 @@ const INIT = `window.onload = function () {
     dom_id: '#swagger-ui',
     deepLinking: true,
     persistAuthorization: true,
+    // No online validator badge: the page must not reach out of the machine.
+    validatorUrl: null,
     presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
     layout: 'StandaloneLayout',
   });
