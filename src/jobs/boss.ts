@@ -50,15 +50,22 @@ export function executorFor(database: Database): SqlExecutor {
   }
   return {
     async executeSql(text, values) {
+      // pg-boss wraps maintenance in BEGIN … COMMIT; postgres.js only allows that on one reserved
+      // connection, which sql.begin provides.
+      const wrapped = /^\s*BEGIN;([\s\S]*)COMMIT;\s*$/.exec(text);
+      if (wrapped && !values?.length) {
+        await client.begin((tx: any) => tx.unsafe(wrapped[1]));
+        return { rows: [] };
+      }
       const r = await client.unsafe(text, (values ?? []).map(asParam) as any[]);
       return { rows: Array.isArray(r) ? [...r] : [] };
     },
   };
 }
 
-/** postgres.js sends untyped objects as text: pg-boss's jsonb arguments must arrive as JSON. */
+/** postgres.js refuses undefined and sends untyped objects as text: pg-boss's jsonb arguments must arrive as JSON. */
 const asParam = (v: unknown): unknown =>
-  v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Date) && !Buffer.isBuffer(v) ? JSON.stringify(v) : v;
+  v === undefined ? null : v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Date) && !Buffer.isBuffer(v) ? JSON.stringify(v) : v;
 
 /** An executor bound to an open drizzle transaction: pg-boss writes commit or roll back with it. */
 export function transactionExecutor(tx: Queryable): SqlExecutor {

@@ -9,7 +9,7 @@ import type { Step } from '../fake-provider/server.ts';
 export const JUDGE_FILE = fileURLToPath(new URL('./fixtures/fake-claude.yaml', import.meta.url));
 export const VERDICTS: Step = { kind: 'verdicts', output: fullVerdicts() };
 /** Fast queue settings for tests: stalled jobs expire after 2 s, maintenance every second. */
-export const TEST_BOSS = { expireInSeconds: 60, maintenanceIntervalSeconds: 1, retryLimit: 3, retryDelay: 1 };
+export const TEST_BOSS = { expireInSeconds: 60, maintenanceIntervalSeconds: 1, retryLimit: 2, retryDelay: 1 };
 export const quietEngine = { sleep: async () => {} };
 
 /** A run of `n` describe answers (distinct texts, so no two share a cached verdict) on the farmyard rubric. */

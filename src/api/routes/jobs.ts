@@ -1,0 +1,176 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import type PgBoss from 'pg-boss';
+import type { Database } from '../../db/client.ts';
+import { badInput } from '../../domain/errors.ts';
+import { startBoss } from '../../jobs/boss.ts';
+import { JOB_STATES, listJobs, retryFailedJobs } from '../../services/jobs.ts';
+import { findGradingRun, getProgress } from '../../services/progress.ts';
+import { cancelRunGrading, enqueueRunGrading, findRun } from '../../services/runs-grading.ts';
+import { defineRoute, type Api } from '../define-route.ts';
+import { errorResponses, notFoundResponse } from '../schemas.ts';
+
+/**
+ * Batch grading over HTTP: enqueue a run for a judge, watch its progress, list, retry and cancel jobs.
+ * The server only enqueues; `assay worker` processes (on this machine or others sharing the database).
+ * Judges are named by id in judges/ only — never by a file path from a request.
+ */
+
+const Id = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/).max(200);
+const RunParam = z.object({ id: z.string().min(1).max(200).openapi({ description: 'Run id or name' }) });
+
+// One pg-boss per database for the server's lifetime; maintenance is left to the workers.
+const bosses = new WeakMap<Database, Promise<PgBoss>>();
+function bossFor(database: Database): Promise<PgBoss> {
+  let b = bosses.get(database);
+  if (!b) {
+    b = startBoss(database, { supervise: false });
+    b.catch(() => bosses.delete(database));
+    bosses.set(database, b);
+  }
+  return b;
+}
+
+const Progress = z
+  .object({
+    run: z.object({ id: z.number().int(), name: z.string() }),
+    judge: z.object({ id: z.number().int(), slug: z.string() }),
+    status: z.string(),
+    total: z.number().int(),
+    done: z.number().int(),
+    failed: z.number().int(),
+    remaining: z.number().int(),
+    jobs: z.object({ queued: z.number().int(), retrying: z.number().int(), active: z.number().int() }),
+    ratePerSecond: z.number().nullable(),
+    etaSeconds: z.number().nullable(),
+    reason: z.string().nullable(),
+    elapsedSeconds: z.number(),
+    calls: z.number().int(),
+    tokens: z.object({ input: z.number(), output: z.number(), cacheRead: z.number(), cacheWrite: z.number() }),
+    costUsd: z.number(),
+  })
+  .openapi('GradingProgress');
+
+const Job = z
+  .object({
+    id: z.string(),
+    state: z.enum(JOB_STATES),
+    answerId: z.number().int(),
+    gradingRunId: z.number().int(),
+    run: z.string().nullable(),
+    judge: z.string().nullable(),
+    retryCount: z.number().int(),
+    createdOn: z.string(),
+    error: z.string().nullable(),
+  })
+  .openapi('GradingJob');
+
+export function registerJobs(api: Api): void {
+  const { database } = api.deps;
+
+  defineRoute(api, {
+    scope: 'write',
+    route: createRoute({
+      method: 'post',
+      path: '/api/runs/{id}/grade',
+      tags: ['jobs'],
+      summary: 'Enqueue one grading job per ungraded answer of the run (idempotent); workers grade them',
+      request: {
+        params: RunParam,
+        body: { required: true, content: { 'application/json': { schema: z.object({ judge: Id, rpm: z.number().positive().optional(), tpm: z.number().positive().optional() }).strict() } } },
+      },
+      responses: {
+        202: {
+          description: 'Enqueued',
+          content: {
+            'application/json': {
+              schema: z.object({ gradingRunId: z.number().int(), total: z.number().int(), alreadyGraded: z.number().int(), jobs: z.number().int(), resumed: z.number().int(), retried: z.number().int() }),
+            },
+          },
+        },
+        ...errorResponses,
+        ...notFoundResponse,
+      },
+    }),
+    handler: async (c) => {
+      const { id } = c.req.valid('param');
+      const b = c.req.valid('json');
+      const limits = b.rpm !== undefined || b.tpm !== undefined ? { limits: { rpm: b.rpm ?? null, tpm: b.tpm ?? null } } : {};
+      const r = await enqueueRunGrading(database, await bossFor(database), { run: id, judge: b.judge, ...limits });
+      return c.json({ gradingRunId: r.gradingRunId, total: r.total, alreadyGraded: r.alreadyGraded, jobs: r.jobs, resumed: r.resumed, retried: r.retried }, 202);
+    },
+  });
+
+  defineRoute(api, {
+    scope: 'read',
+    route: createRoute({
+      method: 'get',
+      path: '/api/runs/{id}/progress',
+      tags: ['jobs'],
+      summary: 'Done, failed and remaining answers, rate, ETA, tokens and cost of grading a run with a judge',
+      request: { params: RunParam, query: z.object({ judge: Id.optional().openapi({ description: 'Needed when several judges grade the run' }) }) },
+      responses: { 200: { description: 'Progress', content: { 'application/json': { schema: Progress } } }, ...errorResponses, ...notFoundResponse },
+    }),
+    handler: async (c) => {
+      const { id } = c.req.valid('param');
+      const { judge } = c.req.valid('query');
+      const run = await findRun(database, id);
+      const ids = await findGradingRun(database, run.id, judge);
+      if (ids.length === 0) throw badInput(`run '${run.name}': not enqueued for grading${judge ? ` by judge '${judge}'` : ''}`);
+      if (ids.length > 1) throw badInput(`run '${run.name}': graded by several judges; name one with ?judge=`);
+      return c.json(await getProgress(database, ids[0]!), 200);
+    },
+  });
+
+  defineRoute(api, {
+    scope: 'read',
+    route: createRoute({
+      method: 'get',
+      path: '/api/jobs',
+      tags: ['jobs'],
+      summary: 'Grading jobs: counts by state and the jobs (failed ones with their last error)',
+      request: { query: z.object({ state: z.enum(JOB_STATES).optional(), run: z.string().max(200).optional(), limit: z.coerce.number().int().min(1).max(1000).default(100) }) },
+      responses: {
+        200: { description: 'Jobs', content: { 'application/json': { schema: z.object({ counts: z.record(z.string(), z.number().int()), jobs: z.array(Job) }) } } },
+        ...errorResponses,
+      },
+    }),
+    handler: async (c) => {
+      const q = c.req.valid('query');
+      return c.json(await listJobs(database, { limit: q.limit, ...(q.state ? { state: q.state } : {}), ...(q.run ? { run: q.run } : {}) }), 200);
+    },
+  });
+
+  defineRoute(api, {
+    scope: 'write',
+    route: createRoute({
+      method: 'post',
+      path: '/api/jobs/retry',
+      tags: ['jobs'],
+      summary: 'Re-run failed (dead-lettered) grading jobs, by id or all of a run',
+      request: { body: { required: true, content: { 'application/json': { schema: z.object({ ids: z.array(z.uuid()).max(10_000).optional(), run: z.string().max(200).optional() }).strict() } } } },
+      responses: { 200: { description: 'Retried', content: { 'application/json': { schema: z.object({ retried: z.number().int() }) } } }, ...errorResponses },
+    }),
+    handler: async (c) => {
+      const b = c.req.valid('json');
+      if (!b.ids?.length && !b.run) throw badInput('give ids or run');
+      return c.json(await retryFailedJobs(database, await bossFor(database), { ...(b.ids ? { ids: b.ids } : {}), ...(b.run ? { run: b.run } : {}) }), 200);
+    },
+  });
+
+  defineRoute(api, {
+    scope: 'write',
+    route: createRoute({
+      method: 'post',
+      path: '/api/runs/{id}/grade/cancel',
+      tags: ['jobs'],
+      summary: "Cancel the run's waiting grading jobs (in-flight ones finish); enqueueing again resumes",
+      request: { params: RunParam, body: { required: false, content: { 'application/json': { schema: z.object({ judge: Id.optional() }).strict() } } } },
+      responses: { 200: { description: 'Cancelled', content: { 'application/json': { schema: z.object({ cancelled: z.number().int() }) } } }, ...errorResponses, ...notFoundResponse },
+    }),
+    handler: async (c) => {
+      const { id } = c.req.valid('param');
+      const b = (c.req.valid('json') ?? {}) as { judge?: string };
+      return c.json(await cancelRunGrading(database, await bossFor(database), { run: id, ...(b.judge ? { judge: b.judge } : {}) }), 200);
+    },
+  });
+}
