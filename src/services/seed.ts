@@ -9,12 +9,20 @@ import { iiwAnswerRow, iiwRubric, IiwRowSchema } from './iiw.ts';
 import { readImportFiles, PUZZLE_FILES } from './imports.ts';
 import { parsePuzzleFiles, storePuzzles } from './puzzles.ts';
 import { parseRubricFiles, storeRubric } from './rubrics.ts';
+import { gradeExamples, labelExamples } from './seed-grading.ts';
 
 /**
- * The bundled examples (rubrics/examples/), loaded into an empty database by `npm start` so the service
+ * The bundled examples (rubrics/examples/), loaded into an empty database by `npm start` so every page
  * has something to show: the farmyard rubric and its describe answer, the IIW-400 subset as rubrics
- * plus the IIW-P5B model's descriptions as a run, and the grid puzzles with a run of assemblies, scored.
- * Everything goes through the same parsers as `assay import`, in one transaction.
+ * plus the IIW-P5B model's descriptions as a run, the grid puzzles with a run of assemblies, and a
+ * synthetic describe-then-solve campaign on the farmyard puzzle (four fictional models, effort levels,
+ * a "tagged" condition) — all scored; then every example description graded by the lexical judge and
+ * two annotators' item labels of the farmyard descriptions.
+ *
+ * Two phases. The import (rubrics, puzzles, answers, assembly scores) goes through the same parsers as
+ * `assay import`, in one transaction under an advisory lock, and only into an empty database: all or
+ * nothing. Grades and labels follow outside it (seed-grading.ts) and fill only what is missing, on every
+ * call: a seed that dies while grading is completed by the next start.
  */
 
 export const EXAMPLES_DIR = fileURLToPath(new URL('../../rubrics/examples/', import.meta.url));
@@ -26,12 +34,15 @@ export interface SeedResult {
   runs: number;
   answers: number;
   assemblyScores: number;
+  /** Lexical grades written by this call (also when it completes an interrupted seed). */
+  grades: number;
+  labels: number;
 }
 
 /** Arbitrary constant naming the seed's advisory lock. */
 const SEED_LOCK = 0x61737361;
 
-const EMPTY: Omit<SeedResult, 'seeded'> = { rubrics: 0, puzzles: 0, runs: 0, answers: 0, assemblyScores: 0 };
+const EMPTY: Omit<SeedResult, 'seeded'> = { rubrics: 0, puzzles: 0, runs: 0, answers: 0, assemblyScores: 0, grades: 0, labels: 0 };
 
 /** Loads the examples when the database holds no rubrics, puzzles or runs; otherwise does nothing. */
 export async function seedExamples(database: Database, opts: { dir?: string } = {}): Promise<SeedResult> {
@@ -48,7 +59,24 @@ export async function seedExamples(database: Database, opts: { dir?: string } = 
     { path: `${iiwFile.path} (IIW-P5B)`, content: iiwAnswers.map((r) => JSON.stringify(r)).join('\n') },
   ];
   const prepared = answerFiles.map((f) => parseAnswerRows(f));
+  const labelFile = readImportFiles(join(dir, 'labels'), /\.jsonl$/i)[0]!;
+  const exampleRuns = [...new Set(prepared.flatMap((rows) => rows.map((r) => r.run)))];
 
+  const imported = await importExamples(database, { rubricDocs, iiwRows, puzzleList, prepared });
+  // Labels before grades: one quick transaction, so the calibration rows exist as early as possible.
+  const labelled = await labelExamples(database, labelFile);
+  const graded = await gradeExamples(database, exampleRuns);
+  return { ...imported, grades: graded, labels: labelled };
+}
+
+interface Parsed {
+  rubricDocs: ReturnType<typeof parseRubricFiles>;
+  iiwRows: Array<ReturnType<typeof parseLocated<typeof IiwRowSchema>>>;
+  puzzleList: ReturnType<typeof parsePuzzleFiles>;
+  prepared: Array<ReturnType<typeof parseAnswerRows>>;
+}
+
+async function importExamples(database: Database, { rubricDocs, iiwRows, puzzleList, prepared }: Parsed): Promise<SeedResult> {
   return database.db.transaction(async (tx) => {
     // Two processes starting on one empty PostgreSQL database would both seed; the second now waits
     // for the first and then finds the database not empty.
