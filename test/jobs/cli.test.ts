@@ -1,0 +1,110 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrate, openDatabase } from '../../src/db/client.ts';
+import { type FakeProvider, startFakeProvider } from '../fake-provider/server.ts';
+import { BIN, ROOT, runCli } from '../helpers/cli.ts';
+import { gradesPerAnswer, JUDGE_FILE, seedRun, VERDICTS } from './helpers.ts';
+
+/** `assay run` and `assay jobs` through the real binary on a PGlite data directory, and Ctrl-C then resume. */
+
+const NO_KEYS = { ANTHROPIC_API_KEY: '', OPENAI_API_KEY: '', OPENAI_BASE_URL: '', DATABASE_URL: '' };
+
+async function seeded(dir: string, name: string, n: number): Promise<{ runId: number; answerIds: number[] }> {
+  const database = await openDatabase({ dataDir: dir });
+  await migrate(database);
+  const r = await seedRun(database, name, n);
+  await database.close();
+  return r;
+}
+
+async function perAnswer(dir: string, runId: number): Promise<number[]> {
+  const database = await openDatabase({ dataDir: dir });
+  try {
+    return await gradesPerAnswer(database, runId);
+  } finally {
+    await database.close();
+  }
+}
+
+function runAsync(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string }> {
+  return new Promise((resolve) => {
+    const p = spawn(BIN, args, { cwd: ROOT, env });
+    let stdout = '';
+    p.stdout.on('data', (d) => (stdout += String(d)));
+    p.on('exit', (code) => resolve({ code: code ?? -1, stdout }));
+  });
+}
+
+describe('assay run / assay jobs (CLI)', () => {
+  let dir = '';
+  let fake: FakeProvider;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'assay-jobs-cli-'));
+    fake = await startFakeProvider({ script: [VERDICTS], latencyMs: 150 });
+  });
+  afterAll(async () => {
+    await fake?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('grades a run, is a no-op the second time, and lists the jobs', async () => {
+    const data = join(dir, 'a');
+    const { runId, answerIds } = await seeded(data, 'cli-run', 15);
+    const env = { ...NO_KEYS, ASSAY_DATA_DIR: data };
+    const first = runCli(['run', '--run', 'cli-run', '--judge', 'lexical', '--concurrency', '4', '--json'], { env });
+    expect(first.stderr).not.toMatch(/Error/);
+    expect(first.code).toBe(0);
+    expect(first.json()).toMatchObject({ total: 15, done: 15, failed: 0, remaining: 0, calls: 15, enqueued: { jobs: 15, alreadyGraded: 0 }, interrupted: false });
+    const second = runCli(['run', '--run', 'cli-run', '--judge', 'lexical', '--json'], { env });
+    expect(second.code).toBe(0);
+    expect(second.json()).toMatchObject({ done: 15, calls: 15, enqueued: { jobs: 0, alreadyGraded: 15 } });
+    const jobs = runCli(['jobs', '--run', 'cli-run', '--json'], { env });
+    expect(jobs.code).toBe(0);
+    expect(jobs.json().counts).toMatchObject({ completed: 15, failed: 0, created: 0 });
+    expect(await perAnswer(data, runId)).toEqual(answerIds.map(() => 1));
+  }, 120_000);
+
+  it('bad input exits 2 with one line and writes nothing', () => {
+    const env = { ...NO_KEYS, ASSAY_DATA_DIR: join(dir, 'never') };
+    const r = runCli(['run', '--run', 'x'], { env });
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/--judge/);
+    const s = runCli(['jobs', '--state', 'stuck'], { env });
+    expect(s.code).toBe(2);
+    expect(s.stderr).toMatch(/--state must be one of/);
+  });
+
+  it('Ctrl-C stops with exit 130; the same command resumes and finishes without a duplicate', async () => {
+    const data = join(dir, 'b');
+    const n = 24;
+    const { runId, answerIds } = await seeded(data, 'cli-slow', n);
+    fake.setScript([VERDICTS]);
+    const before = fake.calls.length;
+    const env = { ...process.env, ...NO_KEYS, ASSAY_DATA_DIR: data, ANTHROPIC_API_KEY: 'sk-ant', ANTHROPIC_BASE_URL: fake.url };
+    const args = ['run', '--run', 'cli-slow', '--judge', JUDGE_FILE, '--concurrency', '2', '--json'];
+    const child = spawn(BIN, args, { cwd: ROOT, env });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += String(d)));
+    const exited = new Promise<number>((r) => child.on('exit', (code) => r(code ?? -1)));
+    const end = Date.now() + 60_000;
+    while (fake.calls.length - before < 4 && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    expect(stderr).toMatch(/stopping: finishing the jobs in flight/);
+    const graded = (await perAnswer(data, runId)).reduce((a, b) => a + b, 0);
+    expect(graded).toBeGreaterThan(0);
+    expect(graded).toBeLessThan(n);
+
+    // Asynchronously: the fake provider answers from this process, which spawnSync would block.
+    const again = await runAsync(args, env);
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ total: n, done: n, failed: 0, remaining: 0, interrupted: false });
+    expect(await perAnswer(data, runId)).toEqual(answerIds.map(() => 1));
+    // A graceful stop finishes what it started: no call was paid for twice.
+    expect(fake.calls.length - before).toBe(n);
+  }, 120_000);
+});
