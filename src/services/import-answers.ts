@@ -130,11 +130,12 @@ export async function storeAnswers(tx: Queryable, prepared: Prepared[], defaults
   for (const p of prepared) {
     let run = runIds.get(p.run);
     if (!run) {
-      const [existing] = await tx.select().from(runs).where(eq(runs.name, p.run));
       const effort = p.row.effort ?? defaults.effort ?? null;
       const tags = p.row.tags ?? defaults.tags ?? [];
-      const row = existing ?? (await tx.insert(runs).values({ name: p.run, model: p.model, effort, tags }).returning())[0]!;
-      run = { id: row.id, model: row.model, entry: { name: p.run, model: row.model, created: !existing, imported: 0, unchanged: 0 } };
+      // Insert-or-read, not read-then-insert: two uploads creating the same new run must not collide.
+      const [created] = await tx.insert(runs).values({ name: p.run, model: p.model, effort, tags }).onConflictDoNothing().returning();
+      const row = created ?? (await tx.select().from(runs).where(eq(runs.name, p.run)))[0]!;
+      run = { id: row.id, model: row.model, entry: { name: p.run, model: row.model, created: created !== undefined, imported: 0, unchanged: 0 } };
       runIds.set(p.run, run);
       result.runs.push(run.entry);
     }
