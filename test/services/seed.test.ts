@@ -12,11 +12,13 @@ import { FIXTURES } from '../helpers/cli.ts';
 import { describeDb, rowCounts } from '../helpers/db.ts';
 
 describeDb('seeding the bundled examples', (ctx) => {
-  it('loads 101 rubrics, 2 puzzles, 3 runs, 107 answers and 6 assembly scores into an empty database', async () => {
+  it('loads 101 rubrics, 2 puzzles, 10 runs, 121 answers, 13 assembly scores, 107 lexical grades and 238 labels', async () => {
     const r = await seedExamples(ctx.database);
-    expect(r).toEqual({ seeded: true, rubrics: 101, puzzles: 2, runs: 3, answers: 107, assemblyScores: 6 });
+    // 121 answers = 100 IIW + 1 farmyard-describe + 6 grid-examples + 14 campaign (7 runs × describe + assemble);
+    // graded: every description with text (100 + 1 + 6; the no_answer one has none); labels: 7 answers × 17 items × 2.
+    expect(r).toEqual({ seeded: true, rubrics: 101, puzzles: 2, runs: 10, answers: 121, assemblyScores: 13, grades: 107, labels: 238 });
     const counts = await rowCounts(ctx.database);
-    expect(counts).toMatchObject({ rubrics: 101, rubric_versions: 101, puzzles: 2, runs: 3, answers: 107, assembly_scores: 6, grades: 0, labels: 0 });
+    expect(counts).toMatchObject({ rubrics: 101, rubric_versions: 101, puzzles: 2, runs: 10, answers: 121, assembly_scores: 13, grades: 107, labels: 238 });
   });
 
   it('is idempotent: a second seed writes nothing', async () => {
@@ -25,12 +27,19 @@ describeDb('seeding the bundled examples', (ctx) => {
     expect(await rowCounts(ctx.database)).toEqual(before);
   });
 
-  it('keeps the runs apart: IIW-P5B describes, grid-examples assembles, farmyard-describe describes', async () => {
+  it('keeps the runs apart: IIW-P5B describes, grid-examples assembles, farmyard-describe describes, the campaign does both', async () => {
     const { runs } = await listRuns(ctx.database);
-    expect(runs.map((r) => [r.name, r.model, r.answers])).toEqual([
-      ['IIW-P5B', 'IIW-P5B', 100],
-      ['farmyard-describe', 'example', 1],
-      ['grid-examples', 'example', 6],
+    expect(runs.map((r) => [r.name, r.model, r.effort, r.tags, r.answers])).toEqual([
+      ['IIW-P5B', 'IIW-P5B', null, [], 100],
+      ['campaign-model-a-high', 'model-a', 'high', [], 2],
+      ['campaign-model-a-low', 'model-a', 'low', [], 2],
+      ['campaign-model-b-plain', 'model-b', 'high', [], 2],
+      ['campaign-model-b-tagged', 'model-b', 'high', ['tagged'], 2],
+      ['campaign-model-c-high', 'model-c', 'high', [], 2],
+      ['campaign-model-c-low', 'model-c', 'low', [], 2],
+      ['campaign-model-d', 'model-d', 'medium', [], 2],
+      ['farmyard-describe', 'example', null, [], 1],
+      ['grid-examples', 'example', null, [], 6],
     ]);
     const iiw = await listAnswers(ctx.database, { run: 'IIW-P5B', limit: 1 });
     expect(iiw.total).toBe(100);
@@ -87,6 +96,6 @@ describeDb('seeding from two callers at once', (ctx) => {
   it('seeds exactly once', async () => {
     const results = await Promise.all([seedExamples(ctx.database), seedExamples(ctx.database)]);
     expect(results.map((r) => r.seeded).sort()).toEqual([false, true]);
-    expect(await rowCounts(ctx.database)).toMatchObject({ rubrics: 101, answers: 107, assembly_scores: 6 });
+    expect(await rowCounts(ctx.database)).toMatchObject({ rubrics: 101, answers: 121, assembly_scores: 13, grades: 107, labels: 238 });
   });
 });
