@@ -2,7 +2,7 @@ import type { Database } from '../db/client.ts';
 import { calibrate, type CalibrationReport } from '../analysis/calibration/index.ts';
 import { describeThenSolve, type DtsGroup, type DtsReport, type DtsRow } from '../analysis/describe-then-solve/index.ts';
 import { SCALES, type LabelRow, type LabelScale } from '../domain/labels.ts';
-import { assemblyRows, chooseJudge, descriptionRows, type AssemblyRow, type DescriptionRow, type ReportFilters } from './report-data.ts';
+import { assemblyRows, baselineNotes, chooseJudge, descriptionRows, judgeInfo, type AssemblyRow, type DescriptionRow, type JudgeInfo, type ReportFilters } from './report-data.ts';
 
 /**
  * Calibration and describe-then-solve over stored data, through the same pure code as
@@ -53,12 +53,16 @@ export async function calibrationRows(database: Database, scale: LabelScale, f: 
   return rows;
 }
 
+/** Judges of the report that are the lexical baseline, by slug, with the note to show beside them. */
+export type JudgeNotes = Record<string, string>;
+
 export async function calibrationReport(
   database: Database,
   opts: ReportFilters & { scale: LabelScale; seed?: number },
-): Promise<CalibrationReport> {
+): Promise<CalibrationReport & { judgeNotes: JudgeNotes }> {
   const rows = await calibrationRows(database, opts.scale, opts);
-  return calibrate(rows, { scale: opts.scale, ...(opts.judge ? { judge: opts.judge } : {}), seed: opts.seed ?? 1, source: 'stored labels' });
+  const report = calibrate(rows, { scale: opts.scale, ...(opts.judge ? { judge: opts.judge } : {}), seed: opts.seed ?? 1, source: 'stored labels' });
+  return { ...report, judgeNotes: await baselineNotes(database, report.judges) };
 }
 
 export const DTS_METRICS = ['neighbour', 'direct', 'proximity', 'adjacency', 'exactMatch'] as const;
@@ -73,8 +77,7 @@ export interface DtsOptions extends ReportFilters {
   answerThreshold?: number;
 }
 
-export interface DtsResult {
-  judge: string | null;
+export interface DtsResult extends JudgeInfo {
   perception: 'f1' | 'label';
   metric: DtsMetric;
   /** Scored assemblies paired with a description, and those left without one. */
@@ -129,7 +132,7 @@ export async function describeThenSolveReport(database: Database, o: DtsOptions 
     if (p === null || p === undefined) continue;
     rows.push({ model: a.model, item: `${a.run}/${a.externalId}`, slice: a.sizeBucket ?? 'unknown', perception: p, answer: a[metric]! });
   }
-  const base = { judge: judge?.slug ?? null, perception, metric, paired: rows.length, unpaired: scored.length - rows.length };
+  const base = { ...judgeInfo(judge), perception, metric, paired: rows.length, unpaired: scored.length - rows.length };
   if (rows.length === 0) return { ...base, report: null, reason: 'no scored assembly has a graded (or labelled) description of the same puzzle in its run' };
   const threshold = o.threshold ?? 0.5;
   return {

@@ -63,18 +63,45 @@ export interface AssemblyRow {
 export interface JudgeRef {
   id: number;
   slug: string;
+  provider: string;
+}
+
+/** What every report says about the judge behind its grades (issue 5: the lexical baseline says so). */
+export interface JudgeInfo {
+  /** Slug of the judge whose grades the report uses; null when nothing is graded. */
+  judge: string | null;
+  /** True when that judge is the lexical baseline (no provider key): scores are a floor. */
+  judgeBaseline: boolean;
+  /** A sentence to show beside the report; null for an LLM judge. */
+  judgeNote: string | null;
+}
+
+export const LEXICAL_BASELINE_NOTE = 'lexical baseline judge — offline word overlap, not an LLM';
+
+const isBaselineProvider = (provider: string) => provider === 'lexical';
+
+export function judgeInfo(judge: JudgeRef | null): JudgeInfo {
+  const baseline = judge !== null && isBaselineProvider(judge.provider);
+  return { judge: judge?.slug ?? null, judgeBaseline: baseline, judgeNote: baseline ? LEXICAL_BASELINE_NOTE : null };
+}
+
+/** Of the given judge slugs, those that name the lexical baseline, each with the note to show. */
+export async function baselineNotes(database: Database, slugs: readonly string[]): Promise<Record<string, string>> {
+  if (slugs.length === 0) return {};
+  const r = await database.execute(`select distinct slug, provider from judges where slug = any($1::text[])`, [[...slugs]]);
+  return Object.fromEntries(r.rows.filter((x) => isBaselineProvider(String(x.provider))).map((x) => [String(x.slug), LEXICAL_BASELINE_NOTE]));
 }
 
 /** The judge whose grades a report uses: the named one (its configuration with most grades) or the busiest. */
 export async function chooseJudge(database: Database, slug?: string): Promise<JudgeRef | null> {
   const r = await database.execute(
-    `select j.id, j.slug, count(g.id)::int as n from judges j left join grades g on g.judge_id = j.id and g.status = 'ok'
-      where ($1::text is null or j.slug = $1) group by j.id, j.slug order by n desc, j.id desc limit 1`,
+    `select j.id, j.slug, j.provider, count(g.id)::int as n from judges j left join grades g on g.judge_id = j.id and g.status = 'ok'
+      where ($1::text is null or j.slug = $1) group by j.id, j.slug, j.provider order by n desc, j.id desc limit 1`,
     [slug ?? null],
   );
-  const row = r.rows[0] as { id: number; slug: string } | undefined;
+  const row = r.rows[0] as { id: number; slug: string; provider: string } | undefined;
   if (!row && slug) throw notFound(`judge '${slug}' not found`);
-  return row ? { id: Number(row.id), slug: row.slug } : null;
+  return row ? { id: Number(row.id), slug: row.slug, provider: String(row.provider) } : null;
 }
 
 const FILTER_SQL = `($1::text is null or r.name = $1) and ($2::text is null or r.model = $2)`;

@@ -1,6 +1,6 @@
 import type { Database } from '../db/client.ts';
 import { gridBaseline } from '../scoring/grid/baseline.ts';
-import { assemblyRows, chooseJudge, descriptionRows, type AssemblyRow, type DescriptionRow, type ReportFilters } from './report-data.ts';
+import { assemblyRows, chooseJudge, descriptionRows, judgeInfo, type AssemblyRow, type DescriptionRow, type JudgeInfo, type ReportFilters } from './report-data.ts';
 import { compareBuckets, finite, groupInto, meanColumns, type ReportOptions } from './report-stats.ts';
 
 /**
@@ -32,8 +32,7 @@ export interface LeaderboardRow {
   proximityHigh: number | null;
 }
 
-export interface Leaderboard {
-  judge: string | null;
+export interface Leaderboard extends JudgeInfo {
   seed: number;
   rows: LeaderboardRow[];
 }
@@ -111,5 +110,5 @@ function baselineRow(sizeBucket: string, list: readonly AssemblyRow[]): Leaderbo
 export async function leaderboard(database: Database, f: ReportFilters = {}, opts: ReportOptions = {}): Promise<Leaderboard> {
   const judge = await chooseJudge(database, f.judge);
   const [desc, asm] = await Promise.all([descriptionRows(database, f, judge), assemblyRows(database, f)]);
-  return { judge: judge?.slug ?? null, seed: opts.seed ?? 1, rows: buildLeaderboard(desc, asm, opts) };
+  return { ...judgeInfo(judge), seed: opts.seed ?? 1, rows: buildLeaderboard(desc, asm, opts) };
 }

@@ -1,5 +1,5 @@
 import type { Database } from '../db/client.ts';
-import { assemblyRows, chooseJudge, descriptionRows, type AssemblyRow, type DescriptionRow, type ReportFilters } from './report-data.ts';
+import { assemblyRows, chooseJudge, descriptionRows, judgeInfo, type AssemblyRow, type DescriptionRow, type JudgeInfo, type ReportFilters } from './report-data.ts';
 import { compareEffort, finite, groupInto, meanColumns, median, rateColumns, type ReportOptions } from './report-stats.ts';
 
 /** Orientation, condition ablation and effort tables over stored grades and assembly scores. */
@@ -133,24 +133,24 @@ export function buildEffort(desc: readonly DescriptionRow[], asm: readonly Assem
   return rows.sort((x, y) => x.model.localeCompare(y.model) || compareEffort(x.effort, y.effort));
 }
 
-export async function orientationTable(database: Database, f: ReportFilters = {}): Promise<{ judge: string | null; rows: OrientationRow[] }> {
+export async function orientationTable(database: Database, f: ReportFilters = {}): Promise<JudgeInfo & { rows: OrientationRow[] }> {
   const judge = await chooseJudge(database, f.judge);
-  return { judge: judge?.slug ?? null, rows: buildOrientation(await descriptionRows(database, f, judge)) };
+  return { ...judgeInfo(judge), rows: buildOrientation(await descriptionRows(database, f, judge)) };
 }
 
 export async function ablationTable(
   database: Database,
   f: ReportFilters & { tag?: string } = {},
   opts: ReportOptions = {},
-): Promise<{ judge: string | null; tag: string; rows: AblationRow[] }> {
+): Promise<JudgeInfo & { tag: string; rows: AblationRow[] }> {
   const judge = await chooseJudge(database, f.judge);
   const tag = f.tag ?? 'tagged';
   const [desc, asm] = await Promise.all([descriptionRows(database, f, judge), assemblyRows(database, f)]);
-  return { judge: judge?.slug ?? null, tag, rows: buildAblation(desc, asm, tag, opts) };
+  return { ...judgeInfo(judge), tag, rows: buildAblation(desc, asm, tag, opts) };
 }
 
-export async function effortTable(database: Database, f: ReportFilters = {}, opts: ReportOptions = {}): Promise<{ judge: string | null; rows: EffortRow[] }> {
+export async function effortTable(database: Database, f: ReportFilters = {}, opts: ReportOptions = {}): Promise<JudgeInfo & { rows: EffortRow[] }> {
   const judge = await chooseJudge(database, f.judge);
   const [desc, asm] = await Promise.all([descriptionRows(database, f, judge), assemblyRows(database, f)]);
-  return { judge: judge?.slug ?? null, rows: buildEffort(desc, asm, opts) };
+  return { ...judgeInfo(judge), rows: buildEffort(desc, asm, opts) };
 }

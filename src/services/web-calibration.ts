@@ -1,7 +1,8 @@
 import type { Database } from '../db/client.ts';
 import { calibrate, type CalibrationReport } from '../analysis/calibration/index.ts';
 import { normaliseLabel, type LabelRow, type LabelScale } from '../domain/labels.ts';
-import { calibrationRows } from './report-analysis.ts';
+import { calibrationRows, type JudgeNotes } from './report-analysis.ts';
+import { baselineNotes } from './report-data.ts';
 import { CLAIM_PREFIX } from './web-annotation.ts';
 
 /**
@@ -13,6 +14,8 @@ export interface PageCalibration {
   report: CalibrationReport | null;
   reason?: string;
   skipped: number;
+  /** The report's judges that are the lexical baseline, with the note to show. */
+  judgeNotes: JudgeNotes;
 }
 
 export function rowsOfScale(rows: readonly LabelRow[], scale: LabelScale): { kept: LabelRow[]; skipped: number } {
@@ -34,11 +37,12 @@ export function rowsOfScale(rows: readonly LabelRow[], scale: LabelScale): { kep
 export async function pageCalibration(database: Database, opts: { scale: LabelScale; judge?: string; seed?: number }): Promise<PageCalibration> {
   const all = await calibrationRows(database, opts.scale, opts.judge ? { judge: opts.judge } : {});
   const { kept, skipped } = rowsOfScale(all, opts.scale);
-  if (!kept.some((r) => r.kind === 'human')) return { report: null, reason: `no human labels on the ${opts.scale} scale yet`, skipped };
+  if (!kept.some((r) => r.kind === 'human')) return { report: null, reason: `no human labels on the ${opts.scale} scale yet`, skipped, judgeNotes: {} };
   try {
-    return { report: calibrate(kept, { scale: opts.scale, seed: opts.seed ?? 1, source: 'stored labels', ...(opts.judge ? { judge: opts.judge } : {}) }), skipped };
+    const report = calibrate(kept, { scale: opts.scale, seed: opts.seed ?? 1, source: 'stored labels', ...(opts.judge ? { judge: opts.judge } : {}) });
+    return { report, skipped, judgeNotes: await baselineNotes(database, report.judges) };
   } catch (e) {
-    if ((e as { code?: string }).code === 'bad_input') return { report: null, reason: (e as Error).message, skipped };
+    if ((e as { code?: string }).code === 'bad_input') return { report: null, reason: (e as Error).message, skipped, judgeNotes: {} };
     throw e;
   }
 }

@@ -1,5 +1,6 @@
 import type { Database } from '../../db/client.ts';
 import { ablationTable, effortTable, orientationTable } from '../../services/reports.ts';
+import { JudgeNote } from '../judge-note.tsx';
 import type { PageSpec } from '../respond.tsx';
 import { DataTable, type Table } from '../table.tsx';
 import { param } from './report-page.ts';
@@ -58,7 +59,8 @@ export async function benchmarksPage(q: URLSearchParams, database: Database): Pr
     tables: [orientation, ablation, effort],
     body: () => (
       <>
-        <p class="lede">Descriptions graded by {o.judge ?? 'no judge yet'}; intervals are 95%.</p>
+        <p class="lede">Intervals are 95%.</p>
+        <JudgeNote judge={o.judge} baseline={o.judgeBaseline} />
         <DataTable table={orientation} search={q} />
         <form method="get" class="filters">
           <label for="tag">Condition tag</label>

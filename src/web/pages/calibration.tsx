@@ -4,6 +4,7 @@ import { LABEL_SCALES, type LabelScale } from '../../domain/labels.ts';
 import { pageCalibration } from '../../services/web-calibration.ts';
 import { heatmap } from '../charts.ts';
 import { num } from '../format.ts';
+import { JudgesNote } from '../judge-note.tsx';
 import { Figure } from '../layout.tsx';
 import type { PageSpec } from '../respond.tsx';
 import { DataTable, type Row, type Table } from '../table.tsx';
@@ -135,6 +136,7 @@ export async function calibrationPage(q: URLSearchParams, database: Database): P
             {r.consensus}
             {cal.skipped ? ` (${cal.skipped} labels of another scale or claim marks set aside)` : ''}.
           </p>
+          <JudgesNote judges={r.judges} notes={cal.judgeNotes} />
           <DataTable table={ts[0]!} search={q} />
           <div class="charts">
             {r.judgeReports.map((j, i) =>

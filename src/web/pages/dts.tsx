@@ -1,6 +1,7 @@
 import type { Database } from '../../db/client.ts';
 import { describeThenSolveReport, DTS_METRICS, flattenDts, type DtsMetric } from '../../services/reports.ts';
 import { intervalChart, type IntervalPoint } from '../charts.ts';
+import { JudgeNote } from '../judge-note.tsx';
 import { Figure } from '../layout.tsx';
 import type { PageSpec } from '../respond.tsx';
 import { DataTable, type Table } from '../table.tsx';
@@ -75,6 +76,7 @@ export async function dtsPage(q: URLSearchParams, database: Database): Promise<P
       return (
         <>
           {form}
+          <JudgeNote judge={r.judge} baseline={r.judgeBaseline} what="Description F1 (perception) from grades by" />
           <p class="lede">
             Each assembly is paired with its run’s description of the same puzzle ({r.paired} paired, {r.unpaired} without a graded description). P(A✓|P✓)
             well above P(A✓|P✗) means the models that see the picture right also assemble it right.

@@ -1,6 +1,7 @@
 import { basename } from 'node:path';
 import type { GradeDetail } from '../../services/web-answer.ts';
 import { int, num, usd } from '../format.ts';
+import { JudgeNote } from '../judge-note.tsx';
 import { DataTable, type Table } from '../table.tsx';
 
 /** One judge's grade of an answer: scores, the rubric table, the claims, meta, judge, prompt and usage. */
@@ -73,6 +74,7 @@ export function GradeSection(props: { grade: GradeDetail; tables: Table[]; searc
       <h2>
         Grade by {g.judge.slug} <span class={`status s-${g.status}`}>{g.status}</span>
       </h2>
+      {g.judge.provider === 'lexical' ? <JudgeNote judge={g.judge.slug} baseline={true} what="Graded by" /> : null}
       <dl class="facts">
         <dt>Judge</dt>
         <dd>

@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import { leaderboard, type LeaderboardRow } from '../../services/reports.ts';
 import { listRuns } from '../../services/runs.ts';
 import { lineChart, type LinePoint } from '../charts.ts';
+import { JudgeNote } from '../judge-note.tsx';
 import { Figure } from '../layout.tsx';
 import type { PageSpec } from '../respond.tsx';
 import { DataTable, type Table } from '../table.tsx';
@@ -34,7 +35,7 @@ export async function leaderboardPage(c: Context, q: URLSearchParams, database: 
   };
   const board: Table = {
     id: 'leaderboard',
-    caption: `Leaderboard per model and size bucket${lb.judge ? ` (descriptions graded by ${lb.judge})` : ' (no graded descriptions yet)'}`,
+    caption: `Leaderboard per model and size bucket${lb.judge ? ` (descriptions graded by ${lb.judge}${lb.judgeBaseline ? ', the lexical baseline' : ''})` : ' (no graded descriptions yet)'}`,
     columns: [
       { key: 'model', label: 'Model', render: (r) => (r.baseline ? <em>random arrangement</em> : String(r.model)) },
       { key: 'sizeBucket', label: 'Size' },
@@ -58,6 +59,7 @@ export async function leaderboardPage(c: Context, q: URLSearchParams, database: 
             Means with 95% bootstrap intervals over answers (seed 1). The <em>random arrangement</em> row is what a uniformly random placement of
             the same puzzles scores in expectation; “all” pools every size.
           </p>
+          <JudgeNote judge={lb.judge} baseline={lb.judgeBaseline} />
           <DataTable table={board} search={q} />
           <h2>By puzzle size</h2>
           <div class="charts">
