@@ -78,7 +78,7 @@ try {
     for (const item of farmyard.items) perItemTokens += size(assemblePrompt(template, { ...farmyard, items: [item] }, text, { boundary: 'B' }));
   }
   const ledger = await database.execute(
-    `select count(*)::int as calls, sum(input_tokens + cache_read_tokens + cache_write_tokens)::float8 as input from usage_ledger l join answers a on a.id = l.answer_id join runs r on r.id = a.run_id where r.name = 'bench-fast'`,
+    `select count(*)::int as calls, sum(l.input_tokens + l.cache_read_tokens + l.cache_write_tokens)::float8 as input from usage_ledger l join answers a on a.id = l.answer_id join runs r on r.id = a.run_id where r.name = 'bench-fast'`,
   );
   const items = farmyard.items.length;
   console.log(`\n3. ${N} gradings with the ${items}-item farmyard rubric:`);

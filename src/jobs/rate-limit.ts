@@ -25,7 +25,7 @@ export const limitKey = (provider: string, model: string): string => `${provider
 /** Sets (or clears, with nulls) the limits all workers apply to provider:model. */
 export async function setLimits(database: Database, key: string, limits: Limits): Promise<void> {
   await database.execute(
-    `insert into rate_limits (key, rpm, tpm, requests, tokens) values ($1, $2, $3, coalesce($2, 0), coalesce($3, 0))
+    `insert into rate_limits (key, rpm, tpm, requests, tokens) values ($1, $2::float8, $3::float8, coalesce($2::float8, 0), coalesce($3::float8, 0))
      on conflict (key) do update set rpm = excluded.rpm, tpm = excluded.tpm`,
     [key, limits.rpm ?? null, limits.tpm ?? null],
   );
@@ -57,13 +57,34 @@ const WAIT = `
   ) as wait_s
   from rate_limits where key = $1`;
 
-export function dbRateLimiter(database: Database, key: string, sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))): RateLimiter {
-  let ensured = false;
+/** How long a worker trusts its last read of an unlimited row (only a cool-down can change it). */
+const REFRESH_MS = 250;
+
+export function dbRateLimiter(database: Database, key: string, sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms)), clock = Date.now): RateLimiter {
+  // Without rpm/tpm there is nothing to spend: a fresh-enough read of cooldown_until is all a call needs,
+  // which keeps the unlimited case to one query per REFRESH_MS per worker instead of one per call.
+  let seen: { at: number; limited: boolean; cooldownUntil: number } | null = null;
+  const refresh = async () => {
+    await database.execute(`insert into rate_limits (key) values ($1) on conflict do nothing`, [key]);
+    const r = await database.execute(
+      `select rpm is not null or tpm is not null as limited, (extract(epoch from cooldown_until) * 1000)::float8 as cd,
+         (extract(epoch from clock_timestamp()) * 1000)::float8 as now from rate_limits where key = $1`,
+      [key],
+    );
+    const row = r.rows[0];
+    // Cool-downs are compared on the database clock, translated to this machine's.
+    seen = { at: clock(), limited: Boolean(row?.limited), cooldownUntil: clock() + (Number(row?.cd ?? 0) - Number(row?.now ?? 0)) };
+  };
   return {
     async acquire(tokens) {
-      if (!ensured) {
-        await database.execute(`insert into rate_limits (key) values ($1) on conflict do nothing`, [key]);
-        ensured = true;
+      for (;;) {
+        if (!seen || clock() - seen.at > REFRESH_MS) await refresh();
+        const s = seen!;
+        if (s.limited) break;
+        const wait = s.cooldownUntil - clock();
+        if (wait <= 0) return;
+        await sleep(Math.min(1000, Math.max(10, wait)));
+        seen = null;
       }
       for (;;) {
         const spent = await database.execute(SPEND, [key, tokens]);
@@ -79,6 +100,7 @@ export function dbRateLimiter(database: Database, key: string, sleep = (ms: numb
         `update rate_limits set cooldown_until = greatest(cooldown_until, clock_timestamp() + $2::float8 * interval '1 millisecond'), throttled = throttled + 1 where key = $1`,
         [key, ms],
       );
+      seen = null;
     },
   };
 }
