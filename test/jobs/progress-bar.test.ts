@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { formatDuration, progressBar, progressLine } from '../../src/jobs/progress-bar.ts';
+import type { Progress } from '../../src/services/progress.ts';
+
+const p: Progress = {
+  run: { id: 1, name: 'r' },
+  judge: { id: 2, slug: 'claude' },
+  status: 'active',
+  total: 200,
+  done: 90,
+  failed: 10,
+  remaining: 100,
+  jobs: { queued: 80, retrying: 4, active: 16 },
+  ratePerSecond: 2.5,
+  etaSeconds: 40,
+  reason: null,
+  elapsedSeconds: 40,
+  calls: 104,
+  tokens: { input: 1000, output: 200, cacheRead: 3000, cacheWrite: 500 },
+  costUsd: 0.12345,
+};
+
+describe('progress line', () => {
+  it('shows done/failed/remaining, rate, ETA, tokens and cost; the bar is half full at 100 of 200', () => {
+    expect(progressLine(p)).toBe(`${'█'.repeat(12)}${'░'.repeat(12)} 100/200  done 90  failed 10  remaining 100  2.5/s  ETA 40s  4700 tokens  $0.1235`);
+    expect(progressLine({ ...p, ratePerSecond: null, etaSeconds: null })).toContain('—  ETA —');
+  });
+
+  it('formats durations', () => {
+    expect([formatDuration(0), formatDuration(59), formatDuration(61), formatDuration(3 * 3600 + 7 * 60), formatDuration(null)]).toEqual(['0s', '59s', '1m01s', '3h07m', '—']);
+  });
+
+  it('redraws in place on a terminal and prints a line at most every interval otherwise', () => {
+    const out: string[] = [];
+    let now = 0;
+    const tty = progressBar({ isTTY: true, write: (s: string) => out.push(s) } as unknown as NodeJS.WriteStream, 5000, () => now);
+    tty.update(p);
+    tty.update(p);
+    tty.end();
+    expect(out.map((s) => s.slice(0, 1))).toEqual(['\r', '\r', '\n']);
+    const lines: string[] = [];
+    const log = progressBar({ isTTY: false, write: (s: string) => lines.push(s) } as unknown as NodeJS.WriteStream, 5000, () => now);
+    now = 10_000;
+    log.update(p);
+    now = 12_000;
+    log.update(p);
+    now = 15_000;
+    log.update(p);
+    log.end();
+    expect(lines).toHaveLength(2);
+    expect(lines.every((l) => l.endsWith('\n') && !l.includes('\r'))).toBe(true);
+  });
+});
