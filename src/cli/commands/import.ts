@@ -123,9 +123,12 @@ const examplesCmd: Command = {
   async run() {
     const { seedExamples } = await import('../../services/seed.ts');
     const r = await withDatabase((db) => seedExamples(db));
+    const filled = `${r.grades} grades by the lexical baseline judge (offline word overlap, not an LLM), ${r.labels} labels`;
     const text = r.seeded
-      ? `seeded ${r.rubrics} rubrics, ${r.puzzles} puzzles, ${r.runs} runs, ${r.answers} answers, ${r.assemblyScores} assembly scores`
-      : 'the database is not empty: nothing seeded';
+      ? `seeded ${r.rubrics} rubrics, ${r.puzzles} puzzles, ${r.runs} runs, ${r.answers} answers, ${r.assemblyScores} assembly scores, ${filled}`
+      : r.grades || r.labels
+        ? `the database is not empty: completed the examples with ${filled}`
+        : 'the database is not empty: nothing seeded';
     return { json: r, text };
   },
 };
