@@ -1,14 +1,12 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startBoss } from '../../src/jobs/boss.ts';
 import { startWorker } from '../../src/jobs/worker.ts';
 import { createAdapter } from '../../src/judges/adapters/index.ts';
 import type { Judge } from '../../src/judges/types.ts';
 import { enqueueRunGrading } from '../../src/services/runs-grading.ts';
 import { type FakeProvider, startFakeProvider } from '../fake-provider/server.ts';
-import { BIN } from '../helpers/cli.ts';
-import { describeDb, openTestDatabase } from '../helpers/db.ts';
-import { count, gradesPerAnswer, JUDGE_FILE, quietEngine, seedRun, VERDICTS } from './helpers.ts';
+import { describeDb } from '../helpers/db.ts';
+import { count, EXPIRE, gradesPerAnswer, JUDGE_FILE, quietEngine, seedRun, until, VERDICTS } from './helpers.ts';
 
 /**
  * Crash safety. A worker that dies mid-run leaves its jobs active; pg-boss expires them and another
@@ -17,18 +15,8 @@ import { count, gradesPerAnswer, JUDGE_FILE, quietEngine, seedRun, VERDICTS } fr
  *
  * PGlite is single-process (one process owns its data directory), so on PGlite the crash is simulated
  * in process: the worker is abandoned without finishing or failing its jobs, and its in-flight calls
- * never return. On PostgreSQL a real worker process is killed with SIGKILL.
+ * never return. The same in-process crash runs on PostgreSQL too; kill.test.ts kills real worker processes.
  */
-
-const EXPIRE = { expireInSeconds: 4, maintenanceIntervalSeconds: 1, retryLimit: 3, retryDelay: 1 };
-
-async function until(f: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await f())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describeDb('crash in the middle of a run (in process)', (ctx) => {
   let fake: FakeProvider;
@@ -74,65 +62,4 @@ describeDb('crash in the middle of a run (in process)', (ctx) => {
     expect(ledger.rows[0].n).toBe(ledger.rows[0].d);
     expect(await count(ctx.database, `select count(*)::int as n from (select answer_id from usage_ledger where answer_id = any($1::int[]) and status = 'ok' group by answer_id having count(*) > 1) x`, [answerIds])).toBe(0);
   }, 120_000);
-});
-
-const pg = process.env.TEST_DATABASE_URL ? describe : describe.skip;
-
-pg('kill -9 a worker process in the middle of 1,000 answers [postgres]', () => {
-  const children: ChildProcess[] = [];
-  let fake: FakeProvider;
-  let db: Awaited<ReturnType<typeof openTestDatabase>>;
-  beforeAll(async () => {
-    fake = await startFakeProvider({ script: [VERDICTS], latencyMs: 10 });
-    db = await openTestDatabase('postgres');
-  }, 60_000);
-  afterAll(async () => {
-    for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
-    await fake?.close();
-    await db?.drop();
-  });
-
-  const worker = (): ChildProcess => {
-    const env = { ...process.env, DATABASE_URL: db.url!, ANTHROPIC_API_KEY: 'sk-ant', ANTHROPIC_BASE_URL: fake.url, ASSAY_JOB_MAINTENANCE_SECONDS: '1' };
-    const c = spawn(BIN, ['worker', '--concurrency', '16', '--poll-ms', '50'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
-    let err = '';
-    c.stderr!.on('data', (d) => (err = (err + String(d)).slice(-4000)));
-    c.on('exit', (code, sig) => {
-      if (code && sig !== 'SIGKILL') console.error(`worker exited ${code}: ${err}`);
-    });
-    children.push(c);
-    return c;
-  };
-
-  it('restart with two workers: exactly one grade per answer, calls ≤ answers + active at the kill, ledger unique', async () => {
-    const n = 1000;
-    const { database } = db;
-    const { runId, answerIds } = await seedRun(database, 'crash-kill', n);
-    const boss = await startBoss(database, { ...EXPIRE, expireInSeconds: 6 });
-    const e = await enqueueRunGrading(database, boss, { run: 'crash-kill', judge: JUDGE_FILE });
-    await boss.stop({ graceful: false, close: false });
-    expect(e.jobs).toBe(n);
-    fake.setScript([VERDICTS]);
-    const graded = () => count(database, `select count(*)::int as n from grades where answer_id = any($1::int[])`, [answerIds]);
-
-    const first = worker();
-    await until(async () => (await graded()) >= 200, 90_000, '200 grades from the first worker');
-    first.kill('SIGKILL');
-    await new Promise((r) => first.once('exit', r));
-    const activeAtKill = await count(database, `select count(*)::int as n from pgboss.job where state = 'active'`);
-    const gradedAtKill = await graded();
-    expect(gradedAtKill).toBeLessThan(n);
-
-    worker();
-    worker();
-    await until(async () => (await graded()) === n && (await count(database, `select count(*)::int as n from pgboss.job where state < 'completed'`)) === 0, 150_000, 'every answer graded');
-    for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
-
-    expect(await gradesPerAnswer(database, runId)).toEqual(answerIds.map(() => 1));
-    expect(fake.calls.length).toBeLessThanOrEqual(n + activeAtKill);
-    const ledger = await database.execute(`select count(*)::int as n, count(distinct call_key)::int as d from usage_ledger where answer_id = any($1::int[])`, [answerIds]);
-    expect(ledger.rows[0].n).toBe(ledger.rows[0].d);
-    // Two workers after the restart: no answer was graded (paid for) twice.
-    expect(await count(database, `select count(*)::int as n from (select answer_id from usage_ledger where status = 'ok' group by answer_id having count(*) > 1) x`)).toBe(0);
-  }, 240_000);
 });

@@ -38,3 +38,14 @@ export async function gradesPerAnswer(database: Database, runId: number): Promis
     .where(eq(answers.runId, runId));
   return r.map((x) => Number(x.n));
 }
+
+/** Queue settings of the crash tests: a stalled job expires after 4 s, maintenance every second. */
+export const EXPIRE = { expireInSeconds: 4, maintenanceIntervalSeconds: 1, retryLimit: 3, retryDelay: 1 };
+
+export async function until(f: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await f())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

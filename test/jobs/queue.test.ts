@@ -19,7 +19,7 @@ describeDb('grading queue', (ctx) => {
   beforeAll(async () => {
     fake = await startFakeProvider({ script: [VERDICTS] });
     boss = await startBoss(ctx.database, TEST_BOSS);
-  });
+  }, 120_000);
   afterAll(async () => {
     await boss?.stop({ graceful: false, close: false });
     await fake?.close();

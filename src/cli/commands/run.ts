@@ -23,7 +23,11 @@ const run: Command = {
   },
   async run({ values }) {
     const runRef = requireFlag(values, 'run');
-    const judgeRef = requireFlag(values, 'judge');
+    // Workers load the judge by this reference, possibly from another directory: a file path is made absolute.
+    const given = requireFlag(values, 'judge');
+    const { existsSync } = await import('node:fs');
+    const { resolve } = await import('node:path');
+    const judgeRef = existsSync(given) ? resolve(given) : given;
     const concurrency = numberFlag(values, 'concurrency', { integer: true, min: 1, max: 512 }) ?? 8;
     const rpm = numberFlag(values, 'rpm', { min: 1 });
     const tpm = numberFlag(values, 'tpm', { min: 1 });

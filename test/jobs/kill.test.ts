@@ -1,0 +1,74 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startBoss } from '../../src/jobs/boss.ts';
+import { enqueueRunGrading } from '../../src/services/runs-grading.ts';
+import { type FakeProvider, startFakeProvider } from '../fake-provider/server.ts';
+import { BIN } from '../helpers/cli.ts';
+import { openTestDatabase } from '../helpers/db.ts';
+import { count, EXPIRE, gradesPerAnswer, JUDGE_FILE, seedRun, until, VERDICTS } from './helpers.ts';
+
+/**
+ * kill -9 of a real `assay worker` process in the middle of 1,000 answers, then two workers against the
+ * same PostgreSQL. PostgreSQL only (TEST_DATABASE_URL): a PGlite data directory belongs to one process.
+ */
+
+const pg = process.env.TEST_DATABASE_URL ? describe : describe.skip;
+
+pg('kill -9 a worker process in the middle of 1,000 answers [postgres]', () => {
+  const children: ChildProcess[] = [];
+  let fake: FakeProvider;
+  let db: Awaited<ReturnType<typeof openTestDatabase>>;
+  beforeAll(async () => {
+    fake = await startFakeProvider({ script: [VERDICTS], latencyMs: 10 });
+    db = await openTestDatabase('postgres');
+  }, 60_000);
+  afterAll(async () => {
+    for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+    await fake?.close();
+    await db?.drop();
+  });
+
+  const worker = (): ChildProcess => {
+    const env = { ...process.env, DATABASE_URL: db.url!, ANTHROPIC_API_KEY: 'sk-ant', ANTHROPIC_BASE_URL: fake.url, ASSAY_JOB_MAINTENANCE_SECONDS: '1' };
+    const c = spawn(BIN, ['worker', '--concurrency', '16', '--poll-ms', '50'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    c.stderr!.on('data', (d) => (err = (err + String(d)).slice(-4000)));
+    c.on('exit', (code, sig) => {
+      if (code && sig !== 'SIGKILL') console.error(`worker exited ${code}: ${err}`);
+    });
+    children.push(c);
+    return c;
+  };
+
+  it('restart with two workers: exactly one grade per answer, calls ≤ answers + active at the kill, ledger unique', async () => {
+    const n = 1000;
+    const { database } = db;
+    const { runId, answerIds } = await seedRun(database, 'crash-kill', n);
+    const boss = await startBoss(database, { ...EXPIRE, expireInSeconds: 6 });
+    const e = await enqueueRunGrading(database, boss, { run: 'crash-kill', judge: JUDGE_FILE });
+    await boss.stop({ graceful: false, close: false });
+    expect(e.jobs).toBe(n);
+    fake.setScript([VERDICTS]);
+    const graded = () => count(database, `select count(*)::int as n from grades where answer_id = any($1::int[])`, [answerIds]);
+
+    const first = worker();
+    await until(async () => (await graded()) >= 200, 90_000, '200 grades from the first worker');
+    first.kill('SIGKILL');
+    await new Promise((r) => first.once('exit', r));
+    const activeAtKill = await count(database, `select count(*)::int as n from pgboss.job where state = 'active'`);
+    const gradedAtKill = await graded();
+    expect(gradedAtKill).toBeLessThan(n);
+
+    worker();
+    worker();
+    await until(async () => (await graded()) === n && (await count(database, `select count(*)::int as n from pgboss.job where state < 'completed'`)) === 0, 150_000, 'every answer graded');
+    for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
+
+    expect(await gradesPerAnswer(database, runId)).toEqual(answerIds.map(() => 1));
+    expect(fake.calls.length).toBeLessThanOrEqual(n + activeAtKill);
+    const ledger = await database.execute(`select count(*)::int as n, count(distinct call_key)::int as d from usage_ledger where answer_id = any($1::int[])`, [answerIds]);
+    expect(ledger.rows[0].n).toBe(ledger.rows[0].d);
+    // Two workers after the restart: no answer was graded (paid for) twice.
+    expect(await count(database, `select count(*)::int as n from (select answer_id from usage_ledger where status = 'ok' group by answer_id having count(*) > 1) x`)).toBe(0);
+  }, 240_000);
+});
