@@ -15,7 +15,7 @@ import { describeDb, openTestDatabase, ENGINES } from '../helpers/db.ts';
 
 /**
  * Issue 8: a freshly seeded database gives every report rows. The campaign data (rubrics/examples/runs/
- * farmyard-campaign.jsonl) was written so each join is hit; the expected values below follow from that
+ * synthetic-farmyard-campaign.jsonl) was written so each join is hit; the expected values below follow from that
  * file by hand (stated orientation, grid and piece count; run effort and tags; answer status).
  */
 
