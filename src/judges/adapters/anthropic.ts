@@ -58,6 +58,40 @@ export function toCallError(e: unknown): Error {
   return classifyFailure({ status: 400 }, (e as Error)?.message ?? String(e));
 }
 
+/** The Messages request body for one judge request (shared with the Message Batches client). */
+export function buildAnthropicBody(model: string, params: JudgeParams, req: JudgeRequest): Record<string, unknown> {
+  return {
+    model,
+    max_tokens: params.max_tokens,
+    temperature: params.temperature,
+    system: [{ type: 'text', text: req.prompt.system }],
+    tools: [{ name: TOOL, description: 'Record the verdicts for this answer.', input_schema: req.schema }],
+    tool_choice: { type: 'tool', name: TOOL },
+    messages: [{ role: 'user', content: userContent(req) }, ...reaskTurns(req)],
+  };
+}
+
+/** A Messages reply as a JudgeReply (shared with the Message Batches client). */
+export function anthropicReply(res: Anthropic.Message): JudgeReply {
+  const content = (res.content ?? []) as Array<{ type: string; text?: string; input?: unknown; id?: string; name?: string }>;
+  const tool = content.find((b) => b.type === 'tool_use' && b.name === TOOL);
+  const text = content.filter((b) => b.type === 'text').map((b) => b.text ?? '').join('\n');
+  const u = res.usage ?? ({} as Partial<Anthropic.Usage>);
+  const stopReason = String(res.stop_reason ?? '');
+  return {
+    ...(tool ? { structured: tool.input, toolUseId: tool.id } : {}),
+    text: tool ? JSON.stringify(tool.input) : text,
+    stop: STOPS[stopReason] ?? 'complete',
+    stopDetail: stopReason === 'refusal' && text ? `${stopReason}: ${text.slice(0, 300)}` : stopReason,
+    usage: {
+      input: u.input_tokens ?? 0,
+      output: u.output_tokens ?? 0,
+      cacheRead: u.cache_read_input_tokens ?? 0,
+      cacheWrite: u.cache_creation_input_tokens ?? 0,
+    },
+  };
+}
+
 export function createAnthropicJudge(o: AnthropicJudgeOptions): Judge {
   const client = new Anthropic({ apiKey: o.apiKey, ...(o.baseURL ? { baseURL: o.baseURL } : {}), maxRetries: 0, timeout: o.params.timeout_ms });
   return {
@@ -65,38 +99,14 @@ export function createAnthropicJudge(o: AnthropicJudgeOptions): Judge {
     model: o.model,
     baseline: false,
     async call(req: JudgeRequest): Promise<JudgeReply> {
-      const body = {
-        model: o.model,
-        max_tokens: o.params.max_tokens,
-        temperature: o.params.temperature,
-        system: [{ type: 'text', text: req.prompt.system }],
-        tools: [{ name: TOOL, description: 'Record the verdicts for this answer.', input_schema: req.schema }],
-        tool_choice: { type: 'tool', name: TOOL },
-        messages: [{ role: 'user', content: userContent(req) }, ...reaskTurns(req)],
-      };
+      const body = buildAnthropicBody(o.model, o.params, req);
       let res: Anthropic.Message;
       try {
         res = (await client.messages.create(body as unknown as Anthropic.MessageCreateParamsNonStreaming, { timeout: req.timeoutMs })) as Anthropic.Message;
       } catch (e) {
         throw toCallError(e);
       }
-      const content = (res.content ?? []) as Array<{ type: string; text?: string; input?: unknown; id?: string; name?: string }>;
-      const tool = content.find((b) => b.type === 'tool_use' && b.name === TOOL);
-      const text = content.filter((b) => b.type === 'text').map((b) => b.text ?? '').join('\n');
-      const u = res.usage ?? ({} as Partial<Anthropic.Usage>);
-      const stopReason = String(res.stop_reason ?? '');
-      return {
-        ...(tool ? { structured: tool.input, toolUseId: tool.id } : {}),
-        text: tool ? JSON.stringify(tool.input) : text,
-        stop: STOPS[stopReason] ?? 'complete',
-        stopDetail: stopReason === 'refusal' && text ? `${stopReason}: ${text.slice(0, 300)}` : stopReason,
-        usage: {
-          input: u.input_tokens ?? 0,
-          output: u.output_tokens ?? 0,
-          cacheRead: u.cache_read_input_tokens ?? 0,
-          cacheWrite: u.cache_creation_input_tokens ?? 0,
-        },
-      };
+      return anthropicReply(res);
     },
   };
 }

@@ -36,6 +36,47 @@ export function toCallError(e: unknown): Error {
   return classifyFailure({ status: 400 }, (e as Error)?.message ?? String(e));
 }
 
+/** The Chat Completions request body for one judge request (shared with the Batch client). */
+export function buildOpenAIBody(provider: OpenAIJudgeOptions['provider'], model: string, params: JudgeParams, req: JudgeRequest): Record<string, unknown> {
+  const p = req.prompt;
+  const user: Part[] = [{ type: 'text', text: p.staticText }];
+  if (p.image) user.push({ type: 'image_url', image_url: { url: `data:${p.image.mediaType};base64,${p.image.data}` } });
+  user.push({ type: 'text', text: p.answerText });
+  const messages: Part[] = [
+    { role: 'system', content: p.system },
+    { role: 'user', content: user },
+  ];
+  if (req.reask) {
+    messages.push(
+      { role: 'assistant', content: req.reask.previous.text || '(empty)' },
+      { role: 'user', content: `Your output was rejected: ${req.reask.error}. Reply again with the corrected JSON object only.` },
+    );
+  }
+  return {
+    model,
+    messages,
+    temperature: params.temperature,
+    [TOKEN_PARAM[provider]]: params.max_tokens,
+    response_format: { type: 'json_schema', json_schema: { name: req.mode === 'rubric' ? 'rubric_verdicts' : 'reference_match', strict: true, schema: req.schema } },
+  };
+}
+
+/** A Chat Completions reply as a JudgeReply (shared with the Batch client). */
+export function openaiReply(res: OpenAI.ChatCompletion): JudgeReply {
+  const choice = res.choices?.[0];
+  const finish = String(choice?.finish_reason ?? '');
+  const refusal = choice?.message?.refusal;
+  const u = res.usage;
+  const cached = u?.prompt_tokens_details?.cached_tokens ?? 0;
+  return {
+    text: choice?.message?.content ?? refusal ?? '',
+    stop: refusal ? 'refused' : (FINISH[finish] ?? 'complete'),
+    stopDetail: refusal ? `refusal: ${refusal.slice(0, 300)}` : finish,
+    // prompt_tokens includes the cached ones; the ledger counts uncached input separately.
+    usage: { input: Math.max(0, (u?.prompt_tokens ?? 0) - cached), output: u?.completion_tokens ?? 0, cacheRead: cached, cacheWrite: 0 },
+  };
+}
+
 export function createOpenAIJudge(o: OpenAIJudgeOptions): Judge {
   const client = new OpenAI({ apiKey: o.apiKey, ...(o.baseURL ? { baseURL: o.baseURL } : {}), maxRetries: 0, timeout: o.params.timeout_ms });
   return {
@@ -43,45 +84,14 @@ export function createOpenAIJudge(o: OpenAIJudgeOptions): Judge {
     model: o.model,
     baseline: false,
     async call(req: JudgeRequest): Promise<JudgeReply> {
-      const p = req.prompt;
-      const user: Part[] = [{ type: 'text', text: p.staticText }];
-      if (p.image) user.push({ type: 'image_url', image_url: { url: `data:${p.image.mediaType};base64,${p.image.data}` } });
-      user.push({ type: 'text', text: p.answerText });
-      const messages: Part[] = [
-        { role: 'system', content: p.system },
-        { role: 'user', content: user },
-      ];
-      if (req.reask) {
-        messages.push(
-          { role: 'assistant', content: req.reask.previous.text || '(empty)' },
-          { role: 'user', content: `Your output was rejected: ${req.reask.error}. Reply again with the corrected JSON object only.` },
-        );
-      }
-      const body = {
-        model: o.model,
-        messages,
-        temperature: o.params.temperature,
-        [TOKEN_PARAM[o.provider]]: o.params.max_tokens,
-        response_format: { type: 'json_schema', json_schema: { name: req.mode === 'rubric' ? 'rubric_verdicts' : 'reference_match', strict: true, schema: req.schema } },
-      };
+      const body = buildOpenAIBody(o.provider, o.model, o.params, req);
       let res: OpenAI.ChatCompletion;
       try {
         res = await client.chat.completions.create(body as unknown as OpenAI.ChatCompletionCreateParamsNonStreaming, { timeout: req.timeoutMs });
       } catch (e) {
         throw toCallError(e);
       }
-      const choice = res.choices?.[0];
-      const finish = String(choice?.finish_reason ?? '');
-      const refusal = choice?.message?.refusal;
-      const u = res.usage;
-      const cached = u?.prompt_tokens_details?.cached_tokens ?? 0;
-      return {
-        text: choice?.message?.content ?? refusal ?? '',
-        stop: refusal ? 'refused' : (FINISH[finish] ?? 'complete'),
-        stopDetail: refusal ? `refusal: ${refusal.slice(0, 300)}` : finish,
-        // prompt_tokens includes the cached ones; the ledger counts uncached input separately.
-        usage: { input: Math.max(0, (u?.prompt_tokens ?? 0) - cached), output: u?.completion_tokens ?? 0, cacheRead: cached, cacheWrite: 0 },
-      };
+      return openaiReply(res);
     },
   };
 }
