@@ -325,3 +325,36 @@ export const rateLimits = pgTable('rate_limits', {
   cooldownUntil: timestamp('cooldown_until', { withTimezone: true }).notNull().defaultNow(),
   throttled: integer('throttled').notNull().default(0),
 });
+
+// ─── Provider batch APIs (`assay run --batch`, src/services/batch-grading.ts) ────────────────────
+
+/**
+ * One provider batch of a run × judge. The row is written as an `intent` BEFORE the create call and
+ * gets its provider id right after, so a crash in between is found again by reconciliation instead of
+ * paying twice. state: intent → submitted → ended (provider finished) → reconciled (grades stored).
+ */
+export const providerBatches = pgTable(
+  'provider_batches',
+  {
+    id: serial('id').primaryKey(),
+    runId: integer('run_id')
+      .notNull()
+      .references(() => runs.id, { onDelete: 'cascade' }),
+    judgeId: integer('judge_id')
+      .notNull()
+      .references(() => judges.id, { onDelete: 'cascade' }),
+    provider: text('provider').notNull(),
+    state: text('state').notNull().default('intent'),
+    providerBatchId: text('provider_batch_id'),
+    /** custom_id → answer id of every request in the batch. */
+    customIds: jsonb('custom_ids').$type<Record<string, number>>().notNull(),
+    /** 1 for the first submission, 2 for the one resubmission of errored / expired / canceled items. */
+    attempt: integer('attempt').notNull().default(1),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    index('provider_batches_run_judge_idx').on(t.runId, t.judgeId),
+    check('provider_batches_state_check', sql`${t.state} in ('intent', 'submitted', 'ended', 'reconciled')`),
+  ],
+);
