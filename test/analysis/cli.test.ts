@@ -70,7 +70,7 @@ describe('assay calibrate', () => {
     ['unknown scale', ['--labels', LABELS, '--scale', 'likert'], "assay calibrate: --scale must be one of verdict|binary|numeric, got 'likert'"],
     ['no scale', ['--labels', LABELS], 'assay calibrate: missing required option --scale'],
     ['no labels', ['--scale', 'verdict'], 'assay calibrate: missing required option --labels (or --run)'],
-    ['--run before the database', ['--run', 'r1', '--scale', 'verdict'], 'assay calibrate: --run needs the database (not available yet)'],
+    ['--run without --judge', ['--run', 'r1', '--scale', 'verdict'], 'assay calibrate: --run needs --judge J (the judge whose stored grades are calibrated)'],
     ['unknown judge', ['--labels', LABELS, '--scale', 'verdict', '--judge', 'gpt'], `assay calibrate: ${LABELS}: no labels from judge 'gpt' (judges present: j1)`],
     ['label not on the scale', ['--labels', LABELS, '--scale', 'numeric'], /calibration-small\.jsonl: line 1: field 'label': "correct" is not valid on the numeric scale/],
     ['no human rater', ['--labels', judgesOnly, '--scale', 'verdict'], `assay calibrate: ${judgesOnly}: no human rater (every row has kind 'judge'); calibration needs human labels`],
