@@ -44,7 +44,10 @@ const SEED_LOCK = 0x61737361;
 
 const EMPTY: Omit<SeedResult, 'seeded'> = { rubrics: 0, puzzles: 0, runs: 0, answers: 0, assemblyScores: 0, grades: 0, labels: 0 };
 
-/** Loads the examples when the database holds no rubrics, puzzles or runs; otherwise does nothing. */
+/**
+ * Imports the examples when the database holds no rubrics, puzzles or runs; then (every time) grades the
+ * example descriptions still without a lexical grade and imports the example labels if none are there.
+ */
 export async function seedExamples(database: Database, opts: { dir?: string } = {}): Promise<SeedResult> {
   const dir = opts.dir ?? EXAMPLES_DIR;
   // Parse everything before opening the transaction: a broken example fails fast and writes nothing.
