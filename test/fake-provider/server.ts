@@ -5,6 +5,8 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { ANTHROPIC_BATCH_ROUTES } from './batch-anthropic.ts';
+import { OPENAI_BATCH_ROUTES } from './batch-openai.ts';
 import { anthropicResponse, openaiResponse, PromptCacheSim, type Provider, type RecordedCall, type Step, type StepFn, type WireResponse } from './wire.ts';
 
 export type { RecordedCall, Step, StepFn } from './wire.ts';
@@ -20,7 +22,20 @@ export interface FakeProviderOptions {
   routes?: Record<string, RouteHandler>;
 }
 
-export type RouteHandler = (call: RecordedCall, step: () => Step, ctx: { cache: PromptCacheSim }) => WireResponse | Promise<WireResponse>;
+export interface RouteContext {
+  cache: PromptCacheSim;
+  /** The scripted step for any call (batch routes script each batched request like a live one). */
+  pick: (call: RecordedCall) => Step;
+  /** Per-server state of stateful routes (batches, files). */
+  state: Map<string, unknown>;
+  /** `:name` segments of a pattern route. */
+  params: Record<string, string>;
+}
+
+/** A route's reply; `raw` is sent as is (JSONL, file content) instead of JSON. */
+export type RouteReply = WireResponse & { raw?: string };
+
+export type RouteHandler = (call: RecordedCall, step: () => Step, ctx: RouteContext) => RouteReply | Promise<RouteReply>;
 
 export interface FakeProvider {
   /** Origin, e.g. http://127.0.0.1:PORT — the Anthropic SDK baseURL. */
@@ -35,7 +50,22 @@ export interface FakeProvider {
 const DEFAULT_ROUTES: Record<string, { provider: Provider; handler: RouteHandler }> = {
   'POST /v1/messages': { provider: 'anthropic', handler: (call, step, ctx) => anthropicResponse(step(), call, ctx.cache) },
   'POST /v1/chat/completions': { provider: 'openai', handler: (call, step, ctx) => openaiResponse(step(), call, ctx.cache) },
+  ...ANTHROPIC_BATCH_ROUTES,
+  ...OPENAI_BATCH_ROUTES,
 };
+
+/** Exact route first, then a pattern route whose `:name` segments match. */
+function findRoute(key: string): { route: (typeof DEFAULT_ROUTES)[string]; params: Record<string, string> } | undefined {
+  if (DEFAULT_ROUTES[key]) return { route: DEFAULT_ROUTES[key], params: {} };
+  const parts = key.split(/[ /]/);
+  for (const [k, route] of Object.entries(DEFAULT_ROUTES)) {
+    const pat = k.split(/[ /]/);
+    if (pat.length !== parts.length || !k.includes(':')) continue;
+    const params: Record<string, string> = {};
+    if (pat.every((p, i) => (p.startsWith(':') ? ((params[p.slice(1)] = parts[i]!), true) : p === parts[i]))) return { route, params };
+  }
+  return undefined;
+}
 
 function authorised(req: IncomingMessage): boolean {
   const bearer = /^Bearer\s+\S+/.test(String(req.headers.authorization ?? ''));
@@ -55,6 +85,7 @@ export async function startFakeProvider(opts: FakeProviderOptions = {}): Promise
   const calls: RecordedCall[] = [];
   const cache = new PromptCacheSim();
   const hanging = new Set<ServerResponse>();
+  const state = new Map<string, unknown>();
 
   const pick = (call: RecordedCall): Step => {
     if (typeof script === 'function') return script(call);
@@ -66,7 +97,8 @@ export async function startFakeProvider(opts: FakeProviderOptions = {}): Promise
   const server = createServer(async (req, res) => {
     const key = `${req.method} ${(req.url ?? '').split('?')[0]}`;
     const custom = opts.routes?.[key];
-    const route = DEFAULT_ROUTES[key];
+    const found = findRoute(key);
+    const route = found?.route;
     if (!custom && !route) {
       res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `no route ${key}` } }));
       return;
@@ -85,13 +117,14 @@ export async function startFakeProvider(opts: FakeProviderOptions = {}): Promise
     const call: RecordedCall = { provider: route?.provider ?? 'openai', method: req.method ?? 'POST', path: req.url ?? '', headers: req.headers, body, index: calls.length };
     calls.push(call);
     if (opts.latencyMs) await new Promise((r) => setTimeout(r, opts.latencyMs));
-    const out = await (custom ?? route!.handler)(call, () => pick(call), { cache });
+    const out = await (custom ?? route!.handler)(call, () => pick(call), { cache, pick, state, params: found?.params ?? {} });
     if (out.hang) {
       hanging.add(res);
       res.on('close', () => hanging.delete(res));
       return;
     }
-    res.writeHead(out.status, { 'content-type': 'application/json', ...(out.headers ?? {}) }).end(JSON.stringify(out.body ?? {}));
+    if (out.raw !== undefined) res.writeHead(out.status, { 'content-type': 'application/octet-stream', ...(out.headers ?? {}) }).end(out.raw);
+    else res.writeHead(out.status, { 'content-type': 'application/json', ...(out.headers ?? {}) }).end(JSON.stringify(out.body ?? {}));
   });
 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -1,0 +1,233 @@
+import { and, asc, eq, ne, sql } from 'drizzle-orm';
+import type { Database } from '../db/client.ts';
+import { providerBatches } from '../db/schema.ts';
+import { badInput } from '../domain/errors.ts';
+import type { Rubric } from '../domain/rubric.ts';
+import { createAdapter, type ProviderKeys } from '../judges/adapters/index.ts';
+import { type LoadedJudge, loadJudge, sha256 } from '../judges/config.ts';
+import { outputJsonSchema } from '../judges/contract.ts';
+import { loadPrices } from '../judges/prices.ts';
+import { type BatchClient, type BatchItem, type BatchItemResult, batchPrices } from '../judges/batch/types.ts';
+import { type Judge, type JudgeReply, type JudgeRequest, ProviderCallError } from '../judges/types.ts';
+import { getAnswer } from './answers.ts';
+import { createGradingSession, type SessionOptions } from './grading.ts';
+import { getRubric, toRubric } from './rubrics.ts';
+import { findRun, judgeRowFor } from './runs-grading.ts';
+
+/**
+ * `assay run --batch`: a run graded through the provider's batch API (half price, up to 24 h).
+ *
+ * Durability: a provider_batches row is written as an `intent` before the create call and gets the
+ * provider id right after. On restart an `intent` row is first looked for among the provider's recent
+ * batches (OpenAI: metadata.assay_intent; Anthropic, whose list has no metadata: a batch created
+ * after the intent, with the same request count, claimed by no other row), so a crash between
+ * create and recording the id does not pay twice. Results are matched by custom_id, never by order;
+ * errored / expired / canceled / missing items are resubmitted once (attempt 2), then graded as
+ * provider_error. Grades go through the same engine path as live calls (parse, validate, score,
+ * upsert per answer × judge), with the ledger priced at the batch discount.
+ */
+
+export interface BatchGradingOptions {
+  run: string | number;
+  judge: string | LoadedJudge;
+  keys?: ProviderKeys;
+  /** Between status checks; default 30 s. */
+  pollIntervalMs?: number;
+  /** Replaces the SDK batch client (tests). */
+  client?: BatchClient;
+  /** Serves the one re-ask on invalid output through the regular API; default: the SDK adapter. */
+  liveAdapter?: Judge;
+  engine?: SessionOptions['engine'];
+  /** Requests per provider batch (Anthropic allows 100 000, OpenAI 50 000). */
+  maxPerBatch?: number;
+  /** How much earlier than its intent row a provider batch may look (clock skew), for Anthropic matching. */
+  skewMs?: number;
+  /** Crash points for tests: a hook that throws stops the run exactly there. */
+  hooks?: { afterIntent?(rowId: number): void | Promise<void>; afterCreate?(rowId: number, providerBatchId: string): void | Promise<void> };
+  sleep?: (ms: number) => Promise<void>;
+}
+
+export interface BatchGradingResult {
+  run: { id: number; name: string };
+  judge: { id: number; slug: string };
+  /** Provider batches created by this call, and found again by reconciliation instead of created. */
+  created: number;
+  adopted: number;
+  graded: number;
+  failed: number;
+  resubmitted: number;
+}
+
+type Row = typeof providerBatches.$inferSelect;
+
+/** Deterministic per (judge config, answer, attempt); ≤ 64 characters, [a-zA-Z0-9_-] as Anthropic requires. */
+export const customIdFor = (configHash: string, answerId: number, attempt: number): string => `j${configHash.slice(0, 12)}-a${answerId}-t${attempt}`;
+
+const BATCH_PROVIDERS = new Set(['anthropic', 'openai']);
+
+async function createBatchClient(judge: LoadedJudge, keys: ProviderKeys): Promise<BatchClient> {
+  const c = judge.config;
+  const env = keys.env ?? process.env;
+  if (c.provider === 'anthropic') {
+    const apiKey = c.apiKeyEnv ? env[c.apiKeyEnv] : keys.anthropicApiKey;
+    if (!apiKey) throw badInput(`judge ${c.id}: needs ${c.apiKeyEnv ?? 'ANTHROPIC_API_KEY'}`);
+    const baseURL = c.baseUrl ?? keys.anthropicBaseUrl;
+    return (await import('../judges/batch/anthropic.ts')).createAnthropicBatchClient({ apiKey, ...(baseURL ? { baseURL } : {}), model: c.model, params: c.params });
+  }
+  const apiKey = c.apiKeyEnv ? env[c.apiKeyEnv] : keys.openaiApiKey;
+  if (!apiKey) throw badInput(`judge ${c.id}: needs ${c.apiKeyEnv ?? 'OPENAI_API_KEY'}`);
+  const baseURL = c.baseUrl ?? keys.openaiBaseUrl;
+  return (await import('../judges/batch/openai.ts')).createOpenAIBatchClient({ apiKey, ...(baseURL ? { baseURL } : {}), model: c.model, params: c.params });
+}
+
+export async function runBatchGrading(database: Database, o: BatchGradingOptions): Promise<BatchGradingResult> {
+  const judge = typeof o.judge === 'string' ? loadJudge(o.judge) : o.judge;
+  const cfg = judge.config;
+  if (!BATCH_PROVIDERS.has(cfg.provider)) throw badInput(`--batch: judge ${cfg.id} uses provider ${cfg.provider}; batch APIs exist for anthropic and openai only`);
+  const run = await findRun(database, o.run);
+  const judgeId = await judgeRowFor(database, judge);
+  const client = o.client ?? (await createBatchClient(judge, o.keys ?? {}));
+  const pollMs = o.pollIntervalMs ?? 30_000;
+  const sleep = o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const skewMs = o.skewMs ?? 5 * 60_000;
+  const out: BatchGradingResult = { run, judge: { id: judgeId, slug: cfg.id }, created: 0, adopted: 0, graded: 0, failed: 0, resubmitted: 0 };
+
+  // The engine sees a judge whose "call" is the batch result for that answer; a re-ask goes live.
+  const replies = new Map<number, JudgeReply | string>();
+  let live: Promise<Judge> | null = null;
+  const batchJudge: Judge = {
+    provider: cfg.provider,
+    model: cfg.model,
+    baseline: false,
+    async call(req: JudgeRequest): Promise<JudgeReply> {
+      if (req.reask) return (await (live ??= o.liveAdapter ? Promise.resolve(o.liveAdapter) : createAdapter(judge, o.keys ?? {}))).call(req);
+      const r = replies.get(Number(req.answerId));
+      if (r === undefined || typeof r === 'string') throw new ProviderCallError('fatal', r ?? 'batch: no result for this answer');
+      return r;
+    },
+  };
+  // SessionOptions['engine'] does not list `prices` (yet); the engine options are spread through as given.
+  const engine = { ...(o.engine ?? {}), prices: batchPrices(loadPrices()) } as SessionOptions['engine'];
+  const session = await createGradingSession(database, { judge, adapter: batchJudge, ...(engine ? { engine } : {}) });
+
+  const rubrics = new Map<string, Promise<Rubric>>();
+  const rubricOf = (slug: string): Promise<Rubric> => {
+    let r = rubrics.get(slug);
+    if (!r) rubrics.set(slug, (r = getRubric(database, slug).then(toRubric)));
+    return r;
+  };
+  async function itemFor(customId: string, answerId: number): Promise<BatchItem> {
+    const a = await getAnswer(database, answerId);
+    if (!a.rubric) throw badInput(`answer ${answerId}: names no rubric`);
+    const rubric = await rubricOf(a.rubric);
+    const text = a.text ?? '';
+    const req: JudgeRequest = {
+      mode: cfg.mode,
+      rubric,
+      prompt: session.engine.assemble({ rubric, answer: text }),
+      answer: text,
+      answerHash: sha256(text),
+      answerId: String(answerId),
+      schema: outputJsonSchema(cfg.mode, rubric),
+      timeoutMs: cfg.params.timeout_ms,
+    };
+    return { customId, req };
+  }
+
+  const pending = () =>
+    database.db
+      .select()
+      .from(providerBatches)
+      .where(and(eq(providerBatches.runId, run.id), eq(providerBatches.judgeId, judgeId), ne(providerBatches.state, 'reconciled')))
+      .orderBy(asc(providerBatches.id));
+  const setState = (id: number, state: Row['state'], extra: Partial<Row> = {}) =>
+    database.db.update(providerBatches).set({ state, ...extra, updatedAt: new Date() }).where(eq(providerBatches.id, id));
+
+  // Answers with text and no final grade by this judge, not already in an unfinished batch.
+  const covered = new Set((await pending()).flatMap((r) => Object.values(r.customIds)));
+  const todo = await database.execute(
+    `select a.id from answers a where a.run_id = $1 and a.text is not null and btrim(a.text) <> ''
+       and not exists (select 1 from grades g where g.answer_id = a.id and g.judge_id = $2 and g.status <> 'provider_error')
+     order by a.id`,
+    [run.id, judgeId],
+  );
+  const fresh = todo.rows.map((r) => Number(r.id)).filter((id) => !covered.has(id));
+  const max = o.maxPerBatch ?? 10_000;
+  // Rows written by this call cannot have a provider batch yet: only older intents are looked up.
+  const freshRows = new Set<number>();
+  for (let i = 0; i < fresh.length; i += max) {
+    const ids = fresh.slice(i, i + max);
+    const customIds = Object.fromEntries(ids.map((id) => [customIdFor(judge.configHash, id, 1), id]));
+    const [r] = await database.db.insert(providerBatches).values({ runId: run.id, judgeId, provider: cfg.provider, customIds, attempt: 1 }).returning({ id: providerBatches.id });
+    freshRows.add(r!.id);
+  }
+
+  async function reconcile(row: Row): Promise<string | null> {
+    const listed = await client.list(new Date(row.createdAt.getTime() - skewMs));
+    const claimed = new Set(
+      (await database.db.select({ id: providerBatches.providerBatchId }).from(providerBatches).where(sql`${providerBatches.providerBatchId} is not null`)).map((r) => r.id),
+    );
+    const n = Object.keys(row.customIds).length;
+    const mine = listed
+      .filter((b) => !claimed.has(b.id) && (b.intent !== null ? b.intent === String(row.id) : b.total === n))
+      .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
+    return mine[0]?.id ?? null;
+  }
+
+  async function submit(row: Row): Promise<string> {
+    const adopted = freshRows.has(row.id) ? null : await reconcile(row);
+    if (adopted) {
+      out.adopted++;
+      return adopted;
+    }
+    await o.hooks?.afterIntent?.(row.id);
+    const items = await Promise.all(Object.entries(row.customIds).map(([cid, id]) => itemFor(cid, id)));
+    const id = await client.create(items, String(row.id));
+    out.created++;
+    await o.hooks?.afterCreate?.(row.id, id);
+    return id;
+  }
+
+  async function collect(row: Row, batchId: string): Promise<void> {
+    const results = new Map<string, BatchItemResult>();
+    // Only our custom_ids count: an adopted Anthropic batch that is not ours contributes nothing.
+    for (const r of await client.results(batchId)) if (r.customId in row.customIds) results.set(r.customId, r);
+    const again: Record<string, number> = {};
+    for (const [cid, answerId] of Object.entries(row.customIds)) {
+      const r = results.get(cid);
+      if (!r?.ok && row.attempt === 1) {
+        again[customIdFor(judge.configHash, answerId, 2)] = answerId;
+        continue;
+      }
+      replies.set(answerId, r?.ok ? r.reply : `batch item ${r ? r.kind : 'missing'} after resubmission${r ? `: ${r.error}` : ''}`);
+      const g = await session.grade({ answer: { id: answerId } });
+      replies.delete(answerId);
+      if (g.status === 'provider_error') out.failed++;
+      else out.graded++;
+    }
+    await database.db.transaction(async (tx) => {
+      if (Object.keys(again).length) {
+        const [r] = await tx.insert(providerBatches).values({ runId: run.id, judgeId, provider: cfg.provider, customIds: again, attempt: 2 }).returning({ id: providerBatches.id });
+        freshRows.add(r!.id);
+      }
+      await tx.update(providerBatches).set({ state: 'reconciled', updatedAt: new Date() }).where(eq(providerBatches.id, row.id));
+    });
+    out.resubmitted += Object.keys(again).length;
+  }
+
+  for (let rows = await pending(); rows.length; rows = await pending()) {
+    for (const row of rows) {
+      let batchId = row.providerBatchId;
+      if (row.state === 'intent' || !batchId) {
+        batchId = await submit(row);
+        await setState(row.id, 'submitted', { providerBatchId: batchId });
+      }
+      if (row.state !== 'ended') {
+        while (!(await client.ended(batchId))) await sleep(pollMs);
+        await setState(row.id, 'ended');
+      }
+      await collect(row, batchId);
+    }
+  }
+  return out;
+}
