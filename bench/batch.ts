@@ -5,9 +5,14 @@
 //     (flat means memory does not grow with the run).
 //  3. Calls and input tokens of those 2,000 gradings against a per-criterion tool (one call per rubric
 //     item, as promptfoo's llm-rubric makes them), counted on the prompts each would send.
-// The fake provider runs in this process (test/fake-provider) and shares its CPU; token counts are the
-// fake's (≈ 4 characters a token). Run: npm run bench -- batch   (BENCH_PG_URL, BENCH_N override)
+// The fake provider (test/fake-provider) runs in a child process, as a real provider is remote: its
+// CPU (HTTP parsing, JSON, the recorded-calls list) is not charged to the grader, though both still
+// share this machine's cores. BENCH_FAKE_IN_PROCESS=1 runs it in this process instead. Token counts are
+// the fake's (≈ 4 characters a token).
+// Run: npm run bench -- batch   (BENCH_PG_URL, BENCH_N, BENCH_PHASES=1,2,3 override)
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import { loadavg } from 'node:os';
 import { migrate, openDatabase, type Database } from '../src/db/client.ts';
 import { startBoss } from '../src/jobs/boss.ts';
@@ -21,72 +26,126 @@ import { tokensOf } from '../test/fake-provider/wire.ts';
 import { farmyard } from '../test/judges/harness.ts';
 import { JUDGE_FILE, seedRun, VERDICTS } from '../test/jobs/helpers.ts';
 
-const PG_ADMIN_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const N = Number(process.env.BENCH_N ?? 2000);
-const K = 32;
-const LATENCY_MS = 200;
-
-const admin = await openDatabase({ url: PG_ADMIN_URL, max: 1 });
-const dbName = `assay_bench_${randomBytes(5).toString('hex')}`;
-await admin.execute(`CREATE DATABASE ${dbName}`);
-const url = new URL(PG_ADMIN_URL);
-url.pathname = `/${dbName}`;
-const database: Database = await openDatabase({ url: url.toString(), max: 16 });
-const keys = { anthropicApiKey: 'sk-bench' };
-
-async function phase(name: string, n: number, latencyMs: number): Promise<{ seconds: number; peakRss: number }> {
-  const fake = await startFakeProvider({ script: [VERDICTS], latencyMs });
-  await seedRun(database, name, n);
-  const boss = await startBoss(database, { expireInSeconds: 600 });
-  const e = await enqueueRunGrading(database, boss, { run: name, judge: JUDGE_FILE });
-  let peakRss = process.memoryUsage().rss;
-  const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 100);
-  const t0 = performance.now();
-  const w = await startWorker(database, { concurrency: K, keys: { ...keys, anthropicBaseUrl: fake.url }, bossInstance: boss, pollMs: 20, untilDone: [e.gradingRunId] });
-  await w.done;
-  const seconds = (performance.now() - t0) / 1000;
-  clearInterval(sampler);
-  await boss.stop({ graceful: false, close: false });
-  await fake.close();
-  if (w.stats.graded !== n) throw new Error(`${name}: graded ${w.stats.graded} of ${n}`);
-  return { seconds, peakRss };
+const FAKE_CHILD = process.env.BENCH_FAKE_CHILD;
+if (FAKE_CHILD !== undefined) {
+  // Child mode: serve the fake until the parent closes stdin.
+  const fake = await startFakeProvider({ script: [VERDICTS], latencyMs: Number(FAKE_CHILD) });
+  process.stdout.write(`${fake.url}\n`);
+  process.stdin.resume();
+  process.stdin.on('end', () => void fake.close().then(() => process.exit(0)));
+} else {
+  await main();
 }
 
-try {
-  await migrate(database);
-  console.log(`batch grading bench on PostgreSQL, ${N} answers, concurrency ${K}; load average ${loadavg()[0]!.toFixed(1)} on this machine`);
+interface Fake {
+  url: string;
+  close(): Promise<void>;
+}
 
-  const slow = await phase('bench-latency', N, LATENCY_MS);
-  const ideal = (N * LATENCY_MS) / 1000 / K;
-  console.log(`\n1. ${LATENCY_MS} ms judge latency: wall ${slow.seconds.toFixed(2)} s, ideal N·L/K = ${ideal.toFixed(2)} s, ratio ${(slow.seconds / ideal).toFixed(3)} (target ≤ 1.10)`);
+async function childFake(latencyMs: number): Promise<Fake> {
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url)], {
+    env: { ...process.env, BENCH_FAKE_CHILD: String(latencyMs) },
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let buf = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      buf += d.toString();
+      const nl = buf.indexOf('\n');
+      if (nl >= 0) resolve(buf.slice(0, nl).trim());
+    });
+    child.once('exit', (code) => reject(new Error(`fake provider child exited (${code})`)));
+  });
+  return {
+    url,
+    close: () =>
+      new Promise<void>((resolve) => {
+        child.once('exit', () => resolve());
+        child.stdin!.end();
+      }),
+  };
+}
 
-  const small = await phase('bench-fast-small', Math.round(N / 4), 0);
-  const fast = await phase('bench-fast', N, 0);
-  const mb = (b: number) => (b / 2 ** 20).toFixed(0);
-  console.log(`\n2. 0 ms latency: ${(N / fast.seconds).toFixed(0)} graded answers/s with full persistence (target ≥ 300/s on 2 cores)`);
-  console.log(`   peak RSS ${mb(small.peakRss)} MB at ${Math.round(N / 4)} answers, ${mb(fast.peakRss)} MB at ${N}; ratio ${(fast.peakRss / small.peakRss).toFixed(2)} (flat ≈ 1)`);
+async function main(): Promise<void> {
+  const PG_ADMIN_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+  const N = Number(process.env.BENCH_N ?? 2000);
+  const K = 32;
+  const LATENCY_MS = 200;
 
-  // 3. The prompts each approach sends for the same gradings: one call with every item, or one per item.
-  const judge = loadJudge(JUDGE_FILE);
-  const template = loadTemplate(defaultTemplatePath(judge));
-  const answers = await database.execute(`select a.text from answers a join runs r on r.id = a.run_id where r.name = 'bench-fast' order by a.id`);
-  let oursTokens = 0;
-  let perItemTokens = 0;
-  const size = (p: ReturnType<typeof assemblePrompt>) => tokensOf(p.system.length + p.staticText.length + p.answerText.length);
-  for (const { text } of answers.rows) {
-    oursTokens += size(assemblePrompt(template, farmyard, text, { boundary: 'B' }));
-    for (const item of farmyard.items) perItemTokens += size(assemblePrompt(template, { ...farmyard, items: [item] }, text, { boundary: 'B' }));
+  const admin = await openDatabase({ url: PG_ADMIN_URL, max: 1 });
+  const dbName = `assay_bench_${randomBytes(5).toString('hex')}`;
+  await admin.execute(`CREATE DATABASE ${dbName}`);
+  const url = new URL(PG_ADMIN_URL);
+  url.pathname = `/${dbName}`;
+  const database: Database = await openDatabase({ url: url.toString(), max: 16 });
+  const keys = { anthropicApiKey: 'sk-bench' };
+
+  async function phase(name: string, n: number, latencyMs: number): Promise<{ seconds: number; peakRss: number; meanInFlight: number; maxInFlight: number }> {
+    const fake: Fake = process.env.BENCH_FAKE_IN_PROCESS ? await startFakeProvider({ script: [VERDICTS], latencyMs }) : await childFake(latencyMs);
+    await seedRun(database, name, n);
+    const boss = await startBoss(database, { expireInSeconds: 600 });
+    const e = await enqueueRunGrading(database, boss, { run: name, judge: JUDGE_FILE });
+    let peakRss = process.memoryUsage().rss;
+    let w: Awaited<ReturnType<typeof startWorker>> | null = null;
+    const inFlight: number[] = [];
+    const sampler = setInterval(() => {
+      peakRss = Math.max(peakRss, process.memoryUsage().rss);
+      if (w) inFlight.push(w.stats.inFlight);
+    }, 100);
+    const t0 = performance.now();
+    w = await startWorker(database, { concurrency: K, keys: { ...keys, anthropicBaseUrl: fake.url }, bossInstance: boss, pollMs: 20, untilDone: [e.gradingRunId] });
+    await w.done;
+    const seconds = (performance.now() - t0) / 1000;
+    clearInterval(sampler);
+    await boss.stop({ graceful: false, close: false });
+    await fake.close();
+    if (w.stats.graded !== n) throw new Error(`${name}: graded ${w.stats.graded} of ${n}`);
+    const meanInFlight = inFlight.length ? inFlight.reduce((a, b) => a + b, 0) / inFlight.length : 0;
+    return { seconds, peakRss, meanInFlight, maxInFlight: Math.max(0, ...inFlight) };
   }
-  const ledger = await database.execute(
-    `select count(*)::int as calls, sum(l.input_tokens + l.cache_read_tokens + l.cache_write_tokens)::float8 as input from usage_ledger l join answers a on a.id = l.answer_id join runs r on r.id = a.run_id where r.name = 'bench-fast'`,
-  );
-  const items = farmyard.items.length;
-  console.log(`\n3. ${N} gradings with the ${items}-item farmyard rubric:`);
-  console.log(`   assay (one call, all items):  ${N} calls (ledger: ${ledger.rows[0].calls}), ${oursTokens} input tokens (ledger, measured by the fake: ${ledger.rows[0].input})`);
-  console.log(`   per criterion (llm-rubric):   ${N * items} calls, ${perItemTokens} input tokens`);
-  console.log(`   ratio per-criterion / assay:  calls ×${items.toFixed(0)}, input tokens ×${(perItemTokens / oursTokens).toFixed(2)}`);
-} finally {
-  await database.close();
-  await admin.execute(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-  await admin.close();
+
+  const phases = new Set((process.env.BENCH_PHASES ?? '1,2,3').split(','));
+  try {
+    await migrate(database);
+    console.log(`batch grading bench on PostgreSQL, ${N} answers, concurrency ${K}; load average ${loadavg()[0]!.toFixed(1)} on this machine`);
+
+    if (phases.has('1')) {
+      const slow = await phase('bench-latency', N, LATENCY_MS);
+      const ideal = (N * LATENCY_MS) / 1000 / K;
+      console.log(`\n1. ${LATENCY_MS} ms judge latency: wall ${slow.seconds.toFixed(2)} s, ideal N·L/K = ${ideal.toFixed(2)} s, ratio ${(slow.seconds / ideal).toFixed(3)} (target ≤ 1.10)`);
+      console.log(`   jobs in flight (sampled every 100 ms): mean ${slow.meanInFlight.toFixed(1)}, max ${slow.maxInFlight} of ${K}`);
+    }
+    if (!phases.has('2') && !phases.has('3')) return;
+
+    const small = await phase('bench-fast-small', Math.round(N / 4), 0);
+    const fast = await phase('bench-fast', N, 0);
+    const mb = (b: number) => (b / 2 ** 20).toFixed(0);
+    console.log(`\n2. 0 ms latency: ${(N / fast.seconds).toFixed(0)} graded answers/s with full persistence (target ≥ 300/s on 2 cores)`);
+    console.log(`   peak RSS ${mb(small.peakRss)} MB at ${Math.round(N / 4)} answers, ${mb(fast.peakRss)} MB at ${N}; ratio ${(fast.peakRss / small.peakRss).toFixed(2)} (flat ≈ 1)`);
+    if (!phases.has('3')) return;
+
+    // 3. The prompts each approach sends for the same gradings: one call with every item, or one per item.
+    const judge = loadJudge(JUDGE_FILE);
+    const template = loadTemplate(defaultTemplatePath(judge));
+    const answers = await database.execute(`select a.text from answers a join runs r on r.id = a.run_id where r.name = 'bench-fast' order by a.id`);
+    let oursTokens = 0;
+    let perItemTokens = 0;
+    const size = (p: ReturnType<typeof assemblePrompt>) => tokensOf(p.system.length + p.staticText.length + p.answerText.length);
+    for (const { text } of answers.rows) {
+      oursTokens += size(assemblePrompt(template, farmyard, text, { boundary: 'B' }));
+      for (const item of farmyard.items) perItemTokens += size(assemblePrompt(template, { ...farmyard, items: [item] }, text, { boundary: 'B' }));
+    }
+    const ledger = await database.execute(
+      `select count(*)::int as calls, sum(l.input_tokens + l.cache_read_tokens + l.cache_write_tokens)::float8 as input from usage_ledger l join answers a on a.id = l.answer_id join runs r on r.id = a.run_id where r.name = 'bench-fast'`,
+    );
+    const items = farmyard.items.length;
+    console.log(`\n3. ${N} gradings with the ${items}-item farmyard rubric:`);
+    console.log(`   assay (one call, all items):  ${N} calls (ledger: ${ledger.rows[0].calls}), ${oursTokens} input tokens (ledger, measured by the fake: ${ledger.rows[0].input})`);
+    console.log(`   per criterion (llm-rubric):   ${N * items} calls, ${perItemTokens} input tokens`);
+    console.log(`   ratio per-criterion / assay:  calls ×${items.toFixed(0)}, input tokens ×${(perItemTokens / oursTokens).toFixed(2)}`);
+  } finally {
+    await database.close();
+    await admin.execute(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+    await admin.close();
+  }
 }

@@ -1,7 +1,7 @@
 import type PgBoss from 'pg-boss';
-import { and, eq } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
-import { grades, gradingRuns, judges } from '../db/schema.ts';
+import { gradingRuns, judges } from '../db/schema.ts';
 import { AssayError } from '../domain/errors.ts';
 import { createAdapter, type ProviderKeys } from '../judges/adapters/index.ts';
 import { type LoadedJudge, loadJudge } from '../judges/config.ts';
@@ -98,27 +98,50 @@ export async function startWorker(database: Database, o: WorkerOptions): Promise
   }
 
   async function handle(data: GradeJobData): Promise<{ outcome: string }> {
-    const { session, judgeId } = await sessionFor(data.gradingRunId);
-    const [existing] = await database.db
-      .select({ status: grades.status })
-      .from(grades)
-      .where(and(eq(grades.answerId, data.answerId), eq(grades.judgeId, judgeId)));
-    if (existing && existing.status !== 'provider_error') return { outcome: 'already graded' };
-    const g = await session.grade({ answer: { id: data.answerId } });
+    const { session } = await sessionFor(data.gradingRunId);
+    const g = await session.gradeQueued(data.answerId);
+    if (g === 'already graded') return { outcome: g };
     // A provider failure is retried by the queue (with backoff); every other status is the judge's answer.
     if (g.status === 'provider_error') throw new Error(String(g.meta.reason ?? 'provider error'));
     return { outcome: g.status };
+  }
+
+  // Completions are written in bulk: one UPDATE for every job that finished while the previous one ran.
+  // A completion lost in a crash only means the job is redelivered and finds its grade (no call).
+  const toComplete = new Map<string, string[]>();
+  let flushing: Promise<void> | null = null;
+  function flush(): Promise<void> {
+    if (!flushing) {
+      flushing = (async () => {
+        while (toComplete.size && !abandoned) {
+          const batch = [...toComplete];
+          toComplete.clear();
+          for (const [outcome, ids] of batch) {
+            try {
+              // pg-boss completes an id array with output data too (manager.js); its types list only one of them.
+              await boss.complete(GRADE_QUEUE, ids as unknown as string, { outcome });
+            } catch {
+              // complete lost (connection gone): the jobs expire and are retried; the grades are upserts.
+            }
+          }
+        }
+      })().finally(() => (flushing = null));
+    }
+    return flushing;
   }
 
   function run(job: PgBoss.Job<GradeJobData>): void {
     stats.inFlight++;
     const p: Promise<void> = handle(job.data)
       .then(
-        async (out) => {
+        (out) => {
           if (abandoned) return;
           if (out.outcome === 'already graded') stats.skipped++;
           else stats.graded++;
-          await boss.complete(GRADE_QUEUE, job.id, out);
+          const ids = toComplete.get(out.outcome);
+          if (ids) ids.push(job.id);
+          else toComplete.set(out.outcome, [job.id]);
+          void flush();
         },
         async (err: unknown) => {
           if (abandoned) return;
@@ -127,7 +150,7 @@ export async function startWorker(database: Database, o: WorkerOptions): Promise
         },
       )
       .catch(() => {
-        // complete/fail lost (connection gone): the job expires and is retried; the grade is an upsert.
+        // fail lost (connection gone): the job expires and is retried; the grade is an upsert.
       })
       .finally(() => {
         stats.inFlight--;
@@ -161,11 +184,14 @@ export async function startWorker(database: Database, o: WorkerOptions): Promise
       }
       for (const job of jobs) run(job);
       if (jobs.length === free) continue;
-      if (jobs.length === 0 && inflight.size === 0 && o.untilDone && (await nothingLeft(o.untilDone))) break;
+      if (jobs.length === 0 && inflight.size === 0 && o.untilDone && (await flush(), await nothingLeft(o.untilDone))) break;
       if (stopping) break;
       await nap(pollMs);
     }
-    if (!abandoned) await Promise.allSettled([...inflight]);
+    if (!abandoned) {
+      await Promise.allSettled([...inflight]);
+      await flush();
+    }
   }
 
   const done = loop();

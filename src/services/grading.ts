@@ -14,7 +14,7 @@ import { buildReport, type GradeReport } from '../judges/report.ts';
 import type { Judge } from '../judges/types.ts';
 import type { UnverifiablePolicy } from '../scoring/description/score.ts';
 import { getAnswer } from './answers.ts';
-import { getRubric, storeRubric, toRubric } from './rubrics.ts';
+import { getRubric, getRubricVersionById, storeRubric, toRubric } from './rubrics.ts';
 
 /**
  * Grading use case: resolve rubric, answer and judge rows, run the judge engine (cache and ledger in
@@ -51,6 +51,11 @@ export interface GradingSession {
   /** The judges row of this judge config (created when the session opens). */
   judgeRowId: number;
   grade(req: GradeRequest): Promise<StoredGrade>;
+  /**
+   * The queue's job: a stored answer graded with its own rubric's latest version, or 'already graded'
+   * (no call) when this judge already gave it a final grade (any status but provider_error).
+   */
+  gradeQueued(answerId: number): Promise<StoredGrade | 'already graded'>;
 }
 
 /** The judge used when none is named: the first provider with a key, else the lexical baseline. */
@@ -120,11 +125,51 @@ export async function createGradingSession(database: Database, o: SessionOptions
     ...(o.engine ?? {}),
   });
 
+  // Rubric versions are immutable: one read per version for the session's life, not one per grade.
+  const versions = new Map<number, Promise<{ rubric: Rubric; versionId: number; version: number }>>();
+  const rubricVersion = (versionId: number) => {
+    let v = versions.get(versionId);
+    if (!v) {
+      v = getRubricVersionById(database, versionId).then((view) => ({ rubric: toRubric(view), versionId, version: view.version }));
+      v.catch(() => versions.delete(versionId));
+      versions.set(versionId, v);
+    }
+    return v;
+  };
+
+  async function gradeQueued(answerId: number): Promise<StoredGrade | 'already graded'> {
+    // One round trip for what grade() reads in five: the answer, its rubric's latest version, and this
+    // judge's grade of it. Same checks and messages as getAnswer/resolveAnswer/resolveRubric.
+    const r = await database.execute(
+      `select a.text, a.status, r.slug as rubric,
+         (select rv.id from rubric_versions rv where rv.rubric_id = a.rubric_id order by rv.version desc limit 1) as version_id,
+         (select g.status from grades g where g.answer_id = a.id and g.judge_id = $2) as grade_status
+       from answers a left join rubrics r on r.id = a.rubric_id where a.id = $1`,
+      [answerId, judgeRowId],
+    );
+    const row = r.rows[0];
+    if (!row) throw notFound(`answer ${answerId} not found`);
+    if (row.grade_status != null && row.grade_status !== 'provider_error') return 'already graded';
+    if (row.text === null || String(row.text).trim() === '') throw badInput(`answer ${answerId}: has no text to grade (status ${row.status})`);
+    if (row.rubric === null) throw badInput('rubric: none given and the answer names no rubric');
+    if (row.version_id === null) throw notFound(`rubric '${row.rubric}' has no version undefined (latest is 0)`);
+    const resolved = await rubricVersion(Number(row.version_id));
+    return gradeResolved({}, { id: answerId, text: String(row.text) }, resolved);
+  }
+
   async function grade(req: GradeRequest): Promise<StoredGrade> {
     // Reads first: a stored answer names its rubric; answer text is stored only once the rubric resolved.
     const stored = 'id' in req.answer ? await resolveAnswer(database, req) : null;
-    const { rubric, versionId, version } = await resolveRubric(database, req, stored?.rubric ?? null);
+    const resolved = await resolveRubric(database, req, stored?.rubric ?? null);
     const answer = stored ?? (await resolveAnswer(database, req));
+    return gradeResolved(req, answer, resolved);
+  }
+
+  async function gradeResolved(
+    req: Pick<GradeRequest, 'image' | 'unverifiable'>,
+    answer: { id: number; text: string },
+    { rubric, versionId, version }: { rubric: Rubric; versionId: number; version: number },
+  ): Promise<StoredGrade> {
     const outcome = await engine.grade({ rubric, answer: answer.text, answerId: String(answer.id), ...(req.image ? { image: req.image } : {}) });
     const report = buildReport(rubric, answer.text, outcome, req.unverifiable ? { unverifiable: req.unverifiable } : {});
     const row = {
@@ -148,19 +193,17 @@ export async function createGradingSession(database: Database, o: SessionOptions
       costUsd: outcome.costUsd,
       latencyMs: Math.round(outcome.latencyMs),
     };
-    const gradeId = await database.db.transaction(async (tx) => {
-      const { answerId: _a, judgeId: _j, ...update } = row;
-      const [g] = await tx
-        .insert(grades)
-        .values(row)
-        .onConflictDoUpdate({ target: [grades.answerId, grades.judgeId], set: { ...update, createdAt: new Date() } })
-        .returning({ id: grades.id });
-      return g!.id;
-    });
-    return { ...report, gradeId, answerId: answer.id, rubric: { id: rubric.id, version } };
+    // One statement is atomic on its own: no BEGIN/COMMIT round trips around it.
+    const { answerId: _a, judgeId: _j, ...update } = row;
+    const [g] = await database.db
+      .insert(grades)
+      .values(row)
+      .onConflictDoUpdate({ target: [grades.answerId, grades.judgeId], set: { ...update, createdAt: new Date() } })
+      .returning({ id: grades.id });
+    return { ...report, gradeId: g!.id, answerId: answer.id, rubric: { id: rubric.id, version } };
   }
 
-  return { engine, judgeRowId, grade };
+  return { engine, judgeRowId, grade, gradeQueued };
 }
 
 /** One answer, one judge: the `assay grade` and POST /grades use case. */
