@@ -22,8 +22,8 @@ const PROVIDERS = [
   { name: 'openai', judgeFile: GPT_FILE, model: 'gpt-4.1', creates: 'POST /v1/batches' },
 ] as const;
 
-/** Answer i of a seeded run: "<run> answer <i>: …". */
-const indexOf = (call: RecordedCall): number => Number(/answer (\d+):/.exec(lastUserText(call))?.[1] ?? -1);
+/** Answer i of a seeded run ("… answer <i>: …"), also on a re-ask, whose last turn is the correction note. */
+const indexOf = (call: RecordedCall): number => Number(/answer (\d+):/.exec(JSON.stringify(call.body?.messages ?? []))?.[1] ?? -1);
 
 /** Verdicts that differ per answer (item i mod n is missing), so a result matched to the wrong answer shows. */
 function verdictsFor(i: number): Step {
@@ -125,6 +125,28 @@ for (const p of PROVIDERS) {
       const rows = (await ctx.database.execute(`select attempt, state, jsonb_object_keys(custom_ids) as cid from provider_batches b join runs r on r.id = b.run_id where r.name = $1 order by attempt`, [`${p.name}-r`])).rows;
       expect(rows.filter((r) => r.attempt === 2).map((r) => String(r.cid).replace(/^j\w+-a\d+-/, ''))).toEqual(['t2', 't2', 't2']);
       expect(rows.every((r) => r.state === 'reconciled')).toBe(true);
+    });
+
+    it('truncated, refused and invalid replies get the live statuses; the one re-ask goes through the regular API', async () => {
+      const live = p.name === 'anthropic' ? 'POST /v1/messages' : 'POST /v1/chat/completions';
+      fake.setScript((call) => {
+        const i = indexOf(call);
+        const reask = lastUserText(call).includes('rejected');
+        if (i === 0) return { kind: 'truncated', text: '{"items": [' };
+        if (i === 1) return { kind: 'refusal', text: 'I will not grade this.' };
+        if (i === 2) return reask ? verdictsFor(2) : { kind: 'text', text: 'no JSON here at all' };
+        if (i === 3) return { kind: 'text', text: 'still no JSON' };
+        return verdictsFor(i);
+      });
+      await seedRun(ctx.database, `${p.name}-s`, 5, (i) => `status answer ${i}: a farmyard with ${i} cows.`);
+      const liveBefore = creates(fake, live);
+      const res = await run(`${p.name}-s`);
+      expect(res).toMatchObject({ created: 1, graded: 5, failed: 0, resubmitted: 0 });
+      // Answers 2 and 3 each needed one re-ask, sent live.
+      expect(creates(fake, live) - liveBefore).toBe(2);
+      const g = await gradesOf(`${p.name}-s`);
+      expect(g.map((x) => x.status)).toEqual(['truncated', 'refused', 'ok', 'parse_failure', 'ok']);
+      expect(g[0]!.completeness).toBeNull();
     });
 
     for (const crash of ['afterIntent', 'afterCreate'] as const) {
