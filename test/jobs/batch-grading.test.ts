@@ -149,6 +149,24 @@ for (const p of PROVIDERS) {
       expect(g[0]!.completeness).toBeNull();
     });
 
+    it('a crash while polling: the restart polls the recorded batch and creates none', async () => {
+      fake.setScript((call) => verdictsFor(indexOf(call)));
+      const name = `${p.name}-poll`;
+      await seedRun(ctx.database, name, 4, (i) => `poll answer ${i}: a farmyard with ${i} pigs.`);
+      const before = creates(fake, p.creates);
+      const crash = async () => {
+        throw new Error('simulated crash while waiting');
+      };
+      await expect(run(name, { sleep: crash })).rejects.toThrow('simulated crash while waiting');
+      const rows = (await ctx.database.execute(`select state, provider_batch_id from provider_batches b join runs r on r.id = b.run_id where r.name = $1`, [name])).rows;
+      expect(rows).toHaveLength(1);
+      expect(rows[0]!.state).toBe('submitted');
+      expect(String(rows[0]!.provider_batch_id)).toMatch(/batch/);
+      expect(await run(name)).toMatchObject({ created: 0, adopted: 0, graded: 4, failed: 0 });
+      expect(creates(fake, p.creates) - before).toBe(1);
+      expect((await gradesOf(name)).map((g) => g.status)).toEqual(['ok', 'ok', 'ok', 'ok']);
+    });
+
     for (const crash of ['afterIntent', 'afterCreate'] as const) {
       it(`a crash ${crash === 'afterIntent' ? 'after the intent, before create' : 'after create, before the id is stored'}: the restart creates no second batch and loses nothing`, async () => {
         fake.setScript((call) => verdictsFor(indexOf(call)));
