@@ -80,7 +80,7 @@ async function main(): Promise<void> {
   const database: Database = await openDatabase({ url: url.toString(), max: 16 });
   const keys = { anthropicApiKey: 'sk-bench' };
 
-  async function phase(name: string, n: number, latencyMs: number): Promise<{ seconds: number; peakRss: number; meanInFlight: number; maxInFlight: number }> {
+  async function phase(name: string, n: number, latencyMs: number): Promise<{ seconds: number; peakRss: number; meanInFlight: number; maxInFlight: number; cpuMsPerGrade: number; xactPerGrade: number }> {
     const fake: Fake = process.env.BENCH_FAKE_IN_PROCESS ? await startFakeProvider({ script: [VERDICTS], latencyMs }) : await childFake(latencyMs);
     await seedRun(database, name, n);
     const boss = await startBoss(database, { expireInSeconds: 600 });
@@ -92,16 +92,26 @@ async function main(): Promise<void> {
       peakRss = Math.max(peakRss, process.memoryUsage().rss);
       if (w) inFlight.push(w.stats.inFlight);
     }, 100);
+    // Load-independent figures: this process's CPU per grade, and statements (each its own transaction,
+    // so one round trip) per grade from PostgreSQL's counter for the bench database.
+    const xacts = async () => Number((await database.execute(`select xact_commit + xact_rollback as n from pg_stat_database where datname = current_database()`)).rows[0]?.n);
+    const x0 = await xacts();
+    const cpu0 = process.cpuUsage();
     const t0 = performance.now();
     w = await startWorker(database, { concurrency: K, keys: { ...keys, anthropicBaseUrl: fake.url }, bossInstance: boss, pollMs: 20, untilDone: [e.gradingRunId] });
     await w.done;
     const seconds = (performance.now() - t0) / 1000;
+    const cpu = process.cpuUsage(cpu0);
     clearInterval(sampler);
+    // pg_stat counters are sent by backends at transaction end and flushed at most once a second.
+    await new Promise((r) => setTimeout(r, 1100));
+    const xactPerGrade = ((await xacts()) - x0) / n;
+    const cpuMsPerGrade = (cpu.user + cpu.system) / 1000 / n;
     await boss.stop({ graceful: false, close: false });
     await fake.close();
     if (w.stats.graded !== n) throw new Error(`${name}: graded ${w.stats.graded} of ${n}`);
     const meanInFlight = inFlight.length ? inFlight.reduce((a, b) => a + b, 0) / inFlight.length : 0;
-    return { seconds, peakRss, meanInFlight, maxInFlight: Math.max(0, ...inFlight) };
+    return { seconds, peakRss, meanInFlight, maxInFlight: Math.max(0, ...inFlight), cpuMsPerGrade, xactPerGrade };
   }
 
   const phases = new Set((process.env.BENCH_PHASES ?? '1,2,3').split(','));
@@ -113,7 +123,7 @@ async function main(): Promise<void> {
       const slow = await phase('bench-latency', N, LATENCY_MS);
       const ideal = (N * LATENCY_MS) / 1000 / K;
       console.log(`\n1. ${LATENCY_MS} ms judge latency: wall ${slow.seconds.toFixed(2)} s, ideal N·L/K = ${ideal.toFixed(2)} s, ratio ${(slow.seconds / ideal).toFixed(3)} (target ≤ 1.10)`);
-      console.log(`   jobs in flight (sampled every 100 ms): mean ${slow.meanInFlight.toFixed(1)}, max ${slow.maxInFlight} of ${K}`);
+      console.log(`   jobs in flight (sampled every 100 ms): mean ${slow.meanInFlight.toFixed(1)}, max ${slow.maxInFlight} of ${K}; grader CPU ${slow.cpuMsPerGrade.toFixed(2)} ms/grade`);
     }
     if (!phases.has('2') && !phases.has('3')) return;
 
@@ -121,6 +131,7 @@ async function main(): Promise<void> {
     const fast = await phase('bench-fast', N, 0);
     const mb = (b: number) => (b / 2 ** 20).toFixed(0);
     console.log(`\n2. 0 ms latency: ${(N / fast.seconds).toFixed(0)} graded answers/s with full persistence (target ≥ 300/s on 2 cores)`);
+    console.log(`   grader CPU ${fast.cpuMsPerGrade.toFixed(2)} ms per grade (this process); ${fast.xactPerGrade.toFixed(1)} statements per grade (pg_stat_database)`);
     console.log(`   peak RSS ${mb(small.peakRss)} MB at ${Math.round(N / 4)} answers, ${mb(fast.peakRss)} MB at ${N}; ratio ${(fast.peakRss / small.peakRss).toFixed(2)} (flat ≈ 1)`);
     if (!phases.has('3')) return;
 

@@ -57,7 +57,9 @@ export function executorFor(database: Database): SqlExecutor {
         await client.begin((tx: any) => tx.unsafe(wrapped[1]));
         return { rows: [] };
       }
-      const r = await client.unsafe(text, (values ?? []).map(asParam) as any[]);
+      // pg-boss sends a fixed set of parameterised statements: prepared once per connection, they skip
+      // a parse and plan per job (postgres.js `unsafe` does not prepare unless asked).
+      const r = await client.unsafe(text, (values ?? []).map(asParam) as any[], { prepare: Boolean(values?.length) });
       return { rows: Array.isArray(r) ? [...r] : [] };
     },
   };

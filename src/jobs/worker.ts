@@ -111,7 +111,8 @@ export async function startWorker(database: Database, o: WorkerOptions): Promise
   const toComplete = new Map<string, string[]>();
   let flushing: Promise<void> | null = null;
   function flush(): Promise<void> {
-    if (!flushing) {
+    // Entered only with work to do, so the body awaits before it clears `flushing` below.
+    if (!flushing && toComplete.size && !abandoned) {
       flushing = (async () => {
         while (toComplete.size && !abandoned) {
           const batch = [...toComplete];
@@ -125,9 +126,11 @@ export async function startWorker(database: Database, o: WorkerOptions): Promise
             }
           }
         }
-      })().finally(() => (flushing = null));
+        // Cleared in the same tick as the last check, so a completion added after it starts a new flush.
+        flushing = null;
+      })();
     }
-    return flushing;
+    return flushing ?? Promise.resolve();
   }
 
   function run(job: PgBoss.Job<GradeJobData>): void {

@@ -7,7 +7,7 @@ import { parseReply } from './parse.ts';
 import { loadPrices, costUsd, type PriceTable } from './prices.ts';
 import { assemblePrompt, type AssembledPrompt, type JudgeImage, loadTemplate, type PromptTemplate } from './prompt.ts';
 import { DEFAULT_BACKOFF, retryDelayMs, type BackoffOptions } from './retry.ts';
-import type { ResponseCache, UsageLedger } from './store.ts';
+import type { CachedResponse, LedgerEntry, ResponseCache, UsageLedger } from './store.ts';
 import { addUsage, type Judge, type JudgeReply, type JudgeRequest, ProviderCallError, type TokenUsage, ZERO_USAGE } from './types.ts';
 
 /**
@@ -59,11 +59,21 @@ export interface GradeInput {
   image?: JudgeImage;
 }
 
+/**
+ * Writes a paid call's ledger row and its verdict to the cache at once (one statement): a crash can no
+ * longer fall between the two, where the call is recorded but not cached and a redelivery pays again.
+ */
+export interface LedgerAndCache {
+  recordAndCache(entry: LedgerEntry, key: string, value: CachedResponse): Promise<void>;
+}
+
 export interface EngineOptions {
   judge: LoadedJudge;
   adapter: Judge;
   cache: ResponseCache;
   ledger: UsageLedger;
+  /** Used for the ok call instead of ledger.record then cache.set, when given. */
+  ledgerAndCache?: LedgerAndCache;
   prices?: PriceTable;
   clock?: () => number;
   sleep?: (ms: number) => Promise<void>;
@@ -170,11 +180,11 @@ export function createJudgeEngine(o: EngineOptions): JudgeEngine {
     let attempt = 0;
     let lastRaw: string | null = null;
 
-    const record = async (status: string, u: TokenUsage, latencyMs: number, error?: string): Promise<void> => {
+    const account = (status: string, u: TokenUsage, latencyMs: number, error?: string): LedgerEntry => {
       const c = costUsd(prices, cfg.model, u);
       cost = cost === null || c === null ? null : Number((cost + c).toFixed(9));
       usage = addUsage(usage, u);
-      await ledger.record({
+      return {
         callKey: `${cacheKey.slice(0, 16)}:${requestId}:${calls}`,
         provider: cfg.provider,
         model: cfg.model,
@@ -187,8 +197,9 @@ export function createJudgeEngine(o: EngineOptions): JudgeEngine {
         latencyMs,
         status,
         ...(error ? { error } : {}),
-      });
+      };
     };
+    const record = (status: string, u: TokenUsage, latencyMs: number, error?: string): Promise<void> => ledger.record(account(status, u, latencyMs, error));
 
     for (;;) {
       attempt++;
@@ -220,11 +231,17 @@ export function createJudgeEngine(o: EngineOptions): JudgeEngine {
       }
       const parsed = parseReply(reply, untrusted);
       const v = parsed.ok ? validateOutput(cfg.mode, input.rubric, parsed.value) : parsed;
-      await record(v.ok ? 'ok' : 'invalid_output', reply.usage, clock() - t0, v.ok ? undefined : v.error);
       if (v.ok) {
-        await cache.set(cacheKey, { output: v.output, raw: reply.text, stop: reply.stop, usage, calls, model: cfg.model, promptHash: prompt.promptHash });
+        const entry = account('ok', reply.usage, clock() - t0);
+        const value: CachedResponse = { output: v.output, raw: reply.text, stop: reply.stop, usage, calls, model: cfg.model, promptHash: prompt.promptHash };
+        if (o.ledgerAndCache) await o.ledgerAndCache.recordAndCache(entry, cacheKey, value);
+        else {
+          await ledger.record(entry);
+          await cache.set(cacheKey, value);
+        }
         return finish('ok', null, v.output, reply.text);
       }
+      await record('invalid_output', reply.usage, clock() - t0, v.error);
       if (req.reask) return finish('parse_failure', `invalid output after one re-ask: ${v.error}`, null, reply.text);
       req.reask = { previous: reply, error: v.error };
       attempt = 0;

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { and, desc, eq, inArray } from 'drizzle-orm';
+import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
-import { dbResponseCache, dbUsageLedger } from '../db/judge-store.ts';
-import { answers, grades, judges, labels, runs } from '../db/schema.ts';
+import { dbLedgerAndCache, dbResponseCache, dbUsageLedger } from '../db/judge-store.ts';
+import { answers, grades, judges, labels, rubrics, rubricVersions, runs } from '../db/schema.ts';
 import type { LabelRow } from '../domain/labels.ts';
 import type { Rubric } from '../domain/rubric.ts';
 import { badInput, notFound } from '../domain/errors.ts';
@@ -113,6 +113,13 @@ async function resolveAnswer(database: Database, req: GradeRequest): Promise<{ i
   });
 }
 
+/** The columns a grade writes (all but id and created_at); the upsert replaces all but the key. */
+const GRADE_COLUMNS = [
+  'answerId', 'judgeId', 'rubricVersionId', 'promptHash', 'status', 'reason', 'completeness', 'correctness', 'f1', 'items', 'claims', 'meta',
+  'rawOutput', 'inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens', 'costUsd', 'latencyMs',
+] as const;
+type GradeColumn = (typeof GRADE_COLUMNS)[number];
+
 export async function createGradingSession(database: Database, o: SessionOptions): Promise<GradingSession> {
   const judge = typeof o.judge === 'string' ? loadJudge(o.judge) : o.judge;
   const adapter = o.adapter ?? (await createAdapter(judge, o.keys ?? {}));
@@ -122,6 +129,7 @@ export async function createGradingSession(database: Database, o: SessionOptions
     adapter,
     cache: dbResponseCache(database.db),
     ledger: dbUsageLedger(database.db, { judgeId: judgeRowId }),
+    ledgerAndCache: dbLedgerAndCache(database.db, { judgeId: judgeRowId }),
     ...(o.engine ?? {}),
   });
 
@@ -137,24 +145,31 @@ export async function createGradingSession(database: Database, o: SessionOptions
     return v;
   };
 
+  // One round trip for what grade() reads in five: the answer, its rubric's latest version, and this
+  // judge's grade of it. Built once and prepared (PostgreSQL) since every queued job runs it.
+  const queuedQ = database.db
+    .select({
+      text: answers.text,
+      status: answers.status,
+      rubric: rubrics.slug,
+      versionId: sql<number | null>`(select ${rubricVersions.id} from ${rubricVersions} where ${rubricVersions.rubricId} = ${answers.rubricId} order by ${rubricVersions.version} desc limit 1)`,
+      gradeStatus: sql<string | null>`(select ${grades.status} from ${grades} where ${grades.answerId} = ${answers.id} and ${grades.judgeId} = ${judgeRowId})`,
+    })
+    .from(answers)
+    .leftJoin(rubrics, eq(rubrics.id, answers.rubricId))
+    .where(eq(answers.id, sql.placeholder('answerId')))
+    .prepare('assay_grade_queued');
+
   async function gradeQueued(answerId: number): Promise<StoredGrade | 'already graded'> {
-    // One round trip for what grade() reads in five: the answer, its rubric's latest version, and this
-    // judge's grade of it. Same checks and messages as getAnswer/resolveAnswer/resolveRubric.
-    const r = await database.execute(
-      `select a.text, a.status, r.slug as rubric,
-         (select rv.id from rubric_versions rv where rv.rubric_id = a.rubric_id order by rv.version desc limit 1) as version_id,
-         (select g.status from grades g where g.answer_id = a.id and g.judge_id = $2) as grade_status
-       from answers a left join rubrics r on r.id = a.rubric_id where a.id = $1`,
-      [answerId, judgeRowId],
-    );
-    const row = r.rows[0];
+    // Same checks and messages as getAnswer/resolveAnswer/resolveRubric.
+    const [row] = await queuedQ.execute({ answerId });
     if (!row) throw notFound(`answer ${answerId} not found`);
-    if (row.grade_status != null && row.grade_status !== 'provider_error') return 'already graded';
-    if (row.text === null || String(row.text).trim() === '') throw badInput(`answer ${answerId}: has no text to grade (status ${row.status})`);
+    if (row.gradeStatus != null && row.gradeStatus !== 'provider_error') return 'already graded';
+    if (row.text === null || row.text.trim() === '') throw badInput(`answer ${answerId}: has no text to grade (status ${row.status})`);
     if (row.rubric === null) throw badInput('rubric: none given and the answer names no rubric');
-    if (row.version_id === null) throw notFound(`rubric '${row.rubric}' has no version undefined (latest is 0)`);
-    const resolved = await rubricVersion(Number(row.version_id));
-    return gradeResolved({}, { id: answerId, text: String(row.text) }, resolved);
+    if (row.versionId === null) throw notFound(`rubric '${row.rubric}' has no version undefined (latest is 0)`);
+    const resolved = await rubricVersion(Number(row.versionId));
+    return gradeResolved({}, { id: answerId, text: row.text }, resolved);
   }
 
   async function grade(req: GradeRequest): Promise<StoredGrade> {
@@ -164,6 +179,19 @@ export async function createGradingSession(database: Database, o: SessionOptions
     const answer = stored ?? (await resolveAnswer(database, req));
     return gradeResolved(req, answer, resolved);
   }
+
+  const upsertQ = database.db
+    .insert(grades)
+    .values(Object.fromEntries(GRADE_COLUMNS.map((c) => [c, sql.placeholder(c)])) as unknown as typeof grades.$inferInsert)
+    .onConflictDoUpdate({
+      target: [grades.answerId, grades.judgeId],
+      set: {
+        ...Object.fromEntries(GRADE_COLUMNS.filter((c) => c !== 'answerId' && c !== 'judgeId').map((c) => [c, sql`excluded.${sql.identifier(grades[c].name)}`])),
+        createdAt: sql`now()`,
+      },
+    })
+    .returning({ id: grades.id })
+    .prepare('assay_grade_upsert');
 
   async function gradeResolved(
     req: Pick<GradeRequest, 'image' | 'unverifiable'>,
@@ -194,12 +222,7 @@ export async function createGradingSession(database: Database, o: SessionOptions
       latencyMs: Math.round(outcome.latencyMs),
     };
     // One statement is atomic on its own: no BEGIN/COMMIT round trips around it.
-    const { answerId: _a, judgeId: _j, ...update } = row;
-    const [g] = await database.db
-      .insert(grades)
-      .values(row)
-      .onConflictDoUpdate({ target: [grades.answerId, grades.judgeId], set: { ...update, createdAt: new Date() } })
-      .returning({ id: grades.id });
+    const [g] = await upsertQ.execute(row satisfies Record<GradeColumn, unknown>);
     return { ...report, gradeId: g!.id, answerId: answer.id, rubric: { id: rubric.id, version } };
   }
 
