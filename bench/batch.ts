@@ -17,6 +17,7 @@ import { loadavg } from 'node:os';
 import { migrate, openDatabase, type Database } from '../src/db/client.ts';
 import { startBoss } from '../src/jobs/boss.ts';
 import { startWorker } from '../src/jobs/worker.ts';
+import { createAdapter } from '../src/judges/adapters/index.ts';
 import { loadJudge } from '../src/judges/config.ts';
 import { defaultTemplatePath } from '../src/judges/engine.ts';
 import { assemblePrompt, loadTemplate } from '../src/judges/prompt.ts';
@@ -77,7 +78,7 @@ async function main(): Promise<void> {
   await admin.execute(`CREATE DATABASE ${dbName}`);
   const url = new URL(PG_ADMIN_URL);
   url.pathname = `/${dbName}`;
-  const database: Database = await openDatabase({ url: url.toString(), max: 16 });
+  const database: Database = await openDatabase({ url: url.toString(), max: Number(process.env.BENCH_POOL ?? 16) });
   const keys = { anthropicApiKey: 'sk-bench' };
 
   async function phase(name: string, n: number, latencyMs: number): Promise<{ seconds: number; peakRss: number; meanInFlight: number; maxInFlight: number; cpuMsPerGrade: number; xactPerGrade: number }> {
@@ -98,7 +99,25 @@ async function main(): Promise<void> {
     const x0 = await xacts();
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
-    w = await startWorker(database, { concurrency: K, keys: { ...keys, anthropicBaseUrl: fake.url }, bossInstance: boss, pollMs: 20, untilDone: [e.gradingRunId] });
+    // The real SDK adapter, timed: how much of a job's time is the provider call as the grader sees it.
+    let callMs = 0;
+    let firstCallAt = 0;
+    const adapterFor = async (judge: Parameters<typeof createAdapter>[0]) => {
+      const inner = await createAdapter(judge, { ...keys, anthropicBaseUrl: fake.url });
+      firstCallAt = performance.now() - t0;
+      return {
+        ...inner,
+        call: async (req: Parameters<typeof inner.call>[0]) => {
+          const c0 = performance.now();
+          try {
+            return await inner.call(req);
+          } finally {
+            callMs += performance.now() - c0;
+          }
+        },
+      };
+    };
+    w = await startWorker(database, { concurrency: K, adapterFor, bossInstance: boss, pollMs: 20, untilDone: [e.gradingRunId] });
     await w.done;
     const seconds = (performance.now() - t0) / 1000;
     const cpu = process.cpuUsage(cpu0);
@@ -110,6 +129,8 @@ async function main(): Promise<void> {
     await boss.stop({ graceful: false, close: false });
     await fake.close();
     if (w.stats.graded !== n) throw new Error(`${name}: graded ${w.stats.graded} of ${n}`);
+    const jobMs = ((inFlight.reduce((a, b) => a + b, 0) / Math.max(1, inFlight.length)) * seconds * 1000) / n;
+    if (process.env.BENCH_TRACE) console.log(`   [${name}] adapter ready after ${firstCallAt.toFixed(0)} ms; provider call ${(callMs / n).toFixed(1)} ms, job ${jobMs.toFixed(1)} ms on average (in flight × wall / n)`);
     const meanInFlight = inFlight.length ? inFlight.reduce((a, b) => a + b, 0) / inFlight.length : 0;
     return { seconds, peakRss, meanInFlight, maxInFlight: Math.max(0, ...inFlight), cpuMsPerGrade, xactPerGrade };
   }
