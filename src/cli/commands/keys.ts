@@ -1,19 +1,8 @@
 import type { Command } from '../command.ts';
 import { table } from '../table.ts';
+import { withDatabase } from '../database.ts';
 
 /** API key management straight on the database (works before any key exists). */
-
-async function withDatabase<T>(fn: (database: import('../../db/client.ts').Database) => Promise<T>): Promise<T> {
-  const { loadConfig, openConfiguredDatabase } = await import('../../config.ts');
-  const { migrate } = await import('../../db/client.ts');
-  const database = await openConfiguredDatabase(loadConfig(process.env));
-  try {
-    await migrate(database);
-    return await fn(database);
-  } finally {
-    await database.close();
-  }
-}
 
 const create: Command = {
   path: ['keys', 'create'],
