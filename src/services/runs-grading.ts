@@ -1,14 +1,13 @@
-import { readFileSync } from 'node:fs';
 import type PgBoss from 'pg-boss';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
-import { gradingRuns, judges, runs } from '../db/schema.ts';
+import { gradingRuns, runs } from '../db/schema.ts';
 import { notFound } from '../domain/errors.ts';
 import { GRADE_QUEUE } from '../jobs/boss.ts';
 import { enqueueInTransaction, type EnqueueResult, reviveJobs } from '../jobs/enqueue.ts';
 import { type Limits, limitKey, setLimits } from '../jobs/rate-limit.ts';
-import { type LoadedJudge, loadJudge } from '../judges/config.ts';
-import { defaultTemplatePath } from '../judges/engine.ts';
+import { loadJudge } from '../judges/config.ts';
+import { ensureJudgeRow } from './grading.ts';
 
 /**
  * Grading a whole run with a judge through the durable queue (`assay run`, POST /runs/{id}/grade):
@@ -43,25 +42,8 @@ export async function findRun(database: Database, ref: string | number): Promise
   return exact;
 }
 
-/**
- * The judges row a grading session writes with its first grade (same columns as services/grading.ts),
- * written here ahead of time because the grading_runs row and its jobs refer to it.
- */
-export async function judgeRowFor(database: Database, judge: LoadedJudge): Promise<number> {
-  const c = judge.config;
-  let promptText: string | null = null;
-  try {
-    promptText = readFileSync(defaultTemplatePath(judge), 'utf8');
-  } catch {
-    promptText = null;
-  }
-  await database.db
-    .insert(judges)
-    .values({ slug: c.id, provider: c.provider, model: c.model, config: { ...c, promptText }, configHash: judge.configHash })
-    .onConflictDoNothing();
-  const [row] = await database.db.select({ id: judges.id }).from(judges).where(eq(judges.configHash, judge.configHash));
-  return row!.id;
-}
+/** The judges row, written ahead of the first grade because the grading_runs row and its jobs refer to it. */
+export const judgeRowFor = ensureJudgeRow;
 
 export async function enqueueRunGrading(database: Database, boss: PgBoss, req: GradeRunRequest): Promise<GradeRunResult> {
   const judge = loadJudge(req.judge);
