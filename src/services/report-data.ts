@@ -15,7 +15,8 @@ export interface ReportFilters {
   judge?: string;
 }
 
-export interface DescriptionRow {
+/** What every report row knows about its answer and run. */
+interface AnswerRowBase {
   answerId: number;
   externalId: string;
   run: string;
@@ -24,6 +25,9 @@ export interface DescriptionRow {
   tags: string[];
   answerStatus: string;
   outputTokens: number | null;
+}
+
+export interface DescriptionRow extends AnswerRowBase {
   puzzleId: number | null;
   rubricId: number | null;
   sizeBucket: string | null;
@@ -36,15 +40,7 @@ export interface DescriptionRow {
   pieceCountError: number | null;
 }
 
-export interface AssemblyRow {
-  answerId: number;
-  externalId: string;
-  run: string;
-  model: string;
-  effort: string | null;
-  tags: string[];
-  answerStatus: string;
-  outputTokens: number | null;
+export interface AssemblyRow extends AnswerRowBase {
   puzzleId: number;
   puzzle: string;
   puzzleRubricId: number | null;
