@@ -89,16 +89,9 @@ async function seedIfEmpty(database: Database): Promise<boolean> {
 /** Prints the banner, then serves until SIGINT/SIGTERM, closing the server and the database. */
 export async function runUntilSignal(config: Config, out: (line: string) => void = (l) => process.stdout.write(l + '\n')): Promise<void> {
   const svc = await startService(config);
-  if (svc.seeded) out('Loaded the bundled examples into the empty database.');
-  if (svc.adminKey) {
-    out('Created an admin API key. It is shown only now; store it somewhere safe:');
-    out(`  ${svc.adminKey}`);
-    out('(more keys: assay keys create --scope read|write|admin|annotate)');
-  }
-  out(`Database: ${svc.database.kind === 'postgres' ? 'PostgreSQL (DATABASE_URL)' : `embedded PGlite in ${config.dataDir}`}`);
-  out(`Judge: ${judgeDescription(config)}`);
-  out(`assay listening on ${svc.server.url}  (API docs: ${svc.server.url}/docs)`);
-  await new Promise<void>((resolve) => {
+  // Handlers go in before the banner: a supervisor that signals as soon as it reads "listening" must
+  // get a clean shutdown, not the default SIGTERM death.
+  const stopped = new Promise<void>((resolve) => {
     const stop = () => {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
@@ -108,4 +101,14 @@ export async function runUntilSignal(config: Config, out: (line: string) => void
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
   });
+  if (svc.seeded) out('Loaded the bundled examples into the empty database.');
+  if (svc.adminKey) {
+    out('Created an admin API key. It is shown only now; store it somewhere safe:');
+    out(`  ${svc.adminKey}`);
+    out('(more keys: assay keys create --scope read|write|admin|annotate)');
+  }
+  out(`Database: ${svc.database.kind === 'postgres' ? 'PostgreSQL (DATABASE_URL)' : `embedded PGlite in ${config.dataDir}`}`);
+  out(`Judge: ${judgeDescription(config)}`);
+  out(`assay listening on ${svc.server.url}  (API docs: ${svc.server.url}/docs)`);
+  await stopped;
 }

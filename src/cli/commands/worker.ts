@@ -22,10 +22,11 @@ const worker: Command = {
     await migrate(database);
     const keys = { anthropicApiKey: config.anthropicApiKey, anthropicBaseUrl: process.env.ANTHROPIC_BASE_URL, openaiApiKey: config.openaiApiKey, openaiBaseUrl: config.openaiBaseUrl };
     const w = await startWorker(database, { concurrency, keys, pollMs });
-    process.stderr.write(`worker ${process.pid}: concurrency ${concurrency}, polling every ${pollMs} ms\n`);
+    // Handlers before the banner: a supervisor may signal as soon as it reads it.
     const stop = () => void w.stop({ graceful: true });
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
+    process.stderr.write(`worker ${process.pid}: concurrency ${concurrency}, polling every ${pollMs} ms\n`);
     await w.done;
     await w.stop({ graceful: true });
     await database.close();
