@@ -59,26 +59,35 @@ const WAIT = `
 
 /** How long a worker trusts its last read of an unlimited row (only a cool-down can change it). */
 const REFRESH_MS = 250;
+/** From this age on, a call starts a newer read in the background, so busy workers rarely wait for one. */
+const RENEW_MS = 150;
+
+const READ = `select rpm is not null or tpm is not null as limited, (extract(epoch from cooldown_until) * 1000)::float8 as cd,
+  (extract(epoch from clock_timestamp()) * 1000)::float8 as now from rate_limits where key = $1`;
 
 export function dbRateLimiter(database: Database, key: string, sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms)), clock = Date.now): RateLimiter {
   // Without rpm/tpm there is nothing to spend: a fresh-enough read of cooldown_until is all a call needs,
-  // which keeps the unlimited case to one query per REFRESH_MS per worker instead of one per call.
+  // which keeps the unlimited case to one query per REFRESH_MS per worker instead of one per call. The
+  // read is shared by every call waiting for it, and renewed behind the calls before it expires.
   let seen: { at: number; limited: boolean; cooldownUntil: number } | null = null;
-  const refresh = async () => {
-    await database.execute(`insert into rate_limits (key) values ($1) on conflict do nothing`, [key]);
-    const r = await database.execute(
-      `select rpm is not null or tpm is not null as limited, (extract(epoch from cooldown_until) * 1000)::float8 as cd,
-         (extract(epoch from clock_timestamp()) * 1000)::float8 as now from rate_limits where key = $1`,
-      [key],
-    );
-    const row = r.rows[0];
+  let created = false;
+  let reading: Promise<void> | null = null;
+  const read = async () => {
+    if (!created) {
+      await database.execute(`insert into rate_limits (key) values ($1) on conflict do nothing`, [key]);
+      created = true;
+    }
+    const row = (await database.execute(READ, [key], { prepare: true })).rows[0];
     // Cool-downs are compared on the database clock, translated to this machine's.
     seen = { at: clock(), limited: Boolean(row?.limited), cooldownUntil: clock() + (Number(row?.cd ?? 0) - Number(row?.now ?? 0)) };
   };
+  const refresh = (): Promise<void> => (reading ??= read().finally(() => (reading = null)));
   return {
     async acquire(tokens) {
       for (;;) {
-        if (!seen || clock() - seen.at > REFRESH_MS) await refresh();
+        const age = seen ? clock() - seen.at : Infinity;
+        if (age > REFRESH_MS) await refresh();
+        else if (age > RENEW_MS) void refresh().catch(() => {});
         const s = seen!;
         if (s.limited) break;
         const wait = s.cooldownUntil - clock();
@@ -87,9 +96,9 @@ export function dbRateLimiter(database: Database, key: string, sleep = (ms: numb
         seen = null;
       }
       for (;;) {
-        const spent = await database.execute(SPEND, [key, tokens]);
+        const spent = await database.execute(SPEND, [key, tokens], { prepare: true });
         if (spent.rows.length) return;
-        const w = await database.execute(WAIT, [key, tokens]);
+        const w = await database.execute(WAIT, [key, tokens], { prepare: true });
         const waitS = Number(w.rows[0]?.wait_s ?? 0.05);
         // Short naps: another worker may spend first, and a cool-down may be lifted by nobody but time.
         await sleep(Math.min(1000, Math.max(10, Math.ceil(waitS * 1000))));

@@ -3,16 +3,18 @@ import { eq } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { gradingRuns, judges } from '../db/schema.ts';
 import { AssayError } from '../domain/errors.ts';
-import { createAdapter, type ProviderKeys } from '../judges/adapters/index.ts';
+import { createAdapter, preloadAdapters, type ProviderKeys } from '../judges/adapters/index.ts';
 import { type LoadedJudge, loadJudge } from '../judges/config.ts';
 import type { Judge } from '../judges/types.ts';
 import { createGradingSession, type GradingSession, type SessionOptions } from '../services/grading.ts';
 import { type BossOptions, GRADE_QUEUE, startBoss } from './boss.ts';
+import { callSlots, slottedJudge } from './call-slots.ts';
 import type { GradeJobData } from './enqueue.ts';
 import { dbRateLimiter, limitKey, rateLimitedJudge } from './rate-limit.ts';
 
 /**
- * A grading worker: keeps up to `concurrency` jobs in flight, fetching more from pg-boss (FOR UPDATE
+ * A grading worker: keeps up to `concurrency` provider calls in flight, with as many jobs again read
+ * ahead or writing their grades, fetching more from pg-boss (FOR UPDATE
  * SKIP LOCKED, so any number of workers on any number of machines share one queue). A job is
  * idempotent: an answer that already has a final grade from the judge is skipped without a call, a
  * verdict already paid for is read from the response cache, and the grade is an upsert on
@@ -20,7 +22,13 @@ import { dbRateLimiter, limitKey, rateLimitedJudge } from './rate-limit.ts';
  */
 
 export interface WorkerOptions {
+  /** Provider calls at once (`--concurrency`). */
   concurrency: number;
+  /**
+   * Jobs held beyond the calls, reading their answer or writing their grade while the calls run
+   * (default: as many as `concurrency`). They are active in pg-boss, so a crash redelivers them.
+   */
+  prefetch?: number;
   keys?: ProviderKeys;
   /** Builds the provider adapter for a judge (tests and benchmarks); default: the real SDK adapter. */
   adapterFor?: (judge: LoadedJudge) => Promise<Judge>;
@@ -40,7 +48,10 @@ export interface WorkerStats {
   graded: number;
   skipped: number;
   failed: number;
+  /** Jobs taken and not finished (calling, waiting for a call slot, reading or writing). */
   inFlight: number;
+  /** Provider calls running now (at most `concurrency`). */
+  calling: number;
 }
 
 export interface GradeWorker {
@@ -52,11 +63,24 @@ export interface GradeWorker {
 }
 
 const LLM = new Set(['anthropic', 'openai', 'openai-compatible']);
+/**
+ * Group-commit window of a worker's writes: they happen after the job's call, so no call waits on
+ * them, and the database sees a few statements per window instead of two per answer.
+ */
+const WRITE_LINGER_MS = 20;
+/** Completions are written to the queue at most this often (a lost one only means a no-call redelivery). */
+const COMPLETE_EVERY_MS = 50;
 
 export async function startWorker(database: Database, o: WorkerOptions): Promise<GradeWorker> {
   const boss = o.bossInstance ?? (await startBoss(database, o.boss));
   const pollMs = o.pollMs ?? 250;
-  const stats: WorkerStats = { graded: 0, skipped: 0, failed: 0, inFlight: 0 };
+  const slots = callSlots(o.concurrency);
+  const maxJobs = o.concurrency + (o.prefetch ?? o.concurrency);
+  const fetchAtLeast = Math.max(1, Math.floor((maxJobs - o.concurrency) / 4));
+  // The SDKs load while the queue starts, not when the first job is already waiting on them.
+  if (o.keys) preloadAdapters(o.keys);
+  const counters = { graded: 0, skipped: 0, failed: 0, inFlight: 0 };
+  const stats: WorkerStats = Object.defineProperty(counters, 'calling', { get: () => slots.busy, enumerable: true }) as WorkerStats;
   const sessions = new Map<number, Promise<{ session: GradingSession; judgeId: number }>>();
   const inflight = new Set<Promise<void>>();
   let stopping = false;
@@ -82,7 +106,9 @@ export async function startWorker(database: Database, o: WorkerOptions): Promise
     if (o.rateLimits !== false && LLM.has(judge.config.provider)) {
       adapter = rateLimitedJudge(adapter, dbRateLimiter(database, limitKey(judge.config.provider, judge.config.model)), judge.config.params.max_tokens);
     }
-    const session = await createGradingSession(database, { judge, adapter, ...(o.engine ? { engine: o.engine } : {}) });
+    // The slot is taken first: a call waiting for the shared rate limit counts as in flight.
+    adapter = slottedJudge(adapter, slots);
+    const session = await createGradingSession(database, { judge, adapter, writeLingerMs: WRITE_LINGER_MS, ...(o.engine ? { engine: o.engine } : {}) });
     // Enqueueing wrote the judges row; the session finds the same one by config hash.
     return { session, judgeId: row.judgeId };
   }
@@ -110,7 +136,9 @@ export async function startWorker(database: Database, o: WorkerOptions): Promise
   // A completion lost in a crash only means the job is redelivered and finds its grade (no call).
   const toComplete = new Map<string, string[]>();
   let flushing: Promise<void> | null = null;
+  let flushTimer: NodeJS.Timeout | null = null;
   function flush(): Promise<void> {
+    if (flushTimer) (clearTimeout(flushTimer), (flushTimer = null));
     // Entered only with work to do, so the body awaits before it clears `flushing` below.
     if (!flushing && toComplete.size && !abandoned) {
       flushing = (async () => {
@@ -132,6 +160,9 @@ export async function startWorker(database: Database, o: WorkerOptions): Promise
     }
     return flushing ?? Promise.resolve();
   }
+  const flushSoon = () => {
+    flushTimer ??= setTimeout(() => void flush(), COMPLETE_EVERY_MS);
+  };
 
   function run(job: PgBoss.Job<GradeJobData>): void {
     stats.inFlight++;
@@ -144,7 +175,7 @@ export async function startWorker(database: Database, o: WorkerOptions): Promise
           const ids = toComplete.get(out.outcome);
           if (ids) ids.push(job.id);
           else toComplete.set(out.outcome, [job.id]);
-          void flush();
+          flushSoon();
         },
         async (err: unknown) => {
           if (abandoned) return;
@@ -174,8 +205,10 @@ export async function startWorker(database: Database, o: WorkerOptions): Promise
   let abandoned = false;
   async function loop(): Promise<void> {
     while (!stopping) {
-      const free = o.concurrency - inflight.size;
-      if (free <= 0) {
+      const free = maxJobs - inflight.size;
+      // With jobs read ahead, one fetch per finished job would be a round trip per answer: wait for a few
+      // free places while more jobs are held than there are call slots.
+      if (free <= 0 || (free < fetchAtLeast && inflight.size > o.concurrency)) {
         await nap(pollMs);
         continue;
       }

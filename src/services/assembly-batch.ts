@@ -58,16 +58,7 @@ class BatchWriter {
   private queue: Pending[] = [];
   private scheduled = false;
   private inFlight = 0;
-  private readonly run: (json: string) => Promise<Array<Record<string, unknown>>>;
-  constructor(database: Database) {
-    // On PostgreSQL the statement is prepared once per connection (postgres.js), skipping a parse and
-    // describe round per batch; PGlite goes through the ordinary execute.
-    const client = (database.db as { $client?: { unsafe?: (q: string, p: unknown[], o: { prepare: boolean }) => Promise<Array<Record<string, unknown>>> } }).$client;
-    this.run =
-      database.kind === 'postgres' && typeof client?.unsafe === 'function'
-        ? (json) => client.unsafe!(SQL, [json], { prepare: true })
-        : async (json) => (await database.execute(SQL, [json])).rows;
-  }
+  constructor(private readonly database: Database) {}
 
   write(row: BatchRow): Promise<number | null> {
     return new Promise((resolve) => {
@@ -124,7 +115,7 @@ class BatchWriter {
     }));
     let ids: Map<number, number>;
     try {
-      const rows = await this.run(JSON.stringify(input));
+      const { rows } = await this.database.execute(SQL, [JSON.stringify(input)], { prepare: true });
       ids = new Map(rows.map((x) => [Number(x.k), Number(x.id)]));
     } catch {
       ids = new Map();

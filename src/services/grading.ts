@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { and, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
+import { gradeUpserter, type GradeRow, queuedAnswerReader } from '../db/grade-store.ts';
 import { dbLedgerAndCache, dbResponseCache, dbUsageLedger } from '../db/judge-store.ts';
-import { answers, grades, judges, labels, rubrics, rubricVersions, runs } from '../db/schema.ts';
+import { answers, grades, judges, labels, runs } from '../db/schema.ts';
 import type { LabelRow } from '../domain/labels.ts';
 import type { Rubric } from '../domain/rubric.ts';
 import { badInput, notFound } from '../domain/errors.ts';
@@ -44,6 +45,12 @@ export interface SessionOptions {
   /** Replaces the provider adapter (tests, benchmarks). */
   adapter?: Judge;
   engine?: Pick<EngineOptions, 'sleep' | 'random' | 'boundary' | 'clock' | 'backoff'>;
+  /**
+   * How long the session's writes after a call (ledger and cache, grade) wait to go out together with
+   * other jobs' (group commit). A worker, whose jobs write behind their calls, sets it; an interactive
+   * grade does not. Reads before the call never wait: they are on the way to the call.
+   */
+  writeLingerMs?: number;
 }
 
 export interface GradingSession {
@@ -113,23 +120,17 @@ async function resolveAnswer(database: Database, req: GradeRequest): Promise<{ i
   });
 }
 
-/** The columns a grade writes (all but id and created_at); the upsert replaces all but the key. */
-const GRADE_COLUMNS = [
-  'answerId', 'judgeId', 'rubricVersionId', 'promptHash', 'status', 'reason', 'completeness', 'correctness', 'f1', 'items', 'claims', 'meta',
-  'rawOutput', 'inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens', 'costUsd', 'latencyMs',
-] as const;
-type GradeColumn = (typeof GRADE_COLUMNS)[number];
-
 export async function createGradingSession(database: Database, o: SessionOptions): Promise<GradingSession> {
   const judge = typeof o.judge === 'string' ? loadJudge(o.judge) : o.judge;
   const adapter = o.adapter ?? (await createAdapter(judge, o.keys ?? {}));
   const judgeRowId = await ensureJudgeRow(database, judge);
+  const behind = o.writeLingerMs ? { lingerMs: o.writeLingerMs } : {};
   const engine = createJudgeEngine({
     judge,
     adapter,
-    cache: dbResponseCache(database.db),
+    cache: dbResponseCache(database),
     ledger: dbUsageLedger(database.db, { judgeId: judgeRowId }),
-    ledgerAndCache: dbLedgerAndCache(database.db, { judgeId: judgeRowId }),
+    ledgerAndCache: dbLedgerAndCache(database, { judgeId: judgeRowId }, behind),
     ...(o.engine ?? {}),
   });
 
@@ -145,24 +146,13 @@ export async function createGradingSession(database: Database, o: SessionOptions
     return v;
   };
 
-  // One round trip for what grade() reads in five: the answer, its rubric's latest version, and this
-  // judge's grade of it. Built once and prepared (PostgreSQL) since every queued job runs it.
-  const queuedQ = database.db
-    .select({
-      text: answers.text,
-      status: answers.status,
-      rubric: rubrics.slug,
-      versionId: sql<number | null>`(select ${rubricVersions.id} from ${rubricVersions} where ${rubricVersions.rubricId} = ${answers.rubricId} order by ${rubricVersions.version} desc limit 1)`,
-      gradeStatus: sql<string | null>`(select ${grades.status} from ${grades} where ${grades.answerId} = ${answers.id} and ${grades.judgeId} = ${judgeRowId})`,
-    })
-    .from(answers)
-    .leftJoin(rubrics, eq(rubrics.id, answers.rubricId))
-    .where(eq(answers.id, sql.placeholder('answerId')))
-    .prepare('assay_grade_queued');
+  // One statement for what grade() reads in five (the answer, its rubric's latest version, this judge's
+  // grade of it), shared by the jobs in flight (group commit).
+  const readQueued = queuedAnswerReader(database, judgeRowId);
 
   async function gradeQueued(answerId: number): Promise<StoredGrade | 'already graded'> {
     // Same checks and messages as getAnswer/resolveAnswer/resolveRubric.
-    const [row] = await queuedQ.execute({ answerId });
+    const row = await readQueued(answerId);
     if (!row) throw notFound(`answer ${answerId} not found`);
     if (row.gradeStatus != null && row.gradeStatus !== 'provider_error') return 'already graded';
     if (row.text === null || row.text.trim() === '') throw badInput(`answer ${answerId}: has no text to grade (status ${row.status})`);
@@ -180,18 +170,7 @@ export async function createGradingSession(database: Database, o: SessionOptions
     return gradeResolved(req, answer, resolved);
   }
 
-  const upsertQ = database.db
-    .insert(grades)
-    .values(Object.fromEntries(GRADE_COLUMNS.map((c) => [c, sql.placeholder(c)])) as unknown as typeof grades.$inferInsert)
-    .onConflictDoUpdate({
-      target: [grades.answerId, grades.judgeId],
-      set: {
-        ...Object.fromEntries(GRADE_COLUMNS.filter((c) => c !== 'answerId' && c !== 'judgeId').map((c) => [c, sql`excluded.${sql.identifier(grades[c].name)}`])),
-        createdAt: sql`now()`,
-      },
-    })
-    .returning({ id: grades.id })
-    .prepare('assay_grade_upsert');
+  const upsertGrade = gradeUpserter(database, behind);
 
   async function gradeResolved(
     req: Pick<GradeRequest, 'image' | 'unverifiable'>,
@@ -222,8 +201,8 @@ export async function createGradingSession(database: Database, o: SessionOptions
       latencyMs: Math.round(outcome.latencyMs),
     };
     // One statement is atomic on its own: no BEGIN/COMMIT round trips around it.
-    const [g] = await upsertQ.execute(row satisfies Record<GradeColumn, unknown>);
-    return { ...report, gradeId: g!.id, answerId: answer.id, rubric: { id: rubric.id, version } };
+    const gradeId = await upsertGrade(row satisfies GradeRow);
+    return { ...report, gradeId, answerId: answer.id, rubric: { id: rubric.id, version } };
   }
 
   return { engine, judgeRowId, grade, gradeQueued };

@@ -47,3 +47,10 @@ const FACTORIES: Readonly<Record<JudgeProvider, (judge: LoadedJudge, keys: Provi
 export function createAdapter(judge: LoadedJudge, keys: ProviderKeys): Promise<Judge> {
   return FACTORIES[judge.config.provider](judge, keys);
 }
+
+/** Starts loading the SDKs of the providers that have keys, so the first job does not wait for them. */
+export function preloadAdapters(keys: ProviderKeys): void {
+  const load = (f: () => Promise<unknown>) => void f().catch(() => {});
+  if (keys.anthropicApiKey) load(() => import('./anthropic.ts'));
+  if (keys.openaiApiKey || keys.openaiBaseUrl) load(() => import('./openai.ts'));
+}
