@@ -147,6 +147,8 @@ async function main(): Promise<void> {
     if (process.env.BENCH_TRACE) {
       console.log(`   [${name}] enqueue ${(enqueued - t0).toFixed(0)} ms, first call after ${(firstCall - t0).toFixed(0)} ms, last call ended ${(end - lastCallEnd).toFixed(0)} ms before the end`);
       console.log(`   [${name}] provider call ${(callMs / n).toFixed(1)} ms on average as the grader sees it; jobs held ${mean(jobs).toFixed(1)} on average`);
+      const gc = (globalThis as { gc?: () => void }).gc;
+      if (gc) (gc(), console.log(`   [${name}] heap after a full GC: ${(process.memoryUsage().heapUsed / 2 ** 20).toFixed(1)} MB (node --expose-gc)`));
     }
     return { seconds, peakRss, meanCalling: mean(calling), maxCalling: Math.max(0, ...calling), cpuMsPerGrade, xactPerGrade };
   }

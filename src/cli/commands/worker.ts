@@ -26,7 +26,7 @@ const worker: Command = {
     const stop = () => void w.stop({ graceful: true });
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
-    process.stderr.write(`worker ${process.pid}: concurrency ${concurrency}, polling every ${pollMs} ms\n`);
+    process.stderr.write(`worker ${process.pid}: ${concurrency} provider calls at once (as many jobs again read ahead), polling every ${pollMs} ms\n`);
     await w.done;
     await w.stop({ graceful: true });
     await database.close();
