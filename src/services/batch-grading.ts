@@ -1,5 +1,6 @@
 import { and, asc, eq, ne, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
+import { withExclusive } from '../db/exclusive.ts';
 import { providerBatches } from '../db/schema.ts';
 import { badInput } from '../domain/errors.ts';
 import type { Rubric } from '../domain/rubric.ts';
@@ -86,6 +87,13 @@ export async function runBatchGrading(database: Database, o: BatchGradingOptions
   if (!BATCH_PROVIDERS.has(cfg.provider)) throw badInput(`--batch: judge ${cfg.id} uses provider ${cfg.provider}; batch APIs exist for anthropic and openai only`);
   const run = await findRun(database, o.run);
   const judgeId = await judgeRowFor(database, judge);
+  // Two `--batch` processes on one run × judge would both see the same ungraded answers and pay twice.
+  const busy = `run '${run.name}' is already being graded with judge ${cfg.id} through the batch API by another process; wait for it, or stop it and run again`;
+  return withExclusive(database, `assay-batch:${run.id}:${judgeId}`, busy, () => gradeThroughBatches(database, o, judge, run, judgeId));
+}
+
+async function gradeThroughBatches(database: Database, o: BatchGradingOptions, judge: LoadedJudge, run: { id: number; name: string }, judgeId: number): Promise<BatchGradingResult> {
+  const cfg = judge.config;
   const client = o.client ?? (await createBatchClient(judge, o.keys ?? {}));
   const pollMs = o.pollIntervalMs ?? 30_000;
   const sleep = o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));

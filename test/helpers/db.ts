@@ -10,6 +10,8 @@ import { migrate, openDatabase, type Database } from '../../src/db/client.ts';
 
 export interface DbContext {
   readonly database: Database;
+  /** The PostgreSQL URL of the suite's database (undefined on PGlite): for a second connection pool. */
+  readonly url: string | undefined;
 }
 
 export const ENGINES: Array<'pglite' | 'postgres'> = process.env.TEST_DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
@@ -19,10 +21,12 @@ export function describeDb(name: string, fn: (ctx: DbContext) => void): void {
     describe(`${name} [${engine}]`, () => {
       let database: Database | undefined;
       let drop: (() => Promise<void>) | undefined;
+      let url: string | undefined;
       beforeAll(async () => {
         const opened = await openTestDatabase(engine);
         database = opened.database;
         drop = opened.drop;
+        url = opened.url;
       });
       afterAll(async () => {
         await drop?.();
@@ -31,6 +35,9 @@ export function describeDb(name: string, fn: (ctx: DbContext) => void): void {
         get database(): Database {
           if (!database) throw new Error('database not open yet (use it inside tests or hooks)');
           return database;
+        },
+        get url(): string | undefined {
+          return url;
         },
       });
     });

@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/db/client.ts';
 import { loadJudge } from '../../src/judges/config.ts';
 import { loadPrices } from '../../src/judges/prices.ts';
 import { runBatchGrading } from '../../src/services/batch-grading.ts';
@@ -165,6 +166,32 @@ for (const p of PROVIDERS) {
       expect(await run(name)).toMatchObject({ created: 0, adopted: 0, graded: 4, failed: 0 });
       expect(creates(fake, p.creates) - before).toBe(1);
       expect((await gradesOf(name)).map((g) => g.status)).toEqual(['ok', 'ok', 'ok', 'ok']);
+    });
+
+    it('a second --batch on the same run × judge, in this process or another, is refused while the first runs', async () => {
+      fake.setScript((call) => verdictsFor(indexOf(call)));
+      const name = `${p.name}-excl`;
+      await seedRun(ctx.database, name, 3, (i) => `exclusive answer ${i}: a farmyard with ${i} geese.`);
+      let polling!: () => void;
+      const started = new Promise<void>((r) => (polling = r));
+      let release!: () => void;
+      const gate = new Promise<void>((r) => (release = r));
+      const first = run(name, { sleep: async () => (polling(), gate) });
+      await started;
+      await expect(run(name)).rejects.toMatchObject({ code: 'conflict', message: expect.stringContaining('already being graded') });
+      if (ctx.url) {
+        // Another process: its own connection pool, so only the advisory lock on the server can tell.
+        const other = await openDatabase({ url: ctx.url, max: 2 });
+        try {
+          await expect(runBatchGrading(other, { run: name, judge: p.judgeFile, keys: keys(), pollIntervalMs: 5, engine: quietEngine })).rejects.toMatchObject({ code: 'conflict' });
+        } finally {
+          await other.close();
+        }
+      }
+      release();
+      expect(await first).toMatchObject({ created: 1, graded: 3, failed: 0 });
+      // The lock went with the first run: the next one finds nothing to do.
+      expect(await run(name)).toMatchObject({ created: 0, graded: 0, failed: 0 });
     });
 
     for (const crash of ['afterIntent', 'afterCreate'] as const) {
