@@ -114,9 +114,8 @@ async function gradeThroughBatches(database: Database, o: BatchGradingOptions, j
       return r;
     },
   };
-  // SessionOptions['engine'] does not list `prices` (yet); the engine options are spread through as given.
-  const engine = { ...(o.engine ?? {}), prices: batchPrices(loadPrices()) } as SessionOptions['engine'];
-  const session = await createGradingSession(database, { judge, adapter: batchJudge, ...(engine ? { engine } : {}) });
+  const engine = { ...(o.engine ?? {}), prices: batchPrices(loadPrices()) };
+  const session = await createGradingSession(database, { judge, adapter: batchJudge, engine });
 
   const rubrics = new Map<string, Promise<Rubric>>();
   const rubricOf = (slug: string): Promise<Rubric> => {

@@ -44,7 +44,7 @@ export interface SessionOptions {
   keys?: ProviderKeys;
   /** Replaces the provider adapter (tests, benchmarks). */
   adapter?: Judge;
-  engine?: Pick<EngineOptions, 'sleep' | 'random' | 'boundary' | 'clock' | 'backoff'>;
+  engine?: Pick<EngineOptions, 'sleep' | 'random' | 'boundary' | 'clock' | 'backoff' | 'prices'>;
   /**
    * How long the session's writes after a call (ledger and cache, grade) wait to go out together with
    * other jobs' (group commit). A worker, whose jobs write behind their calls, sets it; an interactive
