@@ -4,6 +4,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
     pool: 'forks',
+    setupFiles: ['test/setup/fast-check.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },

@@ -17,7 +17,8 @@ export function parseCsv(file: ImportFile): Located[] {
   });
   const out: Located[] = [];
   for (const rec of records) {
-    if (rec.cells.length === 1 && rec.cells[0]!.trim() === '') continue;
+    // A blank line is skipped; a quoted blank cell ("" or " ") is a record like any other.
+    if (!rec.quoted && rec.cells.length === 1 && rec.cells[0]!.trim() === '') continue;
     if (rec.cells.length !== names.length) {
       throw badInput(`${file.path}:${rec.line}: has ${rec.cells.length} fields, the header has ${names.length}`);
     }
@@ -32,12 +33,13 @@ export function parseCsv(file: ImportFile): Located[] {
   return out;
 }
 
-function splitRecords(file: ImportFile): Array<{ line: number; cells: string[] }> {
+function splitRecords(file: ImportFile): Array<{ line: number; cells: string[]; quoted: boolean }> {
   const text = file.content.replace(/^\uFEFF/, '');
-  const records: Array<{ line: number; cells: string[] }> = [];
+  const records: Array<{ line: number; cells: string[]; quoted: boolean }> = [];
   let cells: string[] = [];
   let cell = '';
   let quoted = false;
+  let anyQuoted = false;
   let line = 1;
   let start = 1;
   for (let i = 0; i < text.length; i++) {
@@ -53,24 +55,25 @@ function splitRecords(file: ImportFile): Array<{ line: number; cells: string[] }
       }
       continue;
     }
-    if (ch === '"' && cell === '') quoted = true;
+    if (ch === '"' && cell === '') quoted = anyQuoted = true;
     else if (ch === ',') {
       cells.push(cell);
       cell = '';
     } else if (ch === '\n' || ch === '\r') {
       if (ch === '\r' && text[i + 1] === '\n') i++;
       cells.push(cell);
-      records.push({ line: start, cells });
+      records.push({ line: start, cells, quoted: anyQuoted });
       cells = [];
       cell = '';
+      anyQuoted = false;
       line++;
       start = line;
     } else cell += ch;
   }
   if (quoted) throw badInput(`${file.path}:${start}: unterminated quoted field`);
-  if (cell !== '' || cells.length > 0) {
+  if (cell !== '' || cells.length > 0 || anyQuoted) {
     cells.push(cell);
-    records.push({ line: start, cells });
+    records.push({ line: start, cells, quoted: anyQuoted });
   }
   return records;
 }
