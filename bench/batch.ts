@@ -71,6 +71,9 @@ async function childFake(latencyMs: number): Promise<Fake> {
   };
 }
 
+/** The fake provider at this latency: in a child process, or in this one with BENCH_FAKE_IN_PROCESS=1. */
+const startFake = (latencyMs: number): Promise<Fake> => (process.env.BENCH_FAKE_IN_PROCESS ? startFakeProvider({ script: [VERDICTS], latencyMs }) : childFake(latencyMs));
+
 async function main(): Promise<void> {
   const PG_ADMIN_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
   const N = Number(process.env.BENCH_N ?? 2000);
@@ -86,7 +89,7 @@ async function main(): Promise<void> {
   const keys = { anthropicApiKey: 'sk-bench' };
 
   async function phase(name: string, n: number, latencyMs: number): Promise<{ seconds: number; peakRss: number; meanCalling: number; maxCalling: number; cpuMsPerGrade: number; xactPerGrade: number }> {
-    const fake: Fake = process.env.BENCH_FAKE_IN_PROCESS ? await startFakeProvider({ script: [VERDICTS], latencyMs }) : await childFake(latencyMs);
+    const fake = await startFake(latencyMs);
     await seedRun(database, name, n);
     const boss = await startBoss(database, { expireInSeconds: 600 });
     // The real SDK adapter, timed: how much of a job's time is the provider call as the grader sees it.
@@ -155,7 +158,7 @@ async function main(): Promise<void> {
 
   /** N gradings through the engine and the real SDK against the fake, K at a time, cache and ledger in memory. */
   async function bareCalls(n: number, latencyMs: number): Promise<number> {
-    const fake: Fake = process.env.BENCH_FAKE_IN_PROCESS ? await startFakeProvider({ script: [VERDICTS], latencyMs }) : await childFake(latencyMs);
+    const fake = await startFake(latencyMs);
     const judge = loadJudge(JUDGE_FILE);
     const adapter = await createAdapter(judge, { ...keys, anthropicBaseUrl: fake.url });
     const engine = createJudgeEngine({ judge, adapter, cache: new MemoryCache(), ledger: new MemoryLedger() });

@@ -79,9 +79,16 @@ export async function startWorker(database: Database, o: WorkerOptions): Promise
   const fetchAtLeast = Math.max(1, Math.floor((maxJobs - o.concurrency) / 4));
   // The SDKs load while the queue starts, not when the first job is already waiting on them.
   if (o.keys) preloadAdapters(o.keys);
-  const counters = { graded: 0, skipped: 0, failed: 0, inFlight: 0 };
-  const stats: WorkerStats = Object.defineProperty(counters, 'calling', { get: () => slots.busy, enumerable: true }) as WorkerStats;
-  const sessions = new Map<number, Promise<{ session: GradingSession; judgeId: number }>>();
+  const stats: WorkerStats = {
+    graded: 0,
+    skipped: 0,
+    failed: 0,
+    inFlight: 0,
+    get calling() {
+      return slots.busy;
+    },
+  };
+  const sessions = new Map<number, Promise<GradingSession>>();
   const inflight = new Set<Promise<void>>();
   let stopping = false;
   let wake: (() => void) | null = null;
@@ -91,9 +98,9 @@ export async function startWorker(database: Database, o: WorkerOptions): Promise
       wake = () => (clearTimeout(t), (wake = null), r());
     });
 
-  async function contextFor(gradingRunId: number): Promise<{ session: GradingSession; judgeId: number }> {
+  async function contextFor(gradingRunId: number): Promise<GradingSession> {
     const [row] = await database.db
-      .select({ ref: gradingRuns.judgeRef, judgeId: gradingRuns.judgeId, hash: judges.configHash })
+      .select({ ref: gradingRuns.judgeRef, hash: judges.configHash })
       .from(gradingRuns)
       .innerJoin(judges, eq(judges.id, gradingRuns.judgeId))
       .where(eq(gradingRuns.id, gradingRunId));
@@ -108,9 +115,8 @@ export async function startWorker(database: Database, o: WorkerOptions): Promise
     }
     // The slot is taken first: a call waiting for the shared rate limit counts as in flight.
     adapter = slottedJudge(adapter, slots);
-    const session = await createGradingSession(database, { judge, adapter, writeLingerMs: WRITE_LINGER_MS, ...(o.engine ? { engine: o.engine } : {}) });
     // Enqueueing wrote the judges row; the session finds the same one by config hash.
-    return { session, judgeId: row.judgeId };
+    return createGradingSession(database, { judge, adapter, writeLingerMs: WRITE_LINGER_MS, ...(o.engine ? { engine: o.engine } : {}) });
   }
 
   function sessionFor(gradingRunId: number) {
@@ -124,7 +130,7 @@ export async function startWorker(database: Database, o: WorkerOptions): Promise
   }
 
   async function handle(data: GradeJobData): Promise<{ outcome: string }> {
-    const { session } = await sessionFor(data.gradingRunId);
+    const session = await sessionFor(data.gradingRunId);
     const g = await session.gradeQueued(data.answerId);
     if (g === 'already graded') return { outcome: g };
     // A provider failure is retried by the queue (with backoff); every other status is the judge's answer.

@@ -1,4 +1,5 @@
 import type { Database } from '../db/client.ts';
+import { groupCommit } from '../db/group-commit.ts';
 import type { GridScore } from '../scoring/grid/index.ts';
 
 /**
@@ -19,11 +20,6 @@ export interface BatchRow {
   outputTokens: number | null;
   meta: Record<string, unknown>;
   score: GridScore;
-}
-
-interface Pending {
-  row: BatchRow;
-  resolve: (answerId: number | null) => void;
 }
 
 const MAX_BATCH = 256;
@@ -54,46 +50,18 @@ const SQL = `with input as (
   )
   select a.id, i.k from a join input i on i.run_id = a.run_id and i.external_id = a.external_id`;
 
-class BatchWriter {
-  private queue: Pending[] = [];
-  private scheduled = false;
-  private inFlight = 0;
-  constructor(private readonly database: Database) {}
-
-  write(row: BatchRow): Promise<number | null> {
-    return new Promise((resolve) => {
-      this.queue.push({ row, resolve });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => this.drain());
-      }
-    });
-  }
-
-  private drain(): void {
-    this.scheduled = false;
-    while (this.queue.length && this.inFlight < MAX_IN_FLIGHT) {
-      this.inFlight++;
-      void this.flush(this.queue.splice(0, MAX_BATCH)).finally(() => {
-        this.inFlight--;
-        this.drain();
-      });
-    }
-  }
-
-  private async flush(batch: Pending[]): Promise<void> {
-    // Two submissions of one id in a batch: the first goes in, the later ones take the general path.
-    const seen = new Set<string>();
-    const mine: Pending[] = [];
-    for (const p of batch) {
-      const key = `${p.row.runId}\u0000${p.row.externalId}`;
-      if (seen.has(key)) p.resolve(null);
-      else {
-        seen.add(key);
-        mine.push(p);
-      }
-    }
-    const input = mine.map(({ row: r }, k) => ({
+/** One statement for a batch; null for a row the caller must write one at a time. */
+async function writeAll(database: Database, rows: BatchRow[]): Promise<Array<number | null>> {
+  // Two submissions of one id in a batch: the first goes in, the later ones take the general path.
+  const seen = new Set<string>();
+  const mine: number[] = [];
+  rows.forEach((r, i) => {
+    const key = `${r.runId}\u0000${r.externalId}`;
+    if (!seen.has(key)) (seen.add(key), mine.push(i));
+  });
+  const input = mine.map((i, k) => {
+    const r = rows[i]!;
+    return {
       k,
       run_id: r.runId,
       external_id: r.externalId,
@@ -112,23 +80,25 @@ class BatchWriter {
       proximity: r.score.proximity,
       shape_compatibility: r.score.shapeCompatibility,
       by_position: r.score.byPosition,
-    }));
-    let ids: Map<number, number>;
-    try {
-      const { rows } = await this.database.execute(SQL, [JSON.stringify(input)], { prepare: true });
-      ids = new Map(rows.map((x) => [Number(x.k), Number(x.id)]));
-    } catch {
-      ids = new Map();
-    }
-    mine.forEach((p, k) => p.resolve(ids.get(k) ?? null));
+    };
+  });
+  let ids = new Map<number, number>();
+  try {
+    const { rows: written } = await database.execute(SQL, [JSON.stringify(input)], { prepare: true });
+    ids = new Map(written.map((x) => [Number(x.k), Number(x.id)]));
+  } catch {
+    // Refused as a whole (a taken id raced in, a bad row): every row goes the one-at-a-time way.
   }
+  const out: Array<number | null> = rows.map(() => null);
+  mine.forEach((i, k) => (out[i] = ids.get(k) ?? null));
+  return out;
 }
 
-const writers = new WeakMap<Database, BatchWriter>();
+const writers = new WeakMap<Database, (row: BatchRow) => Promise<number | null>>();
 
 /** The answer's new id, or null when the caller must take the one-at-a-time path. */
 export function writeBatched(database: Database, row: BatchRow): Promise<number | null> {
   let w = writers.get(database);
-  if (!w) writers.set(database, (w = new BatchWriter(database)));
-  return w.write(row);
+  if (!w) writers.set(database, (w = groupCommit((rows: BatchRow[]) => writeAll(database, rows), { maxBatch: MAX_BATCH, maxInFlight: MAX_IN_FLIGHT })));
+  return w(row);
 }

@@ -13,7 +13,7 @@ import { type Judge, type JudgeReply, type JudgeRequest, ProviderCallError } fro
 import { getAnswer } from './answers.ts';
 import { createGradingSession, type SessionOptions } from './grading.ts';
 import { getRubric, toRubric } from './rubrics.ts';
-import { findRun, judgeRowFor } from './runs-grading.ts';
+import { findRun, judgeRowFor, type RunAndJudge } from './runs-grading.ts';
 
 /**
  * `assay run --batch`: a run graded through the provider's batch API (half price, up to 24 h).
@@ -48,9 +48,7 @@ export interface BatchGradingOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
-export interface BatchGradingResult {
-  run: { id: number; name: string };
-  judge: { id: number; slug: string };
+export interface BatchGradingResult extends RunAndJudge {
   /** Provider batches created by this call, and found again by reconciliation instead of created. */
   created: number;
   adopted: number;

@@ -1,6 +1,7 @@
 import type { Database } from '../db/client.ts';
-import { notFound } from '../domain/errors.ts';
+import { badInput, notFound } from '../domain/errors.ts';
 import { GRADE_QUEUE } from '../jobs/boss.ts';
+import { findRun, type RunAndJudge } from './runs-grading.ts';
 
 /**
  * Progress of a run × judge, from the database alone (so any process — the CLI bar, GET
@@ -12,9 +13,7 @@ import { GRADE_QUEUE } from '../jobs/boss.ts';
  * - tokens and cost: every provider call the judge made for the run's answers (usage ledger).
  */
 
-export interface Progress {
-  run: { id: number; name: string };
-  judge: { id: number; slug: string };
+export interface Progress extends RunAndJudge {
   status: string;
   total: number;
   done: number;
@@ -92,10 +91,14 @@ export async function getProgress(database: Database, gradingRunId: number): Pro
 }
 
 /** The grading run of run × judge (by run name/id and judge slug), for the CLI and the API. */
-export async function findGradingRun(database: Database, runId: number, judgeSlug?: string): Promise<number[]> {
+/** Progress of a run (id or name) graded with one judge; the judge may be left out when only one grades it. */
+export async function getRunProgress(database: Database, runRef: string | number, judgeSlug?: string): Promise<Progress> {
+  const run = await findRun(database, runRef);
   const r = await database.execute(
     `select gr.id from grading_runs gr join judges j on j.id = gr.judge_id where gr.run_id = $1 and ($2::text is null or j.slug = $2) order by gr.id`,
-    [runId, judgeSlug ?? null],
+    [run.id, judgeSlug ?? null],
   );
-  return r.rows.map((x) => Number(x.id));
+  if (r.rows.length === 0) throw badInput(`run '${run.name}': not enqueued for grading${judgeSlug ? ` by judge '${judgeSlug}'` : ''}`);
+  if (r.rows.length > 1) throw badInput(`run '${run.name}': graded by several judges; name one with ?judge=`);
+  return getProgress(database, Number(r.rows[0].id));
 }

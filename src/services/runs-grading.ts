@@ -23,8 +23,13 @@ export interface GradeRunRequest {
   limits?: Limits;
 }
 
-export interface GradeRunResult extends EnqueueResult {
+/** The run and judge a grading result or progress report is about. */
+export interface RunAndJudge {
   run: { id: number; name: string };
+  judge: { id: number; slug: string };
+}
+
+export interface GradeRunResult extends EnqueueResult, RunAndJudge {
   judge: { id: number; slug: string; configHash: string };
   resumed: number;
   retried: number;

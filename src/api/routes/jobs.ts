@@ -4,8 +4,8 @@ import type { Database } from '../../db/client.ts';
 import { badInput } from '../../domain/errors.ts';
 import { startBoss } from '../../jobs/boss.ts';
 import { JOB_STATES, listJobs, retryFailedJobs } from '../../services/jobs.ts';
-import { findGradingRun, getProgress } from '../../services/progress.ts';
-import { cancelRunGrading, enqueueRunGrading, findRun } from '../../services/runs-grading.ts';
+import { getRunProgress } from '../../services/progress.ts';
+import { cancelRunGrading, enqueueRunGrading } from '../../services/runs-grading.ts';
 import { defineRoute, type Api } from '../define-route.ts';
 import { errorResponses, notFoundResponse } from '../schemas.ts';
 
@@ -113,11 +113,7 @@ export function registerJobs(api: Api): void {
     handler: async (c) => {
       const { id } = c.req.valid('param');
       const { judge } = c.req.valid('query');
-      const run = await findRun(database, id);
-      const ids = await findGradingRun(database, run.id, judge);
-      if (ids.length === 0) throw badInput(`run '${run.name}': not enqueued for grading${judge ? ` by judge '${judge}'` : ''}`);
-      if (ids.length > 1) throw badInput(`run '${run.name}': graded by several judges; name one with ?judge=`);
-      return c.json(await getProgress(database, ids[0]!), 200);
+      return c.json(await getRunProgress(database, id, judge), 200);
     },
   });
 

@@ -5,6 +5,7 @@ import { answerDetail, listAnswerRows } from '../../services/web-answer.ts';
 import { assemblyPicture } from '../assembly-svg.ts';
 import type { Web } from '../index.tsx';
 import type { PageSpec } from '../respond.tsx';
+import { SelectField } from '../select-field.tsx';
 import { pictureFile } from '../static.ts';
 import { DataTable, type Table } from '../table.tsx';
 import { GradeSection, gradeTables } from './grade.tsx';
@@ -53,15 +54,7 @@ async function listPage(q: URLSearchParams, web: Web): Promise<PageSpec> {
           <input id="run" name="run" value={run ?? ''} />
           <label for="model">Model</label>
           <input id="model" name="model" value={model ?? ''} />
-          <label for="task">Task</label>
-          <select id="task" name="task">
-            <option value="">any</option>
-            {TASK_KINDS.map((t) => (
-              <option value={t} selected={t === task}>
-                {t}
-              </option>
-            ))}
-          </select>
+          <SelectField name="task" label="Task" options={TASK_KINDS} selected={task} any="any" />
           <button type="submit">Filter</button>
         </form>
         <DataTable table={table} search={q} />

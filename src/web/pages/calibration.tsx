@@ -7,6 +7,7 @@ import { num } from '../format.ts';
 import { JudgesNote } from '../judge-note.tsx';
 import { Figure } from '../layout.tsx';
 import type { PageSpec } from '../respond.tsx';
+import { SelectField } from '../select-field.tsx';
 import { DataTable, type Row, type Table } from '../table.tsx';
 import { oneOf, param } from './report-page.ts';
 
@@ -98,14 +99,7 @@ export async function calibrationPage(q: URLSearchParams, database: Database): P
   const ts = cal.report ? tables(cal.report) : [];
   const form = (
     <form method="get" class="filters">
-      <label for="scale">Scale</label>
-      <select id="scale" name="scale">
-        {LABEL_SCALES.map((s) => (
-          <option value={s} selected={s === scale}>
-            {s}
-          </option>
-        ))}
-      </select>
+      <SelectField name="scale" label="Scale" options={LABEL_SCALES} selected={scale} />
       <label for="judge">Judge</label>
       <input id="judge" name="judge" value={judge ?? ''} placeholder="all judges" />
       <button type="submit">Show</button>

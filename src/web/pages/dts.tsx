@@ -4,6 +4,7 @@ import { intervalChart, type IntervalPoint } from '../charts.ts';
 import { JudgeNote } from '../judge-note.tsx';
 import { Figure } from '../layout.tsx';
 import type { PageSpec } from '../respond.tsx';
+import { SelectField } from '../select-field.tsx';
 import { DataTable, type Table } from '../table.tsx';
 import { oneOf } from './report-page.ts';
 
@@ -39,23 +40,16 @@ export async function dtsPage(q: URLSearchParams, database: Database): Promise<P
   };
   const form = (
     <form method="get" class="filters">
-      <label for="metric">Assembly metric</label>
-      <select id="metric" name="metric">
-        {DTS_METRICS.map((m) => (
-          <option value={m} selected={m === metric}>
-            {m}
-          </option>
-        ))}
-      </select>
-      <label for="perception">Perception from</label>
-      <select id="perception" name="perception">
-        <option value="f1" selected={perception === 'f1'}>
-          description F1
-        </option>
-        <option value="label" selected={perception === 'label'}>
-          human label
-        </option>
-      </select>
+      <SelectField name="metric" label="Assembly metric" options={DTS_METRICS} selected={metric} />
+      <SelectField
+        name="perception"
+        label="Perception from"
+        options={[
+          { value: 'f1', label: 'description F1' },
+          { value: 'label', label: 'human label' },
+        ]}
+        selected={perception}
+      />
       <label for="threshold">Threshold τ</label>
       <input id="threshold" name="threshold" type="number" step="0.05" min="-1" max="1" value={String(tau)} />
       <button type="submit">Show</button>
