@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { badInput } from './domain/errors.ts';
 import type { Database } from './db/client.ts';
+import type { ProviderKeys } from './judges/adapters/index.ts';
 
 /**
  * Process configuration, read from the environment once at start. A bad value stops the process with
@@ -28,6 +29,7 @@ const ConfigSchema = z.object({
   ANTHROPIC_API_KEY: optionalString,
   OPENAI_API_KEY: optionalString,
   OPENAI_BASE_URL: z.preprocess(blankToUndefined, z.url().optional()),
+  ANTHROPIC_BASE_URL: z.preprocess(blankToUndefined, z.url().optional()),
 });
 
 export interface Config {
@@ -40,6 +42,7 @@ export interface Config {
   anthropicApiKey: string | undefined;
   openaiApiKey: string | undefined;
   openaiBaseUrl: string | undefined;
+  anthropicBaseUrl: string | undefined;
 }
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
@@ -59,8 +62,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     anthropicApiKey: c.ANTHROPIC_API_KEY,
     openaiApiKey: c.OPENAI_API_KEY,
     openaiBaseUrl: c.OPENAI_BASE_URL,
+    anthropicBaseUrl: c.ANTHROPIC_BASE_URL,
   };
 }
+
+/** The provider credentials and endpoints the judge adapters take. */
+export const providerKeys = (config: Partial<Pick<Config, 'anthropicApiKey' | 'anthropicBaseUrl' | 'openaiApiKey' | 'openaiBaseUrl'>>): ProviderKeys => ({
+  anthropicApiKey: config.anthropicApiKey,
+  anthropicBaseUrl: config.anthropicBaseUrl,
+  openaiApiKey: config.openaiApiKey,
+  openaiBaseUrl: config.openaiBaseUrl,
+});
 
 /** PostgreSQL when DATABASE_URL is set, otherwise PGlite in ASSAY_DATA_DIR. Not migrated. */
 export async function openConfiguredDatabase(config: Config): Promise<Database> {

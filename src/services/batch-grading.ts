@@ -64,6 +64,12 @@ export const customIdFor = (configHash: string, answerId: number, attempt: numbe
 
 const BATCH_PROVIDERS = new Set(['anthropic', 'openai']);
 
+/** Only Anthropic and OpenAI judges have a batch API; checked before anything is opened or written. */
+export function assertBatchJudge(judge: LoadedJudge): void {
+  const c = judge.config;
+  if (!BATCH_PROVIDERS.has(c.provider)) throw badInput(`--batch: judge ${c.id} uses provider ${c.provider}; batch APIs exist for anthropic and openai only`);
+}
+
 async function createBatchClient(judge: LoadedJudge, keys: ProviderKeys): Promise<BatchClient> {
   const c = judge.config;
   const env = keys.env ?? process.env;
@@ -82,7 +88,7 @@ async function createBatchClient(judge: LoadedJudge, keys: ProviderKeys): Promis
 export async function runBatchGrading(database: Database, o: BatchGradingOptions): Promise<BatchGradingResult> {
   const judge = typeof o.judge === 'string' ? loadJudge(o.judge) : o.judge;
   const cfg = judge.config;
-  if (!BATCH_PROVIDERS.has(cfg.provider)) throw badInput(`--batch: judge ${cfg.id} uses provider ${cfg.provider}; batch APIs exist for anthropic and openai only`);
+  assertBatchJudge(judge);
   const run = await findRun(database, o.run);
   const judgeId = await judgeRowFor(database, judge);
   // Two `--batch` processes on one run × judge would both see the same ungraded answers and pay twice.

@@ -29,13 +29,16 @@ export interface JobQuery {
   limit?: number;
 }
 
+/** Grading jobs with the run and judge they grade for (by the grading_runs row in their data). */
+const JOBS_WITH_RUNS = `pgboss.job j left join grading_runs gr on gr.id = (j.data->>'gradingRunId')::int left join runs r on r.id = gr.run_id left join judges jd on jd.id = gr.judge_id`;
+
 export async function listJobs(database: Database, q: JobQuery = {}): Promise<{ counts: Record<JobState, number>; jobs: JobView[] }> {
   if (q.state && !JOB_STATES.includes(q.state)) throw badInput(`state: one of ${JOB_STATES.join(', ')}`);
   const present = await database.execute(`select to_regclass('pgboss.job') is not null as ok`);
   const counts = Object.fromEntries(JOB_STATES.map((s) => [s, 0])) as Record<JobState, number>;
   if (!present.rows[0]?.ok) return { counts, jobs: [] };
   const filter = `j.name = $1 and ($2::text is null or r.name = $2)`;
-  const from = `pgboss.job j left join grading_runs gr on gr.id = (j.data->>'gradingRunId')::int left join runs r on r.id = gr.run_id left join judges jd on jd.id = gr.judge_id`;
+  const from = JOBS_WITH_RUNS;
   const c = await database.execute(`select j.state::text as state, count(*)::int as n from ${from} where ${filter} group by j.state`, [GRADE_QUEUE, q.run ?? null]);
   for (const row of c.rows) counts[row.state as JobState] = Number(row.n);
   const rows = await database.execute(
@@ -64,7 +67,7 @@ export async function retryFailedJobs(database: Database, boss: PgBoss, q: { ids
   let ids = q.ids ?? [];
   if (ids.length === 0) {
     const r = await database.execute(
-      `select j.id::text as id from pgboss.job j left join grading_runs gr on gr.id = (j.data->>'gradingRunId')::int left join runs r on r.id = gr.run_id
+      `select j.id::text as id from ${JOBS_WITH_RUNS}
        where j.name = $1 and j.state = 'failed' and ($2::text is null or r.name = $2)`,
       [GRADE_QUEUE, q.run ?? null],
     );

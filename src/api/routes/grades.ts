@@ -1,4 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { providerKeys } from '../../config.ts';
 import { loadJudgeById } from '../../judges/config.ts';
 import { gradeAnswer, defaultJudgeRef } from '../../services/grading.ts';
 import { defineRoute, type Api } from '../define-route.ts';
@@ -45,7 +46,7 @@ const Grade = z
 
 export function registerGrades(api: Api): void {
   const { database, config } = api.deps;
-  const keys = { anthropicApiKey: config.anthropicApiKey, openaiApiKey: config.openaiApiKey, openaiBaseUrl: config.openaiBaseUrl };
+  const keys = providerKeys(config);
 
   defineRoute(api, {
     scope: 'write',

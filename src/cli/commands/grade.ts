@@ -58,11 +58,11 @@ const grade: Command = {
     const { parseRubric } = await import('../../scoring/description/rubric.ts');
     const { loadJudge } = await import('../../judges/config.ts');
     const { loadImage } = await import('../../judges/image.ts');
-    const { loadConfig, openConfiguredDatabase } = await import('../../config.ts');
+    const { loadConfig, openConfiguredDatabase, providerKeys } = await import('../../config.ts');
 
     // Everything the user named is read and checked before the database is opened: bad input writes nothing.
     const config = loadConfig(process.env);
-    const keys = { anthropicApiKey: config.anthropicApiKey, openaiApiKey: config.openaiApiKey, openaiBaseUrl: config.openaiBaseUrl };
+    const keys = providerKeys(config);
     const { defaultJudgeRef } = await import('../../services/grading.ts');
     const judge = loadJudge(typeof values.judge === 'string' ? values.judge : defaultJudgeRef(keys));
     const rubricIsFile = existsSync(rubricRef);

@@ -36,13 +36,11 @@ const run: Command = {
     const tpm = numberFlag(values, 'tpm', { min: 1 });
     const pollMs = numberFlag(values, 'poll-ms', { integer: true, min: 1 }) ?? 30_000;
     const { loadJudge } = await import('../../judges/config.ts');
-    const { loadConfig, openConfiguredDatabase } = await import('../../config.ts');
+    const { loadConfig, openConfiguredDatabase, providerKeys } = await import('../../config.ts');
     const config = loadConfig(process.env);
     const loaded = loadJudge(judgeRef);
-    if (values.batch && !['anthropic', 'openai'].includes(loaded.config.provider)) {
-      const { badInput } = await import('../../domain/errors.ts');
-      throw badInput(`--batch: judge ${loaded.config.id} uses provider ${loaded.config.provider}; batch APIs exist for anthropic and openai only`);
-    }
+    // Checked before the database is opened: bad input changes nothing.
+    if (values.batch) (await import('../../services/batch-grading.ts')).assertBatchJudge(loaded);
 
     const { migrate } = await import('../../db/client.ts');
     const { startBoss } = await import('../../jobs/boss.ts');
@@ -55,8 +53,8 @@ const run: Command = {
       await migrate(database);
       if (values.batch) {
         const { runBatchGrading } = await import('../../services/batch-grading.ts');
-        const keys = { anthropicApiKey: config.anthropicApiKey, anthropicBaseUrl: process.env.ANTHROPIC_BASE_URL, openaiApiKey: config.openaiApiKey, openaiBaseUrl: config.openaiBaseUrl };
-        const b = await runBatchGrading(database, { run: runRef, judge: judgeRef, keys, pollIntervalMs: pollMs });
+        const keys = providerKeys(config);
+        const b = await runBatchGrading(database, { run: runRef, judge: loaded, keys, pollIntervalMs: pollMs });
         const text = `run ${b.run.name}, judge ${b.judge.slug} (batch API): ${b.graded} graded, ${b.failed} failed; ${b.created} batches created, ${b.adopted} found again after a restart, ${b.resubmitted} items resubmitted`;
         return { json: { batch: true, ...b }, text, exitCode: b.failed ? 1 : 0 };
       }
@@ -65,7 +63,7 @@ const run: Command = {
       const e = await enqueueRunGrading(database, boss, { run: runRef, judge: judgeRef, ...limits });
       let interrupted = false;
       if (!values['enqueue-only']) {
-        const keys = { anthropicApiKey: config.anthropicApiKey, anthropicBaseUrl: process.env.ANTHROPIC_BASE_URL, openaiApiKey: config.openaiApiKey, openaiBaseUrl: config.openaiBaseUrl };
+        const keys = providerKeys(config);
         const worker = await startWorker(database, { concurrency, keys, bossInstance: boss, untilDone: [e.gradingRunId] });
         const bar = progressBar(process.stderr);
         const onSigint = () => {

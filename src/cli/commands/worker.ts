@@ -14,13 +14,13 @@ const worker: Command = {
   async run({ values }) {
     const concurrency = numberFlag(values, 'concurrency', { integer: true, min: 1, max: 512 }) ?? 8;
     const pollMs = numberFlag(values, 'poll-ms', { integer: true, min: 10, max: 60_000 }) ?? 250;
-    const { loadConfig, openConfiguredDatabase } = await import('../../config.ts');
+    const { loadConfig, openConfiguredDatabase, providerKeys } = await import('../../config.ts');
     const config = loadConfig(process.env);
     const { migrate } = await import('../../db/client.ts');
     const { startWorker } = await import('../../jobs/worker.ts');
     const database = await openConfiguredDatabase(config);
     await migrate(database);
-    const keys = { anthropicApiKey: config.anthropicApiKey, anthropicBaseUrl: process.env.ANTHROPIC_BASE_URL, openaiApiKey: config.openaiApiKey, openaiBaseUrl: config.openaiBaseUrl };
+    const keys = providerKeys(config);
     const w = await startWorker(database, { concurrency, keys, pollMs });
     // Handlers before the banner: a supervisor may signal as soon as it reads it.
     const stop = () => void w.stop({ graceful: true });
