@@ -72,7 +72,9 @@ async function childFake(latencyMs: number): Promise<Fake> {
 }
 
 /** The fake provider at this latency: in a child process, or in this one with BENCH_FAKE_IN_PROCESS=1. */
-const startFake = (latencyMs: number): Promise<Fake> => (process.env.BENCH_FAKE_IN_PROCESS ? startFakeProvider({ script: [VERDICTS], latencyMs }) : childFake(latencyMs));
+function startFake(latencyMs: number): Promise<Fake> {
+  return process.env.BENCH_FAKE_IN_PROCESS ? startFakeProvider({ script: [VERDICTS], latencyMs }) : childFake(latencyMs);
+}
 
 async function main(): Promise<void> {
   const PG_ADMIN_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
