@@ -273,10 +273,18 @@ export const usageLedger = pgTable(
     cacheWriteTokens: tokens('cache_write_tokens').notNull().default(0),
     costUsd: doublePrecision('cost_usd'),
     latencyMs: integer('latency_ms'),
+    /**
+     * `pending` from just before the request is sent (tokens and cost then hold an estimate: prompt
+     * bytes in, max_tokens out) until the call is settled with the provider's figures and its outcome.
+     */
     status: text('status').notNull(),
+    /** The `workers` row whose process made the call (null outside a queue worker). */
+    workerId: text('worker_id'),
     createdAt: createdAt(),
+    settledAt: timestamp('settled_at', { withTimezone: true }),
   },
   (t) => [
+    index('usage_ledger_pending_idx').on(t.workerId).where(sql`${t.status} = 'pending'`),
     index('usage_ledger_judge_idx').on(t.judgeId),
     index('usage_ledger_answer_idx').on(t.answerId),
     index('usage_ledger_created_idx').on(t.createdAt),
@@ -325,6 +333,25 @@ export const rateLimits = pgTable('rate_limits', {
   cooldownUntil: timestamp('cooldown_until', { withTimezone: true }).notNull().defaultNow(),
   throttled: integer('throttled').notNull().default(0),
 });
+
+/**
+ * Grading workers alive now (src/jobs/liveness.ts): each process heartbeats `last_seen` and the ids of
+ * the jobs it holds every few seconds; a worker not seen for the liveness window is dead, and any live
+ * worker hands the active jobs nobody live holds back to the queue.
+ */
+export const workers = pgTable(
+  'workers',
+  {
+    id: text('id').primaryKey(),
+    host: text('host').notNull(),
+    pid: integer('pid').notNull(),
+    startedAt: timestamp('started_at', { withTimezone: true }).notNull().defaultNow(),
+    lastSeen: timestamp('last_seen', { withTimezone: true }).notNull().defaultNow(),
+    /** Job ids held at the last heartbeat (pg-boss job ids as text). */
+    jobs: jsonb('jobs').$type<string[]>().notNull().default([]),
+  },
+  (t) => [index('workers_last_seen_idx').on(t.lastSeen)],
+);
 
 // ─── Provider batch APIs (`assay run --batch`, src/services/batch-grading.ts) ────────────────────
 
