@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { canonicalHostName } from './api/host-names.ts';
 import { badInput } from './domain/errors.ts';
 import type { Database } from './db/client.ts';
 import type { ProviderKeys } from './judges/adapters/index.ts';
@@ -13,9 +14,30 @@ const optionalString = z.preprocess(blankToUndefined, z.string().optional());
 const intWithDefault = (def: number, min: number) =>
   z.preprocess(blankToUndefined, z.coerce.number().int().min(min).default(def));
 
+/** ASSAY_ALLOWED_HOSTS: comma-separated host names (no port) served besides the loopback names. */
+const allowedHosts = z.preprocess(
+  blankToUndefined,
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      const names: string[] = [];
+      for (const entry of (v ?? '').split(',').filter((e) => e.trim() !== '')) {
+        const name = canonicalHostName(entry);
+        if (name === null) {
+          ctx.addIssue({ code: 'custom', message: `'${entry.trim()}' is not a host name (write names or IP addresses without scheme, port or path, separated by commas)` });
+          return z.NEVER;
+        }
+        names.push(name);
+      }
+      return names;
+    }),
+);
+
 const ConfigSchema = z.object({
   PORT: intWithDefault(8787, 0).pipe(z.number().max(65535)),
   HOST: z.preprocess(blankToUndefined, z.string().default('127.0.0.1')),
+  ASSAY_ALLOWED_HOSTS: allowedHosts,
   DATABASE_URL: z.preprocess(
     blankToUndefined,
     z
@@ -35,6 +57,8 @@ const ConfigSchema = z.object({
 export interface Config {
   port: number;
   host: string;
+  /** Host names served besides loopback and the listen host (the DNS-rebinding check, src/api/host-check.ts). */
+  allowedHosts: string[];
   databaseUrl: string | undefined;
   dataDir: string;
   bodyLimitBytes: number;
@@ -55,6 +79,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   return {
     port: c.PORT,
     host: c.HOST,
+    allowedHosts: c.ASSAY_ALLOWED_HOSTS,
     databaseUrl: c.DATABASE_URL,
     dataDir: c.ASSAY_DATA_DIR,
     bodyLimitBytes: c.BODY_LIMIT_BYTES,

@@ -2,9 +2,10 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import { keyVerifier } from '../services/keys.ts';
 import { guard } from './auth.ts';
 import type { AppDeps, AppEnv } from './context.ts';
-import { definePlainRoute, type Api } from './define-route.ts';
+import { definePlainRoute, markMiddleware, type Api } from './define-route.ts';
 import { registerDocs } from './docs.ts';
 import { envelope, onError, validationHook } from './errors.ts';
+import { hostCheck, hostPolicy } from './host-check.ts';
 import { FixedWindowLimiter } from './rate-limit.ts';
 import { ROUTE_MODULES } from './routes/index.ts';
 
@@ -36,6 +37,8 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     }),
   };
   app.onError((err, c) => onError(err, c, log));
+  // Before every route, /health and /docs included: DNS rebinding must not reach any of them.
+  app.use('*', markMiddleware(hostCheck(hostPolicy(deps.config.allowedHosts ?? [], deps.config.host))));
   app.notFound((c) => envelope(c, 'not_found', `no route ${c.req.method} ${c.req.path}`));
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', {
     type: 'http',

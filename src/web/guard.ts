@@ -1,5 +1,6 @@
 import type { Context, MiddlewareHandler, Next } from 'hono';
 import type { AppEnv, Caller, KeyVerifier } from '../api/context.ts';
+import { limitBody } from '../api/auth.ts';
 import type { Api } from '../api/define-route.ts';
 import { grants, type RouteScope } from '../api/scopes.ts';
 import { AssayError } from '../domain/errors.ts';
@@ -9,7 +10,8 @@ import { sameToken, type Session, type SessionStore } from './session.ts';
  * Access to pages: a page needs its scope, granted either by a session (login with an API key) or by
  * an `Authorization: Bearer` key exactly as the API checks it (scripts and tests). A browser without
  * either is sent to the login page; any other client gets the API's 401 envelope. Unsafe methods on a
- * session must carry the session's CSRF token and, when the browser sends one, a same-origin Origin.
+ * session must carry the session's CSRF token and come from this origin (checkCsrf). Bearer requests
+ * are not cookie-authenticated (a browser never adds the header on its own), so they need no token.
  */
 
 export interface PageAuth {
@@ -31,24 +33,66 @@ export async function sessionCaller(auth: PageAuth, c: Context): Promise<{ sessi
   return { session, caller };
 }
 
-export function sameOrigin(c: Context): boolean {
+const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+export const isUnsafeMethod = (method: string): boolean => UNSAFE.has(method.toUpperCase());
+
+/**
+ * Where the request comes from, per OWASP: the Origin header, or the Referer's origin when a browser
+ * sent no Origin. 'absent' when neither is there (a client that is not a browser); `Origin: null`
+ * (sandboxed frames, privacy redirects) and an unparsable Referer count as cross-origin.
+ */
+export function requestSource(c: Context): 'same' | 'cross' | 'absent' {
+  const own = new URL(c.req.url).origin;
   const origin = c.req.header('origin');
-  if (!origin) return true;
-  return origin === new URL(c.req.url).origin;
+  if (origin !== undefined) return origin === own ? 'same' : 'cross';
+  const referer = c.req.header('referer');
+  if (referer === undefined) return 'absent';
+  try {
+    return new URL(referer).origin === own ? 'same' : 'cross';
+  } catch {
+    return 'cross';
+  }
 }
 
+/**
+ * The CSRF rule for a request carrying a session cookie: a same-origin Origin (or Referer) must be
+ * present, and the session's token must be echoed (X-CSRF-Token, or the `_csrf` field of a form).
+ * Whatever the Content-Type says.
+ */
 export function checkCsrf(c: Context, session: Session, formToken?: string): void {
-  if (!sameOrigin(c)) throw new AssayError('forbidden', 'cross-origin request refused');
+  if (requestSource(c) !== 'same') throw new AssayError('forbidden', 'cross-origin request refused (a same-origin Origin or Referer header is required)');
   if (!sameToken(c.req.header('x-csrf-token') ?? formToken, session.csrf)) {
     throw new AssayError('forbidden', 'missing or stale CSRF token: reload the page');
   }
 }
 
-const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+/** Media types a browser form can send; only these are read for a `_csrf` field. */
+const FORM_TYPES = new Set(['application/x-www-form-urlencoded', 'multipart/form-data']);
+
+/**
+ * checkCsrf with the token looked up: the header first; otherwise, for a form body, its `_csrf`
+ * field (hono caches the parsed body, so the handler reads the same form). Any other body without
+ * the header is refused, so a mislabelled body cannot skip the check.
+ */
+export async function enforceCsrf(c: Context, session: Session): Promise<void> {
+  let formToken: string | undefined;
+  const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  if (c.req.header('x-csrf-token') === undefined && requestSource(c) === 'same' && FORM_TYPES.has(type)) {
+    // A body over the limit stays a 413; a malformed form just has no token.
+    const form: Record<string, unknown> = await c.req.parseBody().catch((e: unknown) => {
+      if (e instanceof AssayError) throw e;
+      return {};
+    });
+    const t = form._csrf;
+    formToken = typeof t === 'string' ? t : undefined;
+  }
+  checkCsrf(c, session, formToken);
+}
 
 export function pageGuard(api: Api, auth: PageAuth, scope: RouteScope): MiddlewareHandler<AppEnv>[] {
   if (scope === 'public') return [];
   const bearer = api.guard(scope);
+  const limit = limitBody(api.deps.config.bodyLimitBytes);
   const viaBearer = async (c: Context<AppEnv>, next: Next, i = 0): Promise<void> => {
     const mw = bearer[i];
     if (!mw) return next();
@@ -61,10 +105,14 @@ export function pageGuard(api: Api, auth: PageAuth, scope: RouteScope): Middlewa
         if (!grants(s.caller.scopes, scope)) {
           throw new AssayError('forbidden', `this page needs the '${scope}' scope; you are logged in with a key that has ${s.caller.scopes.join(', ')}`);
         }
-        // JSON bodies are checked here; form posts read their token from the body in the handler.
-        if (UNSAFE.has(c.req.method) && !/form/i.test(c.req.header('content-type') ?? '')) checkCsrf(c, s.session);
         c.set('caller', s.caller);
-        return next();
+        // Every unsafe method on a session, whatever its Content-Type; the body (a form's token) is
+        // read under the body limit.
+        if (!isUnsafeMethod(c.req.method)) return next();
+        return limit(c, async () => {
+          await enforceCsrf(c, s.session);
+          await next();
+        });
       }
       if (wantsHtml(c) && c.req.method === 'GET') {
         const url = new URL(c.req.url);

@@ -5,6 +5,7 @@ it('defaults: PGlite in ./data on 127.0.0.1:8787, 10 MB bodies, 600 requests a m
   expect(loadConfig({})).toEqual({
     port: 8787,
     host: '127.0.0.1',
+    allowedHosts: [],
     databaseUrl: undefined,
     dataDir: './data',
     bodyLimitBytes: 10 * 1024 * 1024,
@@ -19,6 +20,7 @@ it('reads every variable; blank counts as unset', () => {
   const c = loadConfig({
     PORT: '9000',
     HOST: '0.0.0.0',
+    ASSAY_ALLOWED_HOSTS: ' Assay.Lab.Example, 10.0.0.5,::1,[fe80::1] ,',
     DATABASE_URL: 'postgres://u@db:5432/x',
     ASSAY_DATA_DIR: '/var/assay',
     BODY_LIMIT_BYTES: '1024',
@@ -30,6 +32,7 @@ it('reads every variable; blank counts as unset', () => {
   expect(c).toEqual({
     port: 9000,
     host: '0.0.0.0',
+    allowedHosts: ['assay.lab.example', '10.0.0.5', '[::1]', '[fe80::1]'],
     databaseUrl: 'postgres://u@db:5432/x',
     dataDir: '/var/assay',
     bodyLimitBytes: 1024,
@@ -46,6 +49,9 @@ it.each([
   [{ DATABASE_URL: 'mysql://x' }, 'environment: DATABASE_URL: must be a postgres:// or postgresql:// URL'],
   [{ BODY_LIMIT_BYTES: '0' }, /^environment: BODY_LIMIT_BYTES: /],
   [{ OPENAI_BASE_URL: 'not a url' }, /^environment: OPENAI_BASE_URL: /],
+  [{ ASSAY_ALLOWED_HOSTS: 'assay.example:8787' }, /^environment: ASSAY_ALLOWED_HOSTS: 'assay.example:8787' is not a host name/],
+  [{ ASSAY_ALLOWED_HOSTS: 'ok.example,https://assay.example' }, /^environment: ASSAY_ALLOWED_HOSTS: 'https:\/\/assay.example' is not a host name/],
+  [{ ASSAY_ALLOWED_HOSTS: 'assay.example/docs' }, /^environment: ASSAY_ALLOWED_HOSTS: /],
 ])('fails fast on a bad value, naming the variable: %o', (env, message) => {
   expect(() => loadConfig(env)).toThrow(message);
   try {

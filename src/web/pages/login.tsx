@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import { AssayError } from '../../domain/errors.ts';
-import { checkCsrf, sameOrigin, sessionCaller } from '../guard.ts';
+import { enforceCsrf, requestSource, sessionCaller } from '../guard.ts';
 import type { Web } from '../index.tsx';
 import { renderHtml } from '../respond.tsx';
 import { SESSION_MAX_AGE_SECONDS, sessionCookie } from '../session.ts';
@@ -10,8 +10,30 @@ import { SESSION_MAX_AGE_SECONDS, sessionCookie } from '../session.ts';
  * checked like a bearer key and a session cookie is set. Logout ends the session.
  */
 
-/** Only same-site paths: an open redirect through ?next= would hand the session to another site. */
-export const safeNext = (next: unknown): string => (typeof next === 'string' && /^\/(?![/\\])/.test(next) ? next : '/');
+/** Stands for this server's origin when resolving `next` (only whether it stays on it matters). */
+const HERE = 'http://assay.invalid';
+const MAX_NEXT = 2048;
+
+/**
+ * Where to go after logging in: only a path on this origin, else '/'. An open redirect through
+ * ?next= would send a freshly logged-in annotator to another site. Refused before resolving:
+ * anything not starting with exactly one '/', any backslash (browsers read '\' as '/'), any control
+ * character or whitespace (a tab is dropped by URL parsers, so '/\t/evil' is '//evil'). What is left
+ * is resolved against this origin and must stay on it; the path is returned as the URL parser
+ * serialises it (percent-encoded ASCII, fit for a Location header).
+ */
+export function safeNext(next: unknown): string {
+  if (typeof next !== 'string' || next.length > MAX_NEXT) return '/';
+  if (!next.startsWith('/') || next.startsWith('//') || /[\\\s\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u.test(next)) return '/';
+  let url: URL;
+  try {
+    url = new URL(next, HERE);
+  } catch {
+    return '/';
+  }
+  if (url.origin !== HERE || !url.pathname.startsWith('/') || url.pathname.startsWith('//')) return '/';
+  return url.pathname + url.search + url.hash;
+}
 
 function LoginForm(props: { next: string; error?: string }) {
   return (
@@ -37,7 +59,9 @@ export function registerAuthPages(web: Web): void {
   web.page('GET', '/login', 'public', async (c) => renderHtml(c, await web.frame(c), 'Log in', <LoginForm next={safeNext(c.req.query('next'))} />));
 
   web.page('POST', '/login', 'public', async (c) => {
-    if (!sameOrigin(c)) throw new AssayError('forbidden', 'cross-origin login refused');
+    // Login CSRF (logging a browser into someone else's session): a browser always sends Origin on a
+    // POST, so a foreign one is refused; a client sending neither Origin nor Referer is not a browser.
+    if (requestSource(c) === 'cross') throw new AssayError('forbidden', 'cross-origin login refused');
     const form = await c.req.parseBody();
     const next = safeNext(form.next);
     const key = typeof form.key === 'string' ? form.key.trim() : '';
@@ -53,8 +77,7 @@ export function registerAuthPages(web: Web): void {
   web.page('POST', '/logout', 'public', async (c: Context) => {
     const s = await sessionCaller(web.auth, c);
     if (s) {
-      const form = await c.req.parseBody();
-      checkCsrf(c, s.session, typeof form._csrf === 'string' ? form._csrf : undefined);
+      await enforceCsrf(c, s.session);
       web.auth.sessions.delete(s.session.id);
     }
     c.header('Set-Cookie', sessionCookie(c, '', 0));
