@@ -3,8 +3,7 @@ import { z } from 'zod';
 import { badInput, notFound } from '../domain/errors.ts';
 import type { Database, Queryable } from '../db/client.ts';
 import { answers, LABEL_KINDS, labels, rubricItems, rubricVersions, runs } from '../db/schema.ts';
-import { parseCsv } from './import-csv.ts';
-import { locatedError, parseJsonl, parseLocated, type ImportFile, type Located } from './import-parse.ts';
+import { locatedError, type Located } from './import-parse.ts';
 
 /**
  * Human (and judge) labels for calibration, one per (answer, item, annotator): saving again replaces
@@ -36,67 +35,11 @@ export interface LabelInput {
   label: string;
 }
 
-export interface LabelImportResult {
-  inserted: number;
-  updated: number;
-}
-
-interface Resolvable {
-  loc: Located;
-  row: z.output<typeof LabelRowSchema>;
-}
-
-interface Candidate {
-  id: number;
-  rubricId: number | null;
-  externalId: string;
-  run: string;
-  model: string;
-}
-
-const CHUNK = 1000;
-
-/** Every answer the rows could mean, fetched in bulk (a query per row is slow on large label sets). */
-async function fetchCandidates(tx: Queryable, rows: Resolvable[]): Promise<{ byExternal: Map<string, Candidate[]>; byId: Map<number, Candidate> }> {
-  const select = () =>
-    tx
-      .select({ id: answers.id, rubricId: answers.rubricId, externalId: answers.externalId, run: runs.name, model: runs.model })
-      .from(answers)
-      .innerJoin(runs, eq(runs.id, answers.runId));
-  const externals = [...new Set(rows.flatMap((r) => (r.row.answer_id === undefined ? [r.row.answer!] : [])))];
-  const ids = [...new Set(rows.flatMap((r) => (r.row.answer_id === undefined ? [] : [r.row.answer_id])))];
-  const byExternal = new Map<string, Candidate[]>();
-  const byId = new Map<number, Candidate>();
-  for (let i = 0; i < externals.length; i += CHUNK) {
-    for (const c of await select().where(inArray(answers.externalId, externals.slice(i, i + CHUNK))).orderBy(asc(answers.id))) {
-      byExternal.set(c.externalId, [...(byExternal.get(c.externalId) ?? []), c]);
-    }
-  }
-  for (let i = 0; i < ids.length; i += CHUNK) {
-    for (const c of await select().where(inArray(answers.id, ids.slice(i, i + CHUNK)))) byId.set(c.id, c);
-  }
-  return { byExternal, byId };
-}
-
-function resolveAnswer(index: Awaited<ReturnType<typeof fetchCandidates>>, r: Resolvable, defaults: { run?: string }): Candidate {
-  const { row, loc } = r;
-  if (row.answer_id !== undefined) {
-    const a = index.byId.get(row.answer_id);
-    if (!a) throw locatedError(loc, ['answer_id'], `unknown answer ${row.answer_id}`);
-    return a;
-  }
-  const run = row.run ?? defaults.run;
-  const found = (index.byExternal.get(row.answer!) ?? []).filter((c) => (!run || c.run === run) && (!row.model || c.model === row.model));
-  const scope = [run && `run '${run}'`, row.model && `model '${row.model}'`].filter(Boolean).join(', ');
-  if (found.length === 0) throw locatedError(loc, ['answer'], `unknown answer '${row.answer}'${scope ? ` in ${scope}` : ''}`);
-  if (found.length > 1) {
-    throw locatedError(loc, ['answer'], `answer '${row.answer}' is in several runs (${found.map((f) => f.run).join(', ')}); add "run"`);
-  }
-  return found[0]!;
-}
+/** Rows per statement: well under PostgreSQL's 65535 bind parameters. */
+export const CHUNK = 1000;
 
 /** Item keys of every version of the given rubrics: a label may concern an item of any version. */
-async function itemKeys(tx: Queryable, rubricIds: number[]): Promise<Map<number, Set<string>>> {
+export async function itemKeys(tx: Queryable, rubricIds: number[]): Promise<Map<number, Set<string>>> {
   const out = new Map<number, Set<string>>();
   for (let i = 0; i < rubricIds.length; i += CHUNK) {
     const rows = await tx
@@ -109,12 +52,13 @@ async function itemKeys(tx: Queryable, rubricIds: number[]): Promise<Map<number,
   return out;
 }
 
-function checkItem(keys: Map<number, Set<string>>, loc: Located, rubricId: number | null, item: string): void {
+export function checkItem(keys: Map<number, Set<string>>, loc: Located, rubricId: number | null, item: string): void {
   if (rubricId === null) throw locatedError(loc, ['item'], `answer has no rubric, so item '${item}' cannot be labelled`);
   if (!keys.get(rubricId)?.has(item)) throw locatedError(loc, ['item'], `unknown item '${item}' for this answer's rubric`);
 }
 
-async function upsert(tx: Queryable, values: Array<typeof labels.$inferInsert>): Promise<LabelImportResult> {
+/** Insert or replace: callers decide beforehand whether replacing is allowed. */
+export async function upsertLabels(tx: Queryable, values: Array<typeof labels.$inferInsert>): Promise<{ inserted: number; updated: number }> {
   if (values.length === 0) return { inserted: 0, updated: 0 };
   const rows = await tx
     .insert(labels)
@@ -129,35 +73,6 @@ async function upsert(tx: Queryable, values: Array<typeof labels.$inferInsert>):
   return { inserted, updated: rows.length - inserted };
 }
 
-/** JSONL or CSV (by extension); all or nothing; errors name file, line and field. */
-export async function importLabels(database: Database, file: ImportFile, defaults: { run?: string } = {}): Promise<LabelImportResult> {
-  const locs = /\.csv$/i.test(file.path) ? parseCsv(file) : parseJsonl(file);
-  const parsed = locs.map((loc) => ({ loc, row: parseLocated(LabelRowSchema, loc) }));
-  const seen = new Map<string, number | null>();
-  return database.db.transaction(async (tx) => {
-    const index = await fetchCandidates(tx, parsed);
-    const resolved = parsed.map((r) => resolveAnswer(index, r, defaults));
-    const keys = await itemKeys(tx, [...new Set(resolved.flatMap((a) => (a.rubricId === null ? [] : [a.rubricId])))]);
-    const values: Array<typeof labels.$inferInsert> = [];
-    for (const [i, r] of parsed.entries()) {
-      const answer = resolved[i]!;
-      const item = r.row.item ?? '';
-      if (item !== '') checkItem(keys, r.loc, answer.rubricId, item);
-      const annotator = (r.row.rater ?? r.row.annotator)!;
-      const key = `${answer.id}\u0000${item}\u0000${annotator}`;
-      if (seen.has(key)) throw locatedError(r.loc, ['label'], `second label by '${annotator}' for the same answer and item (first on line ${seen.get(key)})`);
-      seen.set(key, r.loc.line);
-      values.push({ answerId: answer.id, itemKey: item, annotator, kind: r.row.kind ?? 'human', label: r.row.label });
-    }
-    let total: LabelImportResult = { inserted: 0, updated: 0 };
-    for (let i = 0; i < values.length; i += CHUNK) {
-      const part = await upsert(tx, values.slice(i, i + CHUNK));
-      total = { inserted: total.inserted + part.inserted, updated: total.updated + part.updated };
-    }
-    return total;
-  });
-}
-
 /** One label, saved as the annotator goes (insert or replace). */
 export async function saveLabel(database: Database, input: LabelInput): Promise<{ created: boolean }> {
   if (input.label.trim() === '') throw badInput('label: must not be empty');
@@ -170,7 +85,7 @@ export async function saveLabel(database: Database, input: LabelInput): Promise<
       const loc: Located = { value: null, file: `answer ${a.id}`, line: null, lineOf: () => null };
       checkItem(a.rubricId === null ? new Map() : await itemKeys(tx, [a.rubricId]), loc, a.rubricId, item);
     }
-    const r = await upsert(tx, [{ answerId: a.id, itemKey: item, annotator: input.annotator, kind: input.kind ?? 'human', label: input.label }]);
+    const r = await upsertLabels(tx, [{ answerId: a.id, itemKey: item, annotator: input.annotator, kind: input.kind ?? 'human', label: input.label }]);
     return { created: r.inserted === 1 };
   });
 }

@@ -2,7 +2,7 @@ import type { Database } from '../db/client.ts';
 import { loadJudge } from '../judges/config.ts';
 import type { ImportFile } from './import-parse.ts';
 import { createGradingSession } from './grading.ts';
-import { importLabels } from './labels.ts';
+import { importLabels } from './import-labels.ts';
 
 /**
  * The second half of seeding: the lexical judge's grades of the example descriptions and the example
@@ -65,5 +65,5 @@ export async function labelExamples(database: Database, file: ImportFile): Promi
   const row = r.rows[0] as { runs: number; labels: number };
   if (Number(row.runs) < scope.runs.length || Number(row.labels) > 0) return 0;
   const done = await importLabels(database, file);
-  return done.inserted + done.updated;
+  return done.inserted + done.replaced;
 }

@@ -1,10 +1,10 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
-import { labels } from '../db/schema.ts';
+import { answers, labels } from '../db/schema.ts';
 import { badInput, notFound } from '../domain/errors.ts';
 import { CLAIM_VERDICTS, ITEM_VERDICTS } from '../domain/verdicts.ts';
 import { getAnswer } from './answers.ts';
-import { saveLabel } from './labels.ts';
+import { itemKeys, upsertLabels } from './labels.ts';
 import { getRubric } from './rubrics.ts';
 
 /**
@@ -117,27 +117,59 @@ export async function annotatorLabels(
   return { answerId, annotator, items, claims };
 }
 
+export type AnnotationMark = { item: string; label: string } | { claim: number; label: string };
 export type AnnotationInput = { answerId: number; annotator: string; label: string } & ({ item: string } | { claim: number });
+
+const markKey = (m: AnnotationMark): string => ('item' in m ? m.item : `${CLAIM_PREFIX}${m.claim}`);
+
+/** The problem with one mark, or null: a verdict of the vocabulary, an item of the rubric, a claim that exists. */
+function markProblem(m: AnnotationMark, items: Set<string> | null, claims: number): string | null {
+  if ('item' in m) {
+    if (!(ITEM_VERDICTS as readonly string[]).includes(m.label)) return `item '${m.item}': label must be one of ${ITEM_VERDICTS.join('|')}, got '${m.label}'`;
+    if (m.item.startsWith(CLAIM_PREFIX)) return `item '${m.item}': not a rubric item`;
+    if (items === null) return `item '${m.item}': the answer has no rubric, so items cannot be labelled`;
+    if (!items.has(m.item)) return `item '${m.item}': unknown item for this answer's rubric`;
+    return null;
+  }
+  if (!(CLAIM_VERDICTS as readonly string[]).includes(m.label)) return `claim ${m.claim}: label must be one of ${CLAIM_VERDICTS.join('|')}, got '${m.label}'`;
+  if (!Number.isInteger(m.claim) || m.claim < 0 || m.claim >= claims) return `claim ${String(m.claim)}: the answer has claims 0..${claims - 1}`;
+  return null;
+}
+
+/**
+ * Saves an annotator's verdicts and claim marks of one answer (each replacing their own earlier one).
+ * All or nothing: every mark is checked first and one bad mark fails the whole request, naming every
+ * problem, with nothing written; the good ones are then written in one transaction.
+ */
+export async function saveAnnotations(
+  database: Database,
+  input: { answerId: number; annotator: string; marks: AnnotationMark[] },
+): Promise<{ created: number; updated: number }> {
+  if (input.annotator.trim() === '') throw badInput('annotator: must not be empty');
+  return database.db.transaction(async (tx) => {
+    const [a] = await tx.select({ id: answers.id, rubricId: answers.rubricId, text: answers.text }).from(answers).where(eq(answers.id, input.answerId));
+    if (!a) throw notFound(`answer ${input.answerId} not found`);
+    const items = a.rubricId === null ? null : ((await itemKeys(tx, [a.rubricId])).get(a.rubricId) ?? new Set<string>());
+    const claims = splitClaims(a.text ?? '').length;
+    const problems: string[] = [];
+    const seen = new Map<string, string>();
+    for (const m of input.marks) {
+      const p = markProblem(m, items, claims);
+      if (p) problems.push(p);
+      const key = markKey(m);
+      const prev = seen.get(key);
+      if (prev !== undefined && prev !== m.label) problems.push(`${'item' in m ? `item '${m.item}'` : `claim ${m.claim}`}: given twice ('${prev}' and '${m.label}')`);
+      seen.set(key, m.label);
+    }
+    if (problems.length > 0) throw badInput(`answer ${a.id}: ${problems.join('; ')}; nothing saved`);
+    const values = [...seen].map(([itemKey, label]) => ({ answerId: a.id, itemKey, annotator: input.annotator, kind: 'human' as const, label }));
+    return upsertLabels(tx, values).then((r) => ({ created: r.inserted, updated: r.updated }));
+  });
+}
 
 /** Saves one verdict or claim mark (replacing the annotator's earlier one). */
 export async function saveAnnotation(database: Database, input: AnnotationInput): Promise<{ created: boolean }> {
-  if ('item' in input) {
-    if (!(ITEM_VERDICTS as readonly string[]).includes(input.label)) throw badInput(`label: must be one of ${ITEM_VERDICTS.join('|')}, got '${input.label}'`);
-    if (input.item.startsWith(CLAIM_PREFIX)) throw badInput(`item: '${input.item}' is not a rubric item`);
-    return saveLabel(database, { answerId: input.answerId, item: input.item, annotator: input.annotator, kind: 'human', label: input.label });
-  }
-  if (!(CLAIM_VERDICTS as readonly string[]).includes(input.label)) throw badInput(`label: must be one of ${CLAIM_VERDICTS.join('|')}, got '${input.label}'`);
-  const a = await getAnswer(database, input.answerId).catch(() => {
-    throw notFound(`answer ${input.answerId} not found`);
-  });
-  const claims = splitClaims(a.text ?? '');
-  if (!Number.isInteger(input.claim) || input.claim < 0 || input.claim >= claims.length) {
-    throw badInput(`claim: answer ${input.answerId} has claims 0..${claims.length - 1}, got ${input.claim}`);
-  }
-  const rows = await database.db
-    .insert(labels)
-    .values({ answerId: input.answerId, itemKey: `${CLAIM_PREFIX}${input.claim}`, annotator: input.annotator, kind: 'human', label: input.label })
-    .onConflictDoUpdate({ target: [labels.answerId, labels.itemKey, labels.annotator], set: { label: sql`excluded.label`, createdAt: sql`now()` } })
-    .returning({ inserted: sql<boolean>`(xmax = 0)` });
-  return { created: rows[0]?.inserted === true };
+  const { answerId, annotator, ...mark } = input;
+  const r = await saveAnnotations(database, { answerId, annotator, marks: [mark as AnnotationMark] });
+  return { created: r.created === 1 };
 }

@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { beforeAll, expect, it } from 'vitest';
 import { getAnswer, importAnswersJsonl, listAnswers } from '../../src/services/answers.ts';
 import { getAssemblyScore, scoreAndStoreAssembly } from '../../src/services/assemblies.ts';
-import { importLabels, listLabels, saveLabel } from '../../src/services/labels.ts';
+import { importLabels } from '../../src/services/import-labels.ts';
+import { listLabels, saveLabel } from '../../src/services/labels.ts';
 import { getPuzzle, importPuzzles, sizeBucketFor } from '../../src/services/puzzles.ts';
 import { importRubrics } from '../../src/services/rubrics.ts';
 import { getRun } from '../../src/services/runs.ts';
@@ -112,14 +113,14 @@ describeDb('importers', (ctx) => {
     await expect(scoreAndStoreAssembly(ctx.database, d1 ? d1.id : -1)).rejects.toThrow(/task 'describe' is not an assembly/);
   });
 
-  it('labels: JSONL and CSV, answer-level and item-level, re-import replaces; errors name the line', async () => {
+  it('labels: JSONL and CSV, answer-level and item-level, re-import replaces with replace; errors name the line', async () => {
     const l = await importLabels(
       ctx.database,
       { path: 'l.jsonl', content: jsonl({ answer: 'd1', run: 'r1', item: 'barn', rater: 'ann', label: 'correct' }, { answer: 'd1', run: 'r1', rater: 'ann', label: 4 }) },
     );
-    expect(l).toEqual({ inserted: 2, updated: 0 });
+    expect(l).toEqual({ inserted: 2, replaced: 0, unchanged: 0, runs: ['r1'] });
     const csv = 'answer,run,item,rater,kind,label\nd1,r1,barn,ann,human,partial\nd1,r1,"fence",bob,,"missing, clearly"\n';
-    expect(await importLabels(ctx.database, { path: 'l.csv', content: csv })).toEqual({ inserted: 1, updated: 1 });
+    expect(await importLabels(ctx.database, { path: 'l.csv', content: csv }, { replace: true })).toEqual({ inserted: 1, replaced: 1, unchanged: 0, runs: ['r1'] });
     const { labels } = await listLabels(ctx.database, { run: 'r1' });
     expect(labels.map((x) => [x.answer, x.item, x.annotator, x.kind, x.label])).toEqual([
       ['d1', null, 'ann', 'human', '4'],

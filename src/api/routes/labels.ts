@@ -1,11 +1,13 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { LABEL_KINDS } from '../../db/schema.ts';
 import { annotationQueue } from '../../services/annotation-queue.ts';
-import { importLabels, listLabels, saveLabel } from '../../services/labels.ts';
+import { importLabels } from '../../services/import-labels.ts';
+import { listLabels, saveLabel } from '../../services/labels.ts';
+import { AssayError } from '../../domain/errors.ts';
 import { jsonlBody, jsonlRequestBody } from '../body.ts';
 import { respondList } from '../csv.ts';
 import { defineRoute, type Api } from '../define-route.ts';
-import { errorResponses, notFoundResponse, PageQuery, tooLargeResponse } from '../schemas.ts';
+import { ErrorSchema, errorResponses, notFoundResponse, PageQuery, tooLargeResponse } from '../schemas.ts';
 
 /** Calibration labels (bulk, write scope) and one-at-a-time annotation (annotate scope). */
 
@@ -17,10 +19,31 @@ const AnnotationBody = z
     answerId: z.number().int().positive(),
     item: z.string().min(1).nullable().optional().openapi({ description: 'Rubric item id; absent for a whole-answer label' }),
     label: z.union([z.string().min(1), z.number(), z.boolean()]).transform(String),
-    annotator: Name.optional().openapi({ description: "Defaults to the key's name" }),
+    annotator: Name.optional().openapi({ description: "The key's name (the default); any other name is refused with 403" }),
   })
   .strict()
   .openapi('Annotation');
+
+const ReplaceFlag = z
+  .enum(['true', 'false'])
+  .optional()
+  .transform((v) => v === 'true')
+  .openapi({ description: 'Allow changing stored labels; without it such an import is refused with 409 and nothing is written' });
+
+const conflictResponse = {
+  409: { description: 'The import would change stored labels (the message says how many, with examples); nothing written', content: { 'application/json': { schema: ErrorSchema } } },
+} as const;
+
+/**
+ * An annotate key labels as itself: the label's annotator is the key's name, so one annotator cannot
+ * overwrite (or forge) another's labels. A different name in the request is refused, never ignored.
+ */
+function ownName(caller: { name: string }, asked: string | undefined, field: string): string {
+  if (asked !== undefined && asked !== caller.name) {
+    throw new AssayError('forbidden', `${field}: this key annotates as '${caller.name}' and cannot act as '${asked}' (leave ${field} out)`);
+  }
+  return caller.name;
+}
 
 export function registerLabels(api: Api): void {
   const { database } = api.deps;
@@ -48,11 +71,14 @@ export function registerLabels(api: Api): void {
       method: 'post',
       path: '/api/labels',
       tags: ['labels'],
-      summary: 'Import labels as JSON Lines ({answer|answer_id, run?, item?, rater, kind?, label}); all or nothing',
-      request: { query: z.object({ run: Name.optional() }), body: jsonlRequestBody('One label per line') },
-      responses: { 200: json('Inserted and updated counts'), ...errorResponses, ...tooLargeResponse },
+      summary: 'Import labels as JSON Lines ({answer|answer_id, run?, item?, rater, kind?, label}); all or nothing; changing stored labels needs ?replace=true',
+      request: { query: z.object({ run: Name.optional(), replace: ReplaceFlag }), body: jsonlRequestBody('One label per line') },
+      responses: { 200: json('{inserted, replaced, unchanged, runs}'), ...errorResponses, ...conflictResponse, ...tooLargeResponse },
     }),
-    handler: async (c) => c.json(await importLabels(database, { path: 'body', content: await jsonlBody(c) }, c.req.valid('query')), 200),
+    handler: async (c) => {
+      const q = c.req.valid('query');
+      return c.json(await importLabels(database, { path: 'body', content: await jsonlBody(c) }, { ...(q.run ? { run: q.run } : {}), replace: q.replace }), 200);
+    },
   });
 
   defineRoute(api, {
@@ -61,13 +87,13 @@ export function registerLabels(api: Api): void {
       method: 'get',
       path: '/api/annotations/queue',
       tags: ['annotation'],
-      summary: 'Description answers the annotator has not labelled yet',
-      request: { query: PageQuery.extend({ annotator: Name.optional(), run: Name.optional() }) },
+      summary: "Description answers the key's annotator has not labelled yet",
+      request: { query: PageQuery.extend({ annotator: Name.optional().openapi({ description: "The key's name (the default); any other name is refused with 403" }), run: Name.optional() }) },
       responses: { 200: json('A page of answers to label (or CSV)'), ...errorResponses },
     }),
     handler: async (c) => {
       const q = c.req.valid('query');
-      const r = await annotationQueue(database, { ...q, annotator: q.annotator ?? c.get('caller').name });
+      const r = await annotationQueue(database, { ...q, annotator: ownName(c.get('caller'), q.annotator, 'annotator') });
       return respondList(c, { items: r.items, total: r.total, limit: q.limit, offset: q.offset });
     },
   });
@@ -84,7 +110,7 @@ export function registerLabels(api: Api): void {
     }),
     handler: async (c) => {
       const b = c.req.valid('json');
-      const annotator = b.annotator ?? c.get('caller').name;
+      const annotator = ownName(c.get('caller'), b.annotator, 'annotator');
       return c.json(await saveLabel(database, { answerId: b.answerId, item: b.item ?? null, annotator, kind: 'human', label: b.label }), 200);
     },
   });

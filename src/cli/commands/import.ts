@@ -101,17 +101,17 @@ const answersCmd: Command = {
 
 const labelsCmd: Command = {
   path: ['import', 'labels'],
-  summary: 'Import labels (JSONL or CSV): answer, run?, item?, rater, kind?, label; re-imports replace',
-  usage: 'FILE [--run NAME]',
-  options: { run: { type: 'string' } },
+  summary: 'Import labels (JSONL or CSV): answer, run?, item?, rater, kind?, label; changing stored labels needs --replace',
+  usage: 'FILE [--run NAME] [--replace]',
+  options: { run: { type: 'string' }, replace: { type: 'boolean' } },
   positionals: true,
   async run(ctx) {
     const path = oneFile(ctx, 'labels');
     const { readImportFiles } = await import('../../services/imports.ts');
     const [file] = readImportFiles(path, /./);
-    const { importLabels } = await import('../../services/labels.ts');
-    const r = await withDatabase((db) => importLabels(db, file!, { run: str(ctx.values.run) }));
-    return { json: r, text: `${r.inserted} labels added, ${r.updated} replaced` };
+    const { importLabels } = await import('../../services/import-labels.ts');
+    const r = await withDatabase((db) => importLabels(db, file!, { run: str(ctx.values.run), replace: ctx.values.replace === true }));
+    return { json: r, text: `${r.inserted} labels added, ${r.replaced} replaced, ${r.unchanged} unchanged (run${r.runs.length === 1 ? '' : 's'} ${r.runs.join(', ')})` };
   },
 };
 

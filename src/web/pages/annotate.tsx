@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { AppEnv } from '../../api/context.ts';
 import { badInput } from '../../domain/errors.ts';
 import { CLAIM_VERDICTS, ITEM_VERDICTS } from '../../domain/verdicts.ts';
-import { annotationProgress, annotationTask, annotatorLabels, saveAnnotation, type AnnotationTask, type Progress } from '../../services/web-annotation.ts';
+import { annotationProgress, annotationTask, annotatorLabels, saveAnnotation, saveAnnotations, type AnnotationMark, type AnnotationTask, type Progress } from '../../services/web-annotation.ts';
 import { checkCsrf, sessionCaller } from '../guard.ts';
 import type { Web } from '../index.tsx';
 import { renderHtml, respondPage, type PageFrame } from '../respond.tsx';
@@ -13,7 +13,8 @@ import { DataTable, type Table } from '../table.tsx';
  * Annotation: the annotator's queue with progress, and one answer at a time with its rubric items
  * (verdict keys 1–4) and its sentences as claims (t/f/u). The judge's verdicts are never loaded. Labels
  * save as the annotator goes (annotate.js, one request per choice); without script the form saves
- * everything on submit. Labels are stored under the annotator's key name.
+ * everything on submit. Labels are stored under the annotator's key name; a form or body
+ * naming anyone else is refused. Every save is all or nothing (saveAnnotations).
  */
 
 const ITEM_KEYS = ['1', '2', '3', '4'] as const;
@@ -100,6 +101,31 @@ function TaskForm(props: { t: AnnotationTask; csrf: string; next: number | null 
   );
 }
 
+/**
+ * The no-script form's fields as marks. Anything else is refused rather than skipped (a misspelt field
+ * or an `annotator` field must not pass as "saved"): the labels are always the signed-in key's.
+ */
+export function formMarks(form: Record<string, string | File | Array<string | File>>): AnnotationMark[] {
+  const marks: AnnotationMark[] = [];
+  const problems: string[] = [];
+  for (const [k, raw] of Object.entries(form)) {
+    if (k === '_csrf') continue;
+    const values = Array.isArray(raw) ? raw : [raw];
+    if (values.some((v) => typeof v !== 'string')) {
+      problems.push(`${k}: must be text, not a file`);
+      continue;
+    }
+    for (const v of values as string[]) {
+      if (k.startsWith('item:') && k.length > 5) marks.push({ item: k.slice(5), label: v });
+      else if (/^claim:\d+$/.test(k)) marks.push({ claim: Number(k.slice(6)), label: v });
+      else if (k.startsWith('claim:')) problems.push(`${k}: a claim is claim:<number>`);
+      else problems.push(`${k}: unknown field (expected item:<id> or claim:<n>)`);
+    }
+  }
+  if (problems.length) throw badInput(`form: ${problems.join('; ')}; nothing saved`);
+  return marks;
+}
+
 const Body = z.union([
   z.object({ item: z.string().min(1).max(200), label: z.enum(ITEM_VERDICTS) }).strict(),
   z.object({ claim: z.number().int().min(0), label: z.enum(CLAIM_VERDICTS) }).strict(),
@@ -148,16 +174,12 @@ export function registerAnnotationPages(web: Web): void {
   // Without script: the whole form at once, then on to the next answer.
   web.page('POST', '/annotate/:id', 'annotate', async (c) => {
     const id = answerId(c);
-    const form = await c.req.parseBody();
+    const form = await c.req.parseBody({ all: true });
     if (!c.req.header('authorization')) {
       const s = await sessionCaller(web.auth, c);
       if (s) checkCsrf(c, s.session, typeof form._csrf === 'string' ? form._csrf : undefined);
     }
-    for (const [k, v] of Object.entries(form)) {
-      if (typeof v !== 'string') continue;
-      if (k.startsWith('item:')) await saveAnnotation(db, { answerId: id, annotator: who(c), item: k.slice(5), label: v });
-      else if (k.startsWith('claim:')) await saveAnnotation(db, { answerId: id, annotator: who(c), claim: Number(k.slice(6)), label: v });
-    }
+    await saveAnnotations(db, { answerId: id, annotator: who(c), marks: formMarks(form) });
     const next = nextAfter(await annotationProgress(db, who(c)), id);
     return c.redirect(next ? `/annotate/${next}` : '/annotate', 303);
   });
