@@ -1,6 +1,7 @@
 import { intersection, union, type Geom } from 'polyclip-ts';
 import type { Point } from './pieces.ts';
 import { area, perimeter } from './polygon.ts';
+import { snapToGrid } from './snap.ts';
 
 /**
  * Boolean operations through polyclip-ts (exact arithmetic underneath, so edges shared by two pieces
@@ -12,26 +13,26 @@ export type MultiPolygon = Point[][][];
 export const MAX_COORDINATE = 1e6;
 
 /**
- * Coordinates go in snapped to multiples of 2⁻⁴⁰ (about 1e-12): polyclip-ts fails on subnormal
- * numbers such as 5e-324 that a rotation can leave behind, and snapping keeps shared corners shared.
+ * Coordinates go in rounded to a power-of-two grid: polyclip-ts fails on subnormal numbers such as
+ * 5e-324 that a rotation can leave behind. verify.ts passes the grid of its noise frame (snap.ts), where
+ * the rings have already been merged and T-junctions split; 2⁻⁴⁰ (about 1e-12) is the default.
  */
-const GRID = 2 ** 40;
-const snap = ([x, y]: Point): Point => [Math.round(x * GRID) / GRID || 0, Math.round(y * GRID) / GRID || 0];
-const closed = (ring: Point[]): Point[] => [...ring.map(snap), snap(ring[0]!)];
-const geom = (ring: Point[]): Geom => [closed(ring)];
+const DEFAULT_GRID = 2 ** -40;
+const closed = (ring: Point[], grid: number): Point[] => [...ring.map((p) => snapToGrid(p, grid)), snapToGrid(ring[0]!, grid)];
+const geom = (ring: Point[], grid: number): Geom => [closed(ring, grid)];
 
 /** Rings come back closed; drop the repeated last vertex. */
 const open = (mp: [number, number][][][]): MultiPolygon => mp.map((poly) => poly.map((ring) => ring.slice(0, -1) as Point[]));
 
-export const unionOf = (rings: Point[][]): MultiPolygon =>
-  rings.length === 0 ? [] : open(union(geom(rings[0]!), ...rings.slice(1).map(geom)));
+export const unionOf = (rings: Point[][], grid = DEFAULT_GRID): MultiPolygon =>
+  rings.length === 0 ? [] : open(union(geom(rings[0]!, grid), ...rings.slice(1).map((r) => geom(r, grid))));
 
-export const intersectionOf = (a: MultiPolygon | Point[], b: MultiPolygon | Point[]): MultiPolygon =>
-  open(intersection(asGeom(a), asGeom(b)));
+export const intersectionOf = (a: MultiPolygon | Point[], b: MultiPolygon | Point[], grid = DEFAULT_GRID): MultiPolygon =>
+  open(intersection(asGeom(a, grid), asGeom(b, grid)));
 
-function asGeom(x: MultiPolygon | Point[]): Geom {
+function asGeom(x: MultiPolygon | Point[], grid: number): Geom {
   if (x.length === 0) return [];
-  return typeof (x as Point[])[0]![0] === 'number' ? geom(x as Point[]) : (x as MultiPolygon).map((poly) => poly.map(closed));
+  return typeof (x as Point[])[0]![0] === 'number' ? geom(x as Point[], grid) : (x as MultiPolygon).map((poly) => poly.map((r) => closed(r, grid)));
 }
 
 export function multiArea(mp: MultiPolygon): number {

@@ -6,13 +6,18 @@ export const dist = (p: Point, q: Point): number => Math.hypot(p[0] - q[0], p[1]
 
 const cross = (o: Point, a: Point, b: Point): number => (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]);
 
-/** Shoelace area, positive when counter-clockwise. */
+/**
+ * Shoelace area, positive when counter-clockwise. Taken about the first vertex: far from the origin
+ * (a figure translated by 1e5) the products x·y would otherwise cancel away the low digits.
+ */
 export function signedArea(ring: Point[]): number {
+  if (ring.length === 0) return 0;
+  const [ox, oy] = ring[0]!;
   let s = 0;
   for (let i = 0; i < ring.length; i++) {
     const p = ring[i]!;
     const q = ring[(i + 1) % ring.length]!;
-    s += p[0] * q[1] - q[0] * p[1];
+    s += (p[0] - ox) * (q[1] - oy) - (q[0] - ox) * (p[1] - oy);
   }
   return s / 2;
 }

@@ -4,6 +4,7 @@ import { parseTangramAnswer, parseTangramTarget, type ParseStatus } from './pars
 import type { Point } from './pieces.ts';
 import { area, cleanRing, isSimpleRing, ringDistance } from './polygon.ts';
 import { rigidProblems } from './rigid.ts';
+import { cleanMultiPolygon, cleanNoise, noiseOf, snapRings } from './snap.ts';
 
 /** Exactly the keys of `assay score tangram --json`. Checks not reached (after a syntax error) are null. */
 export interface TangramResult {
@@ -102,12 +103,17 @@ function clipChecks(pieces: Solid[], outline: Point[], tol: number): ClipChecks 
   const far = pieces.some((p) => p.ring.some(([x, y]) => Math.abs(x) > MAX_COORDINATE || Math.abs(y) > MAX_COORDINATE));
   if (far) return { error: `overlap and silhouette not checked: a coordinate lies beyond ±${MAX_COORDINATE}` };
   try {
-    const figure = unionOf(pieces.map((p) => p.ring));
-    const overlaps = overlapProblems(pieces, figure, tol);
+    // One noise frame for the pieces and the target (snap.ts): shared corners and edges become identical.
+    const noise = noiseOf([outline, ...pieces.map((p) => p.ring)]);
+    const [target, ...rings] = snapRings([outline, ...pieces.map((p) => p.ring)], noise);
+    const snapped = pieces.map((p, i) => ({ ...p, ring: rings[i]! }));
+    const figure = unionOf(rings.filter((r) => r.length >= 3), noise.grid);
+    const overlaps = overlapProblems(snapped, figure, tol, noise.grid);
     // |A ∪ B| = |A| + |B| − |A ∩ B| saves a second clipping pass
-    const inter = multiArea(intersectionOf(figure, outline));
-    const iou = inter / (multiArea(figure) + area(outline) - inter);
-    return { overlaps, iou, hausdorff: hausdorffDistance(boundaryRings(figure, tol), [outline]) };
+    const inter = multiArea(intersectionOf(figure, target!, noise.grid));
+    const iou = inter / (multiArea(figure) + area(target!) - inter);
+    const boundary = boundaryRings(cleanMultiPolygon(figure, noise), tol);
+    return { overlaps, iou, hausdorff: hausdorffDistance(boundary, [cleanNoise(target!, noise) ?? target!]) };
   } catch (e) {
     return { error: `overlap and silhouette not checked: polygon clipping failed (${(e as Error).message})` };
   }
@@ -118,7 +124,7 @@ function clipChecks(pieces: Solid[], outline: Point[], tol: number): ClipChecks 
  * Σ piece areas − area(union) counts every point once per extra piece covering it, so it bounds every
  * pairwise overlap from above: when it is within τ no pair needs clipping.
  */
-function overlapProblems(pieces: Solid[], figure: MultiPolygon, tol: number): string[] {
+function overlapProblems(pieces: Solid[], figure: MultiPolygon, tol: number, grid: number): string[] {
   // (shoelace areas are true areas only for simple rings, so a crossed piece always takes the slow path)
   const excess = pieces.reduce((s, p) => s + area(p.ring), 0) - multiArea(figure);
   if (excess <= tol && pieces.every((p) => isSimpleRing(p.ring))) return [];
@@ -127,7 +133,7 @@ function overlapProblems(pieces: Solid[], figure: MultiPolygon, tol: number): st
   for (let i = 0; i < pieces.length; i++) {
     for (let j = i + 1; j < pieces.length; j++) {
       if (!boxesOverlap(boxes[i]!, boxes[j]!)) continue;
-      const shared = multiArea(intersectionOf(pieces[i]!.ring, pieces[j]!.ring));
+      const shared = multiArea(intersectionOf(pieces[i]!.ring, pieces[j]!.ring, grid));
       if (shared > tol) out.push(`${pieces[i]!.label} and ${pieces[j]!.label} overlap by area ${shared.toFixed(4)}`);
     }
   }
