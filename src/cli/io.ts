@@ -1,38 +1,31 @@
-import { readFileSync, statSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
 import { badInput } from '../domain/errors.ts';
+import { exceedsDepth, parseCheckedJson } from '../domain/json-check.ts';
+import { MAX_JSON_DEPTH } from '../domain/limits.ts';
+import { readInputBytes, readInputText } from '../input/text-file.ts';
+import { parseYamlInput } from '../input/yaml.ts';
 
-/** File reading for CLI commands: every failure becomes one clear bad-input line naming the file. */
+/**
+ * File reading for CLI commands: every failure becomes one clear bad-input line naming the file.
+ * Missing, directory, unreadable, too large, not UTF-8, NUL bytes (binary) and empty files are refused
+ * by src/input, before anything is parsed.
+ */
 
 export function readText(path: string, what = 'file'): string {
-  try {
-    if (statSync(path).isDirectory()) throw badInput(`${what} ${path}: is a directory, expected a file`);
-    return readFileSync(path, 'utf8');
-  } catch (e) {
-    if (e instanceof Error && 'code' in e && (e as NodeJS.ErrnoException).code === 'ENOENT') {
-      throw badInput(`${what} ${path}: no such file`);
-    }
-    if (e instanceof Error && e.name === 'AssayError') throw e;
-    throw badInput(`${what} ${path}: cannot be read (${(e as Error).message})`);
+  const text = readInputText(path, { what });
+  // The parsers of JSON/JSONL files (choice keys, tangram rows, labels, ratings) recurse over each value:
+  // a 10,000-deep line would overflow their stack, so nesting is refused here, before any of them runs.
+  if (/\.(jsonl?|ndjson)$/i.test(path) && exceedsDepth(text, MAX_JSON_DEPTH, /\.(jsonl|ndjson)$/i.test(path))) {
+    throw badInput(`${what} ${path}: nested deeper than ${MAX_JSON_DEPTH} levels`);
   }
+  return text;
 }
 
 export function readJson(path: string, what = 'file'): unknown {
-  const text = readText(path, what);
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    throw badInput(`${what} ${path}: not valid JSON (${(e as Error).message})`);
-  }
+  return parseCheckedJson(readText(path, what), `${what} ${path}`);
 }
 
 export function readYaml(path: string, what = 'file'): unknown {
-  const text = readText(path, what);
-  try {
-    return parseYaml(text);
-  } catch (e) {
-    throw badInput(`${what} ${path}: not valid YAML (${(e as Error).message.split('\n')[0]})`);
-  }
+  return parseYamlInput(readText(path, what), `${what} ${path}`);
 }
 
 /** JSON or YAML by extension (YAML is a superset, but JSON errors read better from JSON.parse). */
@@ -48,14 +41,37 @@ export function readJsonl(path: string, what = 'file'): unknown[] {
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!.trim();
     if (line === '') continue;
-    try {
-      rows.push(JSON.parse(line));
-    } catch (e) {
-      throw badInput(`${what} ${path}: line ${i + 1}: not valid JSON (${(e as Error).message})`);
-    }
+    rows.push(parseCheckedJson(line, `${what} ${path}: line ${i + 1}`));
   }
   if (rows.length === 0) throw badInput(`${what} ${path}: empty (no JSON lines)`);
   return rows;
+}
+
+/** Pictures for a judge: a real image of a known type, at most this big (providers refuse larger ones). */
+export const MAX_IMAGE_BYTES = 20 * 1024 * 1024;
+const IMAGE_MAGIC: Array<[RegExp, (b: Buffer) => boolean]> = [
+  [/\.png$/i, (b) => b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))],
+  [/\.jpe?g$/i, (b) => b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff],
+  [/\.gif$/i, (b) => b.subarray(0, 4).toString('latin1') === 'GIF8'],
+  [/\.webp$/i, (b) => b.subarray(0, 4).toString('latin1') === 'RIFF' && b.subarray(8, 12).toString('latin1') === 'WEBP'],
+];
+
+/** Checks an image file before a judge is paid to look at it: exists, bounded, and what its name says. */
+export function checkImageFile(path: string): void {
+  const kind = IMAGE_MAGIC.find(([re]) => re.test(path));
+  if (!kind) throw badInput(`image ${path}: unsupported type (use .png, .jpg, .jpeg, .gif, .webp)`);
+  const bytes = readInputBytes(path, { what: 'image', maxBytes: MAX_IMAGE_BYTES });
+  if (bytes.length === 0) throw badInput(`image ${path}: empty file`);
+  if (!kind[1](bytes)) throw badInput(`image ${path}: not a ${path.split('.').pop()!.toLowerCase()} image (its first bytes say otherwise)`);
+}
+
+/** A text flag checked with its field schema from src/domain/fields.ts (caps, no NUL), or undefined when absent. */
+export function fieldFlag(values: Record<string, unknown>, name: string, schema: { safeParse(v: unknown): { success: boolean; error?: { issues: Array<{ message: string }> } } }): string | undefined {
+  const v = values[name];
+  if (v === undefined) return undefined;
+  const r = schema.safeParse(v);
+  if (!r.success) throw badInput(`--${name}: ${r.error!.issues[0]!.message}`);
+  return v as string;
 }
 
 /** A required string flag. */

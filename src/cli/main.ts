@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
-import { AssayError, isAssayError } from '../domain/errors.ts';
+import { AssayError } from '../domain/errors.ts';
 import type { Command } from './command.ts';
+import { classify, oneLine } from './errors.ts';
 import { findCommand, loadCommands } from './registry.ts';
 
 /**
@@ -59,7 +60,7 @@ export async function main(argv: string[]): Promise<number> {
       strict: true,
     });
   } catch (e) {
-    process.stderr.write(`assay ${command.path.join(' ')}: ${(e as Error).message}\n`);
+    process.stderr.write(`assay ${command.path.join(' ')}: ${argsProblem(e as Error, rest)}\n`);
     return 2;
   }
   const json = parsed.values.json === true;
@@ -72,14 +73,37 @@ export async function main(argv: string[]): Promise<number> {
     }
     return 0;
   } catch (e) {
-    if (isAssayError(e) && e.code !== 'internal') {
-      process.stderr.write(`assay ${command.path.join(' ')}: ${e.message}\n`);
-      return 2;
-    }
-    const err = e as Error;
-    process.stderr.write(`assay ${command.path.join(' ')}: internal error: ${err?.stack ?? String(e)}\n`);
-    return 1;
+    const f = classify(e);
+    process.stderr.write(`assay ${command.path.join(' ')}: ${f.message}\n`);
+    return f.exitCode;
   }
+}
+
+/**
+ * node:util parseArgs explains a value that starts with '-' in three lines; users get one, with the
+ * spelling that works (`--concurrency=-3`, which is then checked like any other value).
+ */
+function argsProblem(e: Error, args: string[]): string {
+  const m = /^Option '(--[^' ]+)[^']*' argument is ambiguous/.exec(e.message);
+  if (m) {
+    const i = args.indexOf(m[1]!);
+    const value = i >= 0 ? args[i + 1] : undefined;
+    return `${m[1]}: a value starting with '-' must be written ${m[1]}=${value ?? '-…'}`;
+  }
+  return oneLine(e.message);
+}
+
+/**
+ * Every command releases what it started (queue, database, timers) before it returns, so the process
+ * ends by itself. Should something still hold it open, this unref'd timer (it cannot keep the process
+ * alive) ends it anyway and says so: a defect to fix, never a process left hanging.
+ */
+export const EXIT_GRACE_MS = 5_000;
+function exitBackstop(code: number): void {
+  setTimeout(() => {
+    process.stderr.write(`assay: internal error: still running ${EXIT_GRACE_MS / 1000} s after the command finished (something it started was not released); exiting\n`);
+    process.exit(code === 0 ? 1 : code);
+  }, EXIT_GRACE_MS).unref();
 }
 
 const isEntry = process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/'));
@@ -87,10 +111,12 @@ if (isEntry) {
   main(process.argv.slice(2)).then(
     (code) => {
       process.exitCode = code;
+      exitBackstop(code);
     },
     (e: unknown) => {
       process.stderr.write(`assay: internal error: ${e instanceof AssayError ? e.message : String((e as Error)?.stack ?? e)}\n`);
       process.exitCode = 1;
+      exitBackstop(1);
     },
   );
 }

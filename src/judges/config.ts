@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { badInput } from '../domain/errors.ts';
+import { readInputText } from '../input/text-file.ts';
+import { parseYamlInput } from '../input/yaml.ts';
 
 /**
  * Judge configuration files (judges/*.yaml, design §4). The zod schema is the source of truth;
@@ -96,12 +97,8 @@ export function loadJudge(ref: string, dir = JUDGES_DIR): LoadedJudge {
   const byId = join(dir, `${ref}.yaml`);
   const path = /[\\/]|\.ya?ml$|\.json$/i.test(ref) ? resolve(ref) : byId;
   if (!existsSync(path)) throw badInput(`judge ${ref}: no such judge (not an id in judges/ nor a file)`);
-  let raw: unknown;
-  try {
-    raw = parseYaml(readFileSync(path, 'utf8'));
-  } catch (e) {
-    throw badInput(`judge ${path}: not valid YAML (${(e as Error).message.split('\n')[0]})`);
-  }
+  // Alias budget, size cap, UTF-8 and the JSON nesting rules (src/input): one bad-input line each.
+  const raw = parseYamlInput(readInputText(path, { what: 'judge' }), `judge ${path}`);
   return parseJudgeConfig(raw, `judge ${path}`, dirname(path));
 }
 

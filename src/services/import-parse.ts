@@ -1,6 +1,9 @@
 import { LineCounter, parseDocument, isNode } from 'yaml';
 import type { z } from 'zod';
 import { badInput, type AssayError } from '../domain/errors.ts';
+import { exceedsDepth, jsonValueProblem } from '../domain/json-check.ts';
+import { MAX_JSON_DEPTH } from '../domain/limits.ts';
+import { checkYamlSize, yamlDocumentToJs } from '../input/yaml.ts';
 
 /**
  * Reading import files into values that remember where they came from, so every bad-input message
@@ -60,6 +63,7 @@ export function parseJsonl(file: ImportFile): Located[] {
   for (let i = 0; i < lines.length; i++) {
     const text = lines[i]!.trim();
     if (text === '') continue;
+    if (exceedsDepth(text)) throw badInput(`${file.path}:${i + 1}: ${DEPTH}`);
     let value: unknown;
     try {
       value = JSON.parse(text);
@@ -67,7 +71,7 @@ export function parseJsonl(file: ImportFile): Located[] {
       throw badInput(`${file.path}:${i + 1}: not valid JSON (${(e as Error).message})`);
     }
     const line = i + 1;
-    out.push({ value, file: file.path, line, lineOf: () => line });
+    out.push(checked({ value, file: file.path, line, lineOf: () => line }));
   }
   if (out.length === 0) throw badInput(`${file.path}: empty (no JSON lines)`);
   return out;
@@ -75,15 +79,18 @@ export function parseJsonl(file: ImportFile): Located[] {
 
 /** One YAML or JSON document (JSON is YAML); field lines come from the YAML node ranges. */
 export function parseDocumentFile(file: ImportFile): Located {
+  checkYamlSize(file.content, file.path);
   const lineCounter = new LineCounter();
   const doc = parseDocument(file.content, { lineCounter, prettyErrors: false, uniqueKeys: true });
   const err = doc.errors[0];
   if (err) {
     const line = err.pos ? lineCounter.linePos(err.pos[0]).line : null;
     const kind = /\.json$/i.test(file.path) ? 'JSON' : 'YAML';
-    throw badInput(`${where(file.path, line)}: not valid ${kind} (${err.message.split('\n')[0]})`);
+    // The YAML composer recurses; it reports its own stack overflow as a parse error.
+    const problem = /call stack/i.test(err.message) ? DEPTH : err.message.split('\n')[0];
+    throw badInput(`${where(file.path, line)}: not valid ${kind} (${problem})`);
   }
-  const value = doc.toJS();
+  const value = yamlDocumentToJs(doc, file.path);
   if (value === null || value === undefined) throw badInput(`${file.path}: empty document`);
   const lineOf = (path: readonly PropertyKey[]): number | null => {
     // The deepest node that exists on the path: an unknown or missing field points at its parent.
@@ -94,7 +101,20 @@ export function parseDocumentFile(file: ImportFile): Located {
     return null;
   };
   const start = doc.contents && isNode(doc.contents) && doc.contents.range ? lineCounter.linePos(doc.contents.range[0]).line : 1;
-  return { value, file: file.path, line: start, lineOf };
+  return checked({ value, file: file.path, line: start, lineOf });
+}
+
+const DEPTH = `nested deeper than ${MAX_JSON_DEPTH} levels`;
+
+/**
+ * Every parsed value passes the storable-JSON walk before a schema sees it (iterative: nesting, NUL,
+ * lone surrogates, non-finite numbers), so no field of any import format can carry what text columns
+ * and jsonb cannot hold, and nothing recursive meets a 10,000-deep document.
+ */
+function checked(loc: Located): Located {
+  const p = jsonValueProblem(loc.value);
+  if (p) throw locatedError(loc, p.path, p.problem);
+  return loc;
 }
 
 /** Files of a directory import, by extension. */

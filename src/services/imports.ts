@@ -1,6 +1,7 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { badInput } from '../domain/errors.ts';
+import { readInputText } from '../input/text-file.ts';
 import type { ImportFile } from './import-parse.ts';
 
 /**
@@ -21,13 +22,8 @@ export function readImportFiles(path: string, accept: RegExp): ImportFile[] {
         .map((f) => join(path, f))
     : [path];
   if (paths.length === 0) throw badInput(`${path}: no files to import (looked for ${accept.source})`);
-  return paths.map((p) => {
-    try {
-      return { path: p, content: readFileSync(p, 'utf8') };
-    } catch (e) {
-      throw badInput(`${p}: cannot be read (${(e as Error).message})`);
-    }
-  });
+  // Size cap, UTF-8, no NUL (binary) and not empty: src/input/text-file.ts.
+  return paths.map((p) => ({ path: p, content: readInputText(p) }));
 }
 
 export const RUBRIC_FILES = /\.(ya?ml|json|jsonl)$/i;

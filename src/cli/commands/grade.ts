@@ -1,7 +1,10 @@
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Command } from '../command.ts';
-import { choiceFlag, readStructured, readText, requireFlag } from '../io.ts';
+import { parseRowId } from '../../domain/limits.ts';
+import { withDatabase } from '../database.ts';
+import { Fields } from '../../domain/fields.ts';
+import { checkImageFile, choiceFlag, fieldFlag, readStructured, readText, requireFlag } from '../io.ts';
 import { keyValues, table } from '../table.ts';
 import type { StoredGrade } from '../../services/grading.ts';
 
@@ -58,7 +61,7 @@ const grade: Command = {
     const { parseRubric } = await import('../../scoring/description/rubric.ts');
     const { loadJudge } = await import('../../judges/config.ts');
     const { loadImage } = await import('../../judges/image.ts');
-    const { loadConfig, openConfiguredDatabase, providerKeys } = await import('../../config.ts');
+    const { loadConfig, providerKeys } = await import('../../config.ts');
 
     // Everything the user named is read and checked before the database is opened: bad input writes nothing.
     const config = loadConfig(process.env);
@@ -68,25 +71,26 @@ const grade: Command = {
     const rubricIsFile = existsSync(rubricRef);
     const rubric = rubricIsFile ? parseRubric(readStructured(rubricRef, 'rubric'), `rubric ${rubricRef}`) : { slug: rubricRef };
     if (!rubricIsFile && /[\\/]|\.(ya?ml|json)$/i.test(rubricRef)) throw badInput(`rubric ${rubricRef}: no such file`);
+    const runName = fieldFlag(values, 'run', Fields.run);
     let answer: { id: number } | { text: string; run?: string };
-    if (existsSync(answerRef)) answer = { text: readText(answerRef, 'answer'), ...(typeof values.run === 'string' ? { run: values.run } : {}) };
-    else if (/^\d+$/.test(answerRef)) answer = { id: Number(answerRef) };
-    else throw badInput(`answer ${answerRef}: no such file (nor a stored answer id)`);
+    if (existsSync(answerRef)) answer = { text: readText(answerRef, 'answer'), ...(runName !== undefined ? { run: runName } : {}) };
+    else if (/^\d+$/.test(answerRef)) {
+      if (typeof values.run === 'string') throw badInput('--run names the run of an answer given as text; a stored answer id already has its run');
+      answer = { id: parseRowId(answerRef, 'answer id') };
+    } else throw badInput(`answer ${answerRef}: no such file (nor a stored answer id)`);
     let imagePath = typeof values.image === 'string' ? values.image : undefined;
     if (!imagePath && rubricIsFile && 'image' in rubric && rubric.image) {
       const candidate = resolve(dirname(rubricRef), rubric.image);
       if (existsSync(candidate)) imagePath = candidate;
     }
+    if (imagePath) checkImageFile(imagePath);
     const image = imagePath ? loadImage(imagePath) : undefined;
     // A judge that cannot be built (no key) is bad input too, found before the database is touched.
     const { createAdapter } = await import('../../judges/adapters/index.ts');
     const adapter = await createAdapter(judge, keys);
 
-    const { migrate } = await import('../../db/client.ts');
     const { gradeAnswer } = await import('../../services/grading.ts');
-    const database = await openConfiguredDatabase(config);
-    try {
-      await migrate(database);
+    return withDatabase(async (database) => {
       const g = await gradeAnswer(database, { judge, keys, adapter, rubric, answer, unverifiable: policy, ...(image ? { image } : {}) });
       const json = {
         status: g.status,
@@ -100,9 +104,7 @@ const grade: Command = {
         judge: g.judge,
       };
       return { json, text: render(g), exitCode: g.status === 'ok' ? 0 : 1 };
-    } finally {
-      await database.close();
-    }
+    });
   },
 };
 

@@ -1,26 +1,38 @@
 import type PgBoss from 'pg-boss';
 import type { Command } from '../command.ts';
+import { badInput } from '../../domain/errors.ts';
+import { withDatabase } from '../database.ts';
 import { numberFlag, requireFlag } from '../io.ts';
 import { table } from '../table.ts';
 
 /** `assay jobs`: the grading queue — counts by state, jobs (failed ones with their last error), retry, cancel. */
 
 async function withBoss<T>(f: (database: import('../../db/client.ts').Database, boss: PgBoss) => Promise<T>): Promise<T> {
-  const { loadConfig, openConfiguredDatabase } = await import('../../config.ts');
-  const { migrate } = await import('../../db/client.ts');
   const { startBoss } = await import('../../jobs/boss.ts');
-  const database = await openConfiguredDatabase(loadConfig(process.env));
-  try {
-    await migrate(database);
+  return withDatabase(async (database) => {
     const boss = await startBoss(database, { supervise: false });
     try {
       return await f(database, boss);
     } finally {
       await boss.stop({ graceful: false, close: false });
     }
-  } finally {
-    await database.close();
-  }
+  });
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Job ids as `assay jobs` prints them (uuids); anything else is bad input before the database is opened. */
+function jobIds(values: Record<string, unknown>): string[] {
+  const ids = (values.id as string[] | undefined) ?? [];
+  for (const id of ids) if (!UUID.test(id)) throw badInput(`--id must be a job id as \`assay jobs\` prints it (a uuid), got '${id.length > 60 ? `${id.slice(0, 60)}…` : id}'`);
+  return ids;
+}
+
+/** A --run that names no run is bad input, not an empty list ("0 jobs" would read as "nothing to do"). */
+async function checkRun(database: import('../../db/client.ts').Database, run: unknown): Promise<void> {
+  if (typeof run !== 'string') return;
+  const { findRun } = await import('../../services/runs-grading.ts');
+  await findRun(database, run);
 }
 
 const list: Command = {
@@ -30,13 +42,13 @@ const list: Command = {
   options: { run: { type: 'string' }, state: { type: 'string' }, limit: { type: 'string' } },
   async run({ values }) {
     const { JOB_STATES, listJobs } = await import('../../services/jobs.ts');
-    const { badInput } = await import('../../domain/errors.ts');
     const state = typeof values.state === 'string' ? values.state : undefined;
     if (state !== undefined && !(JOB_STATES as readonly string[]).includes(state)) throw badInput(`--state must be one of ${JOB_STATES.join(', ')}`);
     const limit = numberFlag(values, 'limit', { integer: true, min: 1, max: 100_000 }) ?? 50;
-    const r = await withBoss((database) =>
-      listJobs(database, { ...(typeof values.run === 'string' ? { run: values.run } : {}), ...(state ? { state: state as (typeof JOB_STATES)[number] } : {}), limit }),
-    );
+    const r = await withBoss(async (database) => {
+      await checkRun(database, values.run);
+      return listJobs(database, { ...(typeof values.run === 'string' ? { run: values.run } : {}), ...(state ? { state: state as (typeof JOB_STATES)[number] } : {}), limit });
+    });
     const counts = Object.entries(r.counts).map(([k, v]) => `${k} ${v}`).join(', ');
     const rows = r.jobs.map((j) => [j.id, j.state, j.run, j.judge, j.answerId, j.retryCount, j.error ?? '']);
     return { json: r, text: `${counts}\n\n${rows.length ? table(['job', 'state', 'run', 'judge', 'answer', 'retries', 'error'], rows) : '(no jobs)'}` };
@@ -50,8 +62,12 @@ const retry: Command = {
   options: { run: { type: 'string' }, id: { type: 'string', multiple: true } },
   async run({ values }) {
     const { retryFailedJobs } = await import('../../services/jobs.ts');
-    const ids = (values.id as string[] | undefined) ?? [];
-    const r = await withBoss((database, boss) => retryFailedJobs(database, boss, { ids, ...(typeof values.run === 'string' ? { run: values.run } : {}) }));
+    const ids = jobIds(values);
+    if (ids.length > 0 && values.run !== undefined) throw badInput('give --run or --id, not both (ids name jobs of any run)');
+    const r = await withBoss(async (database, boss) => {
+      await checkRun(database, values.run);
+      return retryFailedJobs(database, boss, { ids, ...(typeof values.run === 'string' ? { run: values.run } : {}) });
+    });
     return { json: r, text: `${r.retried} failed job${r.retried === 1 ? '' : 's'} queued again; a worker (or \`assay run\`) will take them` };
   },
 };
@@ -63,6 +79,8 @@ const cancel: Command = {
   options: { run: { type: 'string' }, judge: { type: 'string' } },
   async run({ values }) {
     const runRef = requireFlag(values, 'run');
+    // A bad judge reference or file is refused before the database is opened.
+    if (typeof values.judge === 'string') (await import('../../judges/config.ts')).loadJudge(values.judge);
     const { cancelRunGrading } = await import('../../services/runs-grading.ts');
     const r = await withBoss((database, boss) => cancelRunGrading(database, boss, { run: runRef, ...(typeof values.judge === 'string' ? { judge: values.judge } : {}) }));
     return { json: r, text: `${r.cancelled} waiting job${r.cancelled === 1 ? '' : 's'} cancelled` };

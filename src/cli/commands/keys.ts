@@ -1,6 +1,8 @@
 import type { Command } from '../command.ts';
 import { table } from '../table.ts';
+import { Fields } from '../../domain/fields.ts';
 import { withDatabase } from '../database.ts';
+import { fieldFlag } from '../io.ts';
 
 /** API key management straight on the database (works before any key exists). */
 
@@ -12,7 +14,7 @@ const create: Command = {
   async run({ values }) {
     const { createKey } = await import('../../services/keys.ts');
     const scopes = (values.scope as string[] | undefined) ?? [];
-    const name = typeof values.name === 'string' ? values.name : undefined;
+    const name = fieldFlag(values, 'name', Fields.keyName);
     const k = await withDatabase((d) => createKey(d, { scopes, name }));
     return {
       json: k,
@@ -49,6 +51,7 @@ const revoke: Command = {
     const { badInput } = await import('../../domain/errors.ts');
     const { revokeKey } = await import('../../services/keys.ts');
     if (positionals.length !== 1) throw badInput('expected exactly one key prefix (see assay keys list)');
+    if (!/^[A-Za-z0-9_-]{1,64}$/.test(positionals[0]!)) throw badInput(`'${positionals[0]!.slice(0, 60)}' is not a key prefix (see assay keys list)`);
     const k = await withDatabase((d) => revokeKey(d, positionals[0]!));
     return { json: k, text: `revoked ${k.prefix} ("${k.name}") at ${k.revokedAt}` };
   },

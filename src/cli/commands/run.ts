@@ -1,4 +1,6 @@
+import { badInput } from '../../domain/errors.ts';
 import type { Command } from '../command.ts';
+import { withDatabase } from '../database.ts';
 import { numberFlag, requireFlag } from '../io.ts';
 
 /**
@@ -34,23 +36,28 @@ const run: Command = {
     const concurrency = numberFlag(values, 'concurrency', { integer: true, min: 1, max: 512 }) ?? 8;
     const rpm = numberFlag(values, 'rpm', { min: 1 });
     const tpm = numberFlag(values, 'tpm', { min: 1 });
-    const pollMs = numberFlag(values, 'poll-ms', { integer: true, min: 1 }) ?? 30_000;
+    const pollFlag = numberFlag(values, 'poll-ms', { integer: true, min: 1, max: 86_400_000 });
+    // Flags that would be silently ignored are refused: the user meant something else.
+    if (values.batch) {
+      for (const f of ['concurrency', 'rpm', 'tpm', 'enqueue-only']) if (values[f] !== undefined) throw badInput(`--${f} does not apply with --batch (the provider's batch API)`);
+    } else if (pollFlag !== undefined) throw badInput('--poll-ms goes with --batch');
+    if (values['enqueue-only'] && values.concurrency !== undefined) throw badInput('--concurrency does not apply with --enqueue-only (nothing is graded here)');
+    const pollMs = pollFlag ?? 30_000;
     const { loadJudge } = await import('../../judges/config.ts');
-    const { loadConfig, openConfiguredDatabase, providerKeys } = await import('../../config.ts');
+    const { loadConfig, providerKeys } = await import('../../config.ts');
     const config = loadConfig(process.env);
     const loaded = loadJudge(judgeRef);
     // Checked before the database is opened: bad input changes nothing.
     if (values.batch) (await import('../../services/batch-grading.ts')).assertBatchJudge(loaded);
 
-    const { migrate } = await import('../../db/client.ts');
     const { startBoss } = await import('../../jobs/boss.ts');
     const { startWorker } = await import('../../jobs/worker.ts');
-    const { enqueueRunGrading } = await import('../../services/runs-grading.ts');
+    const { enqueueRunGrading, findRun } = await import('../../services/runs-grading.ts');
     const { getProgress } = await import('../../services/progress.ts');
     const { progressBar } = await import('../../jobs/progress-bar.ts');
-    const database = await openConfiguredDatabase(config);
-    try {
-      await migrate(database);
+    return withDatabase(async (database) => {
+      // An unknown run is bad input found before the queue is started (nothing to stop, nothing written).
+      await findRun(database, runRef);
       if (values.batch) {
         const { runBatchGrading } = await import('../../services/batch-grading.ts');
         const keys = providerKeys(config);
@@ -59,40 +66,49 @@ const run: Command = {
         return { json: { batch: true, ...b }, text, exitCode: b.failed ? 1 : 0 };
       }
       const boss = await startBoss(database);
-      const limits = rpm !== undefined || tpm !== undefined ? { limits: { rpm: rpm ?? null, tpm: tpm ?? null } } : {};
-      const e = await enqueueRunGrading(database, boss, { run: runRef, judge: judgeRef, ...limits });
-      let interrupted = false;
-      if (!values['enqueue-only']) {
-        const keys = providerKeys(config);
-        const worker = await startWorker(database, { concurrency, keys, bossInstance: boss, untilDone: [e.gradingRunId] });
-        const bar = progressBar(process.stderr);
-        const onSigint = () => {
-          if (interrupted) process.exit(130);
-          interrupted = true;
-          process.stderr.write('\nstopping: finishing the jobs in flight (Ctrl-C again to leave now); `assay run` again resumes\n');
-          void worker.stop({ graceful: true });
-        };
-        process.on('SIGINT', onSigint);
-        const timer = setInterval(() => void getProgress(database, e.gradingRunId).then((p) => bar.update(p), () => {}), 500);
-        await worker.done;
-        clearInterval(timer);
-        process.off('SIGINT', onSigint);
-        bar.update(await getProgress(database, e.gradingRunId));
-        bar.end();
+      // Every path out — an error while enqueueing or working included — stops what was started here,
+      // so the process ends instead of waiting on the queue's timers.
+      let worker: Awaited<ReturnType<typeof startWorker>> | undefined;
+      let timer: ReturnType<typeof setInterval> | undefined;
+      let onSigint: (() => void) | undefined;
+      try {
+        const limits = rpm !== undefined || tpm !== undefined ? { limits: { rpm: rpm ?? null, tpm: tpm ?? null } } : {};
+        const e = await enqueueRunGrading(database, boss, { run: runRef, judge: judgeRef, ...limits });
+        let interrupted = false;
+        if (!values['enqueue-only']) {
+          const keys = providerKeys(config);
+          const w = await startWorker(database, { concurrency, keys, bossInstance: boss, untilDone: [e.gradingRunId] });
+          worker = w;
+          const bar = progressBar(process.stderr);
+          onSigint = () => {
+            if (interrupted) process.exit(130);
+            interrupted = true;
+            process.stderr.write('\nstopping: finishing the jobs in flight (Ctrl-C again to leave now); `assay run` again resumes\n');
+            void w.stop({ graceful: true });
+          };
+          process.on('SIGINT', onSigint);
+          timer = setInterval(() => void getProgress(database, e.gradingRunId).then((p) => bar.update(p), () => {}), 500);
+          await w.done;
+          clearInterval(timer);
+          bar.update(await getProgress(database, e.gradingRunId));
+          bar.end();
+        }
+        const p = await getProgress(database, e.gradingRunId);
+        const json = { ...p, enqueued: { gradingRunId: e.gradingRunId, jobs: e.jobs, alreadyGraded: e.alreadyGraded, resumed: e.resumed, retried: e.retried }, interrupted };
+        const text = [
+          `run ${p.run.name}, judge ${p.judge.slug}: ${p.done} of ${p.total} graded, ${p.failed} failed, ${p.remaining} remaining`,
+          `${p.calls} provider calls, ${p.tokens.input} input + ${p.tokens.cacheRead} cache-read + ${p.tokens.cacheWrite} cache-write + ${p.tokens.output} output tokens, $${p.costUsd.toFixed(4)}`,
+          ...(p.failed ? ['failed jobs: `assay jobs --state failed`; re-run them with `assay jobs retry`'] : []),
+          ...(interrupted || p.remaining ? ['resume with the same `assay run` command (graded answers are skipped)'] : []),
+        ].join('\n');
+        return { json, text, exitCode: interrupted ? 130 : p.failed || p.remaining ? 1 : 0 };
+      } finally {
+        if (timer) clearInterval(timer);
+        if (onSigint) process.off('SIGINT', onSigint);
+        if (worker) await worker.stop({ graceful: false }).catch(() => {});
+        await boss.stop({ graceful: false, close: false });
       }
-      await boss.stop({ graceful: false, close: false });
-      const p = await getProgress(database, e.gradingRunId);
-      const json = { ...p, enqueued: { gradingRunId: e.gradingRunId, jobs: e.jobs, alreadyGraded: e.alreadyGraded, resumed: e.resumed, retried: e.retried }, interrupted };
-      const text = [
-        `run ${p.run.name}, judge ${p.judge.slug}: ${p.done} of ${p.total} graded, ${p.failed} failed, ${p.remaining} remaining`,
-        `${p.calls} provider calls, ${p.tokens.input} input + ${p.tokens.cacheRead} cache-read + ${p.tokens.cacheWrite} cache-write + ${p.tokens.output} output tokens, $${p.costUsd.toFixed(4)}`,
-        ...(p.failed ? ['failed jobs: `assay jobs --state failed`; re-run them with `assay jobs retry`'] : []),
-        ...(interrupted || p.remaining ? ['resume with the same `assay run` command (graded answers are skipped)'] : []),
-      ].join('\n');
-      return { json, text, exitCode: interrupted ? 130 : p.failed || p.remaining ? 1 : 0 };
-    } finally {
-      await database.close();
-    }
+    });
   },
 };
 

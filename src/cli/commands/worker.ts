@@ -1,4 +1,5 @@
 import type { Command } from '../command.ts';
+import { withDatabase } from '../database.ts';
 import { numberFlag } from '../io.ts';
 
 /**
@@ -14,24 +15,28 @@ const worker: Command = {
   async run({ values }) {
     const concurrency = numberFlag(values, 'concurrency', { integer: true, min: 1, max: 512 }) ?? 8;
     const pollMs = numberFlag(values, 'poll-ms', { integer: true, min: 10, max: 60_000 }) ?? 250;
-    const { loadConfig, openConfiguredDatabase, providerKeys } = await import('../../config.ts');
+    const { loadConfig, providerKeys } = await import('../../config.ts');
     const config = loadConfig(process.env);
-    const { migrate } = await import('../../db/client.ts');
-    const { startWorker } = await import('../../jobs/worker.ts');
-    const database = await openConfiguredDatabase(config);
-    await migrate(database);
     const keys = providerKeys(config);
-    const w = await startWorker(database, { concurrency, keys, pollMs });
-    // Handlers before the banner: a supervisor may signal as soon as it reads it.
-    const stop = () => void w.stop({ graceful: true });
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-    process.stderr.write(`worker ${process.pid}: ${concurrency} provider calls at once (as many jobs again read ahead), polling every ${pollMs} ms\n`);
-    await w.done;
-    await w.stop({ graceful: true });
-    await database.close();
-    const s = w.stats;
-    process.stderr.write(`worker ${process.pid}: stopped after ${s.graded} graded, ${s.skipped} skipped (already graded), ${s.failed} failed attempts\n`);
+    const { startWorker } = await import('../../jobs/worker.ts');
+    // withDatabase closes the database on every path, an error while starting the worker included.
+    await withDatabase(async (database) => {
+      const w = await startWorker(database, { concurrency, keys, pollMs });
+      // Handlers before the banner: a supervisor may signal as soon as it reads it.
+      const stop = () => void w.stop({ graceful: true });
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+      try {
+        process.stderr.write(`worker ${process.pid}: ${concurrency} provider calls at once (as many jobs again read ahead), polling every ${pollMs} ms\n`);
+        await w.done;
+      } finally {
+        await w.stop({ graceful: true });
+        process.off('SIGINT', stop);
+        process.off('SIGTERM', stop);
+      }
+      const s = w.stats;
+      process.stderr.write(`worker ${process.pid}: stopped after ${s.graded} graded, ${s.skipped} skipped (already graded), ${s.failed} failed attempts\n`);
+    });
   },
 };
 
