@@ -2,15 +2,20 @@
  * Deterministic reading of the meta statements (orientation, grid, piece count) a model appends to its
  * description (design §2.1). What is accepted, precisely:
  *
- * Every line is normalised first: markdown emphasis and code marks (* _ `) are removed, a leading list
- * or quote marker (-, +, •, >, #, "1." / "1)") is dropped, whitespace is collapsed.
+ * Every line is normalised first: markdown emphasis and code marks (* _ `) are removed (a single *
+ * between two numbers is kept as a multiplication sign), a leading list or quote marker (-, +, •, >,
+ * #, "1." / "1)") is dropped, whitespace is collapsed.
  *
- * Labelled lines, anywhere in the answer — `<label> <sep> <value>` with sep one of : = - – — or "is":
+ * Labelled statements, anywhere in the answer — `<label> <sep> <value>` with sep one of : = - – — or
+ * "is" — each at the start of a line or after a statement separator ('.', ';', ',' or '|') that is
+ * followed by another label, so "Orientation: landscape. Grid: 8×12. Piece count: 96." on one line is
+ * three statements ("Pieces: approx. 96" stays one: no label follows the dot):
  *   orientation  label "orientation" (optionally "image/picture/puzzle orientation"); value holds the
  *                word landscape|portrait (or horizontal → landscape, vertical → portrait)
  *   grid         label "grid", "grid size|dimensions|layout|shape", "dimensions", "size"; value holds a
  *                grid expression (below); or a pair of lines "Rows: 6" and "Columns: 9"
- *   pieces       label "pieces", "piece count", "pieces count", "number of pieces", "total pieces";
+ *   pieces       label "pieces", "piece count", "pieces count", "piece total", "number/no./#/count of
+ *                (puzzle) pieces", "total pieces", "total number of pieces";
  *                the value's first number (optionally after about/approximately/~), or N in "6 x 9 = N"
  * Free statements, only in the closing paragraph (the lines after the last blank line):
  *   orientation  "landscape orientation|format|mode", "portrait-oriented", "orientation is portrait",
@@ -41,6 +46,29 @@ const OP = String.raw`(?:[xX×✕*]|by)`;
 const ROWS = String.raw`rows?`;
 const COLS = String.raw`(?:columns?|cols?)`;
 const SEP = String.raw`\s*(?:[:=]|[-–—]\s|\bis\b)\s*`;
+
+const PIECES_OF = String.raw`(?:number|no\.?|#|count)\s+of\s+(?:puzzle\s+)?pieces`;
+
+/** Where a labelled statement can begin: one of the labels below, then its separator. */
+const LABEL_AHEAD = String.raw`(?:(?:image|picture|puzzle|total)\s+)?(?:orientation|grid(?:\s+(?:size|dimensions?|layout|shape))?|dimensions?|size|${PIECES_OF}|pieces?\s+(?:count|total)|pieces|(?:number\s+of\s+)?(?:rows|${COLS}))${SEP}`;
+
+/**
+ * A line cut into statements at '.', ';', ',' or '|' where another label follows (a list marker may sit
+ * in between); a decimal point or thousands comma never has a label after it, so numbers stay whole.
+ */
+const STATEMENT_BREAK = new RegExp(String.raw`\s*[.;,|]\s*(?:[-+•]\s*)?(?=${LABEL_AHEAD})`, 'gi');
+
+function statements(line: string): { offset: number; text: string }[] {
+  const out: { offset: number; text: string }[] = [];
+  let start = 0;
+  for (const m of line.matchAll(STATEMENT_BREAK)) {
+    if (m.index === 0) continue;
+    out.push({ offset: start, text: line.slice(start, m.index) });
+    start = m.index + m[0].length;
+  }
+  out.push({ offset: start, text: line.slice(start) });
+  return out.filter((st) => st.text.trim() !== '');
+}
 
 const toInt = (s: string): number => Number(s.replace(/[^\d]/g, ''));
 
@@ -75,7 +103,7 @@ const RE = {
     'i',
   ),
   labelPieces: new RegExp(
-    String.raw`^(?:(?:total|puzzle)\s+)?(?:number\s+of\s+pieces|pieces?\s+count|pieces)${SEP}(?:about|approximately|approx\.?|roughly|~)?\s*(?:${NUM}\s*${OP}\s*${NUM}\s*=\s*)?${NUM_START}${NUM}`,
+    String.raw`^(?:(?:total|puzzle)\s+)?(?:${PIECES_OF}|pieces?\s+(?:count|total)|pieces)${SEP}(?:about|approximately|approx\.?|roughly|~)?\s*(?:${NUM}\s*${OP}\s*${NUM}\s*=\s*)?${NUM_START}${NUM}`,
     'i',
   ),
   labelRows: new RegExp(String.raw`^(?:number\s+of\s+)?rows${SEP}${NUM_START}${NUM}`, 'i'),
@@ -105,6 +133,8 @@ function later<T>(a: Found<T> | null, b: Found<T> | null): Found<T> | null {
 
 function normaliseLine(line: string): string {
   return line
+    // a lone * between two numbers is a multiplication sign ("6*9"), every other * is markdown
+    .replace(/(?<=\d\s*)\*(?=\s*\d)/g, '×')
     .replace(/[*_`]/g, '')
     .replace(/^\s*(?:[-+•>#]+|\d+[.)])\s+/, '')
     .replace(/[ \t]+/g, ' ')
@@ -194,25 +224,28 @@ export function parseMeta(answer: string): ParsedMeta {
     const base = i * SCALE;
     const closing = i >= closingStart;
 
-    const lo = RE.labelOrientation.exec(line);
-    if (lo) {
-      const w = RE.orientationWord.exec(lo[1]!);
-      if (w) orientation = later(orientation, { at: base, value: ORIENTATION_WORDS[w[1]!.toLowerCase()]! });
+    for (const st of statements(line)) {
+      const at = base + st.offset;
+      const lo = RE.labelOrientation.exec(st.text);
+      if (lo) {
+        const w = RE.orientationWord.exec(lo[1]!);
+        if (w) orientation = later(orientation, { at, value: ORIENTATION_WORDS[w[1]!.toLowerCase()]! });
+      }
+      const lg = RE.labelGrid.exec(st.text);
+      if (lg) {
+        const g = lastGridExpression(lg[1]!);
+        if (g && validGrid(g)) grid = later(grid, { at, value: { rows: g.rows, cols: g.cols } });
+      }
+      const lp = RE.labelPieces.exec(st.text);
+      if (lp) {
+        const n = toInt(lp[3]!);
+        if (validCount(n)) pieces = later(pieces, { at, value: n });
+      }
+      const lr = RE.labelRows.exec(st.text);
+      if (lr) rowsLabel = later(rowsLabel, { at, value: toInt(lr[1]!) });
+      const lc = RE.labelCols.exec(st.text);
+      if (lc) colsLabel = later(colsLabel, { at, value: toInt(lc[1]!) });
     }
-    const lg = RE.labelGrid.exec(line);
-    if (lg) {
-      const g = lastGridExpression(lg[1]!);
-      if (g && validGrid(g)) grid = later(grid, { at: base, value: { rows: g.rows, cols: g.cols } });
-    }
-    const lp = RE.labelPieces.exec(line);
-    if (lp) {
-      const n = toInt(lp[3]!);
-      if (validCount(n)) pieces = later(pieces, { at: base, value: n });
-    }
-    const lr = RE.labelRows.exec(line);
-    if (lr) rowsLabel = later(rowsLabel, { at: base, value: toInt(lr[1]!) });
-    const lc = RE.labelCols.exec(line);
-    if (lc) colsLabel = later(colsLabel, { at: base, value: toInt(lc[1]!) });
 
     if (!closing) return;
     const lone = RE.loneOrientation.exec(line);
