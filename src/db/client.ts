@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import type { OwnerInfo } from './pglite-owner.ts';
 import * as schema from './schema.ts';
 
 /**
@@ -18,13 +19,27 @@ export type Queryable = Db | Tx;
 
 export interface Database {
   db: Db;
+  /**
+   * The driver: the embedded engine in this process, or postgres.js — to PostgreSQL, or to a PGlite
+   * directory owned by another process (then `owner` is set).
+   */
   kind: 'pglite' | 'postgres';
+  /** The PGlite data directory behind this handle, owned here or reached through its owner (cross-process locks live in it). */
+  pgliteDir?: string;
+  /** Set when this process reaches a PGlite directory through the process that owns it. */
+  owner?: ReachedOwner;
   close(): Promise<void>;
   /**
    * Raw parameterised SQL ($1, $2 …); used by adapters that bring their own SQL (pg-boss) and by hot
    * statements. `prepare`: on PostgreSQL, parse once per connection (for fixed SQL run many times).
    */
   execute(sql: string, params?: unknown[], opts?: { prepare?: boolean }): Promise<{ rows: any[] }>;
+}
+
+export interface ReachedOwner {
+  info: OwnerInfo;
+  /** Resolves when the owner's process is gone: this handle then has no database any more. */
+  lost: Promise<void>;
 }
 
 export interface OpenOptions {
@@ -36,6 +51,8 @@ export interface OpenOptions {
   memory?: boolean;
   /** postgres.js pool size (default 10). */
   max?: number;
+  /** How long to wait for another process that owns `dataDir` and is still starting (default 30 s). */
+  ownerWaitMs?: number;
 }
 
 /** migrations/ at the package root, wherever the process was started from. */
@@ -43,10 +60,13 @@ export const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations', import.m
 
 export async function openDatabase(opts: OpenOptions): Promise<Database> {
   if (opts.url) return openPostgres(opts.url, opts.max ?? 10);
-  return openPglite(opts.memory ? undefined : (opts.dataDir ?? './data'));
+  if (opts.memory) return openPglite(undefined);
+  const { openPgliteDirectory } = await import('./pglite-directory.ts');
+  return openPgliteDirectory(opts.dataDir ?? './data', { waitMs: opts.ownerWaitMs });
 }
 
-async function openPglite(dataDir: string | undefined): Promise<Database> {
+/** The embedded engine, in memory or on a directory this process owns (pglite-directory.ts claims it first). */
+export async function openPglite(dataDir: string | undefined): Promise<Database> {
   const { PGlite } = await import('@electric-sql/pglite');
   const { drizzle } = await import('drizzle-orm/pglite');
   if (dataDir) mkdirSync(dataDir, { recursive: true });
@@ -64,12 +84,22 @@ async function openPglite(dataDir: string | undefined): Promise<Database> {
   };
 }
 
-async function openPostgres(url: string, max: number): Promise<Database> {
+/**
+ * postgres.js on a URL. `prepare: false` for a PGlite owner's socket: named statements would outlive
+ * this process in the owner's one shared session.
+ */
+export async function openPostgres(url: string, max: number, o: { path?: string; prepare?: boolean } = {}): Promise<Database> {
   const { default: postgres } = await import('postgres');
   const { drizzle } = await import('drizzle-orm/postgres-js');
   // Notices ("relation already exists, skipping" from the migrator) are noise on a terminal.
-  const socket = unixSocketOf(url);
-  const client = postgres(socket ? socket.url : url, { max, onnotice: () => {}, connect_timeout: 10, ...(socket ? { path: socket.path } : {}) });
+  const socket = o.path ? { url, path: o.path } : unixSocketOf(url);
+  const client = postgres(socket ? socket.url : url, {
+    max,
+    onnotice: () => {},
+    connect_timeout: 10,
+    ...(socket ? { path: socket.path } : {}),
+    ...(o.prepare === false ? { prepare: false } : {}),
+  });
   const db = drizzle({ client, schema }) as unknown as Db;
   return {
     db,

@@ -1,11 +1,16 @@
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
 import { AssayError } from '../domain/errors.ts';
 import type { Database } from './client.ts';
+import { claimLock, OWNER_DIR, type OwnerLock } from './pglite-owner.ts';
 
 /**
  * Runs `f` while holding a named lock that every process on the database sees: a PostgreSQL
  * session-level advisory lock on a connection reserved for the purpose (released with it, so a
  * process that dies frees the lock), plus an in-process set, since a session's advisory locks are
- * re-entrant and PGlite is one session. Not waiting: a lock already held is a `conflict` naming `what`.
+ * re-entrant and PGlite is one session. On a PGlite directory the lock is a file in it instead (see
+ * pglite-owner.ts): every process reaching that directory shares the owner's one session, so an advisory
+ * lock would be granted to all of them. Not waiting: a lock already held is a `conflict` naming `what`.
  */
 
 const held = new WeakMap<Database, Set<string>>();
@@ -20,8 +25,13 @@ export async function withExclusive<T>(database: Database, name: string, what: s
   if (mine.has(name)) throw new AssayError('conflict', what);
   mine.add(name);
   let reserved: Reserved | null = null;
+  let file: OwnerLock | null = null;
   try {
-    if (database.kind === 'postgres') {
+    if (database.pgliteDir) {
+      const claim = claimLock(join(database.pgliteDir, OWNER_DIR, 'locks', createHash('sha256').update(name).digest('hex').slice(0, 32)));
+      if (!claim.owned) throw new AssayError('conflict', what);
+      file = claim.lock;
+    } else if (database.kind === 'postgres') {
       const client = (database.db as unknown as { $client: { reserve(): Promise<Reserved> } }).$client;
       reserved = await client.reserve();
       const [row] = await reserved.unsafe('select pg_try_advisory_lock(hashtextextended($1, 0)) as ok', [name]);
@@ -34,6 +44,7 @@ export async function withExclusive<T>(database: Database, name: string, what: s
     }
   } finally {
     reserved?.release();
+    file?.release();
     mine.delete(name);
   }
 }
