@@ -86,20 +86,36 @@ async function seedIfEmpty(database: Database): Promise<boolean> {
   return (await seedExamples(database)).seeded;
 }
 
-/** Prints the banner, then serves until SIGINT/SIGTERM, closing the server and the database. */
+/**
+ * Prints the banner, then serves until SIGINT/SIGTERM, closing the server and the database. Also stops
+ * when npm, if it started us, is gone (see parent-watch.ts), and when the process owning the PGlite
+ * directory this server reaches through it stops (exit 1: restarted, this process becomes the owner).
+ */
 export async function runUntilSignal(config: Config, out: (line: string) => void = (l) => process.stdout.write(l + '\n')): Promise<void> {
   const svc = await startService(config);
+  const { startedByNpm, watchAncestors } = await import('./parent-watch.ts');
   // Handlers go in before the banner: a supervisor that signals as soon as it reads "listening" must
   // get a clean shutdown, not the default SIGTERM death.
+  let unwatch = () => {};
   const stopped = new Promise<void>((resolve) => {
-    const stop = () => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      out('Shutting down…');
+    let once = false;
+    const stop = (why?: string) => {
+      if (once) return;
+      once = true;
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      unwatch();
+      out(why ? `Shutting down: ${why}…` : 'Shutting down…');
       svc.stop().then(resolve, resolve);
     };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
+    const onSignal = () => stop();
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+    if (startedByNpm()) unwatch = watchAncestors((why) => stop(why));
+    svc.database.owner?.lost.then(() => {
+      process.exitCode = 1;
+      stop(`the process owning ${config.dataDir} (pid ${svc.database.owner!.info.pid}) stopped; start this server again`);
+    });
   });
   if (svc.seeded) out('Loaded the bundled examples into the empty database.');
   if (svc.adminKey) {
@@ -107,8 +123,14 @@ export async function runUntilSignal(config: Config, out: (line: string) => void
     out(`  ${svc.adminKey}`);
     out('(more keys: assay keys create --scope read|write|admin|annotate)');
   }
-  out(`Database: ${svc.database.kind === 'postgres' ? 'PostgreSQL (DATABASE_URL)' : `embedded PGlite in ${config.dataDir}`}`);
+  out(`Database: ${databaseLine(svc.database, config)}`);
   out(`Judge: ${judgeDescription(config)}`);
   out(`assay listening on ${svc.server.url}  (API docs: ${svc.server.url}/docs)`);
   await stopped;
+}
+
+function databaseLine(database: Database, config: Config): string {
+  if (database.kind === 'postgres' && !database.owner) return 'PostgreSQL (DATABASE_URL)';
+  if (database.owner) return `embedded PGlite in ${config.dataDir}, reached through the process that owns it (pid ${database.owner.info.pid})`;
+  return `embedded PGlite in ${config.dataDir} (pid ${process.pid} owns it; other assay commands reach it through this process)`;
 }
