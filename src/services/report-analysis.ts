@@ -1,8 +1,12 @@
 import type { Database } from '../db/client.ts';
-import { calibrate, type CalibrationReport } from '../analysis/calibration/index.ts';
-import { describeThenSolve, type DtsGroup, type DtsReport, type DtsRow } from '../analysis/describe-then-solve/index.ts';
+import type { CalibrationReport } from '../analysis/calibration/index.ts';
+import type { DtsGroup, DtsReport } from '../analysis/describe-then-solve/index.ts';
 import { SCALES, type LabelRow, type LabelScale } from '../domain/labels.ts';
-import { assemblyRows, baselineNotes, chooseJudge, descriptionRows, judgeInfo, type AssemblyRow, type DescriptionRow, type JudgeInfo, type ReportFilters } from './report-data.ts';
+import { runInThread, taskModule } from '../threads/pool.ts';
+import { cachedReport, reportKey } from './report-cache.ts';
+import { assemblyRowsText, baselineNotes, chooseJudge, descriptionRowsText, filterKey, judgeInfo, type JudgeInfo, type ReportFilters } from './report-data.ts';
+
+const REPORT_TASKS = taskModule('report-tasks', import.meta.url);
 
 /**
  * Calibration and describe-then-solve over stored data, through the same pure code as
@@ -60,9 +64,12 @@ export async function calibrationReport(
   database: Database,
   opts: ReportFilters & { scale: LabelScale; seed?: number },
 ): Promise<CalibrationReport & { judgeNotes: JudgeNotes }> {
-  const rows = await calibrationRows(database, opts.scale, opts);
-  const report = calibrate(rows, { scale: opts.scale, ...(opts.judge ? { judge: opts.judge } : {}), seed: opts.seed ?? 1, source: 'stored labels' });
-  return { ...report, judgeNotes: await baselineNotes(database, report.judges) };
+  const calibrateOpts = { scale: opts.scale, ...(opts.judge ? { judge: opts.judge } : {}), seed: opts.seed ?? 1, source: 'stored labels' };
+  return cachedReport(database, reportKey('calibration', [filterKey(opts), calibrateOpts]), async () => {
+    const rows = await calibrationRows(database, opts.scale, opts);
+    const report = await runInThread<CalibrationReport>(REPORT_TASKS, 'calibrateTask', { rows, opts: calibrateOpts });
+    return { ...report, judgeNotes: await baselineNotes(database, report.judges) };
+  });
 }
 
 export const DTS_METRICS = ['neighbour', 'direct', 'proximity', 'adjacency', 'exactMatch'] as const;
@@ -87,62 +94,34 @@ export interface DtsResult extends JudgeInfo {
   reason?: string;
 }
 
-/** The description of the same puzzle by the same run: the answer itself, else the puzzle, else its rubric. */
-function pairDescription(a: AssemblyRow, byRun: Map<string, DescriptionRow[]>): DescriptionRow | undefined {
-  const mine = byRun.get(a.run) ?? [];
-  return (
-    mine.find((d) => d.answerId === a.answerId) ??
-    mine.find((d) => d.puzzleId === a.puzzleId) ??
-    (a.puzzleRubricId === null ? undefined : mine.find((d) => d.rubricId === a.puzzleRubricId))
-  );
-}
-
-async function binaryMajority(database: Database, answerIds: number[]): Promise<Map<number, boolean>> {
-  if (answerIds.length === 0) return new Map();
+/** Human whole-answer labels of the description answers in scope (binary perception). */
+async function wholeAnswerLabels(database: Database, f: ReportFilters): Promise<Array<[number, string]>> {
   const r = await database.execute(
-    `select answer_id as "answerId", label from labels where kind = 'human' and item_key = '' and answer_id = any($1::int[])`,
-    [answerIds],
+    `select l.answer_id as "answerId", l.label from labels l join answers a on a.id = l.answer_id join runs r on r.id = a.run_id
+      where l.kind = 'human' and l.item_key = '' and a.task in ('describe', 'describe-then-solve') and ${FILTERS}`,
+    [f.run ?? null, f.model ?? null],
   );
-  const votes = new Map<number, [number, number]>();
-  for (const row of r.rows) {
-    const n = SCALES.binary.normalise(row.label);
-    if (!n) continue;
-    const v = votes.get(Number(row.answerId)) ?? [0, 0];
-    v[n.value === 1 ? 0 : 1]++;
-    votes.set(Number(row.answerId), v);
-  }
-  // A tie has no majority and leaves the answer unpaired.
-  return new Map([...votes].filter(([, [yes, no]]) => yes !== no).map(([id, [yes, no]]) => [id, yes > no]));
+  return r.rows.map((x) => [Number(x.answerId), String(x.label)]);
 }
 
+/** Cached per data version; pairing and analysis run on the report thread (report-tasks.ts). */
 export async function describeThenSolveReport(database: Database, o: DtsOptions = {}): Promise<DtsResult> {
   const perception = o.perception ?? 'f1';
   const metric = o.metric ?? 'neighbour';
-  const judge = await chooseJudge(database, o.judge);
-  const [desc, asm] = await Promise.all([descriptionRows(database, o, judge), assemblyRows(database, o)]);
-  const byRun = new Map<string, DescriptionRow[]>();
-  for (const d of desc) (byRun.get(d.run) ?? byRun.set(d.run, []).get(d.run)!).push(d);
-  const scored = asm.filter((a) => a.scoreStatus !== null && a[metric] !== null);
-  const pairs = scored.map((a) => ({ a, d: pairDescription(a, byRun) }));
-  const labels = perception === 'label' ? await binaryMajority(database, pairs.flatMap((p) => (p.d ? [p.d.answerId] : []))) : new Map<number, boolean>();
-  const rows: DtsRow[] = [];
-  for (const { a, d } of pairs) {
-    if (!d) continue;
-    const p = perception === 'f1' ? d.f1 : labels.get(d.answerId);
-    if (p === null || p === undefined) continue;
-    rows.push({ model: a.model, item: `${a.run}/${a.externalId}`, slice: a.sizeBucket ?? 'unknown', perception: p, answer: a[metric]! });
-  }
-  const base = { ...judgeInfo(judge), perception, metric, paired: rows.length, unpaired: scored.length - rows.length };
-  if (rows.length === 0) return { ...base, report: null, reason: 'no scored assembly has a graded (or labelled) description of the same puzzle in its run' };
   const threshold = o.threshold ?? 0.5;
-  return {
-    ...base,
-    report: describeThenSolve(rows, {
-      perceptionThreshold: o.perceptionThreshold ?? threshold,
-      answerThreshold: o.answerThreshold ?? threshold,
-      source: 'stored answers',
-    }),
-  };
+  const t = { perceptionThreshold: o.perceptionThreshold ?? threshold, answerThreshold: o.answerThreshold ?? threshold };
+  return cachedReport(database, reportKey('describe-then-solve', [filterKey(o), perception, metric, t]), async () => {
+    const judge = await chooseJudge(database, o.judge);
+    const [desc, asm, labels] = await Promise.all([
+      descriptionRowsText(database, o, judge),
+      assemblyRowsText(database, o),
+      perception === 'label' ? wholeAnswerLabels(database, o) : Promise.resolve([]),
+    ]);
+    const r = await runInThread<{ paired: number; unpaired: number; report: DtsReport | null }>(REPORT_TASKS, 'dtsTask', { desc, asm, labels, perception, metric, ...t });
+    const base = { ...judgeInfo(judge), perception, metric, paired: r.paired, unpaired: r.unpaired };
+    if (!r.report) return { ...base, report: null, reason: 'no scored assembly has a graded (or labelled) description of the same puzzle in its run' };
+    return { ...base, report: r.report };
+  });
 }
 
 /** The report's groups as flat rows (for CSV): overall, per model, per slice, per model × slice. */

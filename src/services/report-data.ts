@@ -102,8 +102,19 @@ export async function chooseJudge(database: Database, slug?: string): Promise<Ju
 
 const FILTER_SQL = `($1::text is null or r.name = $1) and ($2::text is null or r.model = $2)`;
 
-export async function descriptionRows(database: Database, f: ReportFilters, judge: JudgeRef | null): Promise<DescriptionRow[]> {
-  const r = await database.execute(
+/*
+ * The row queries return their rows as one JSON array (json_agg): on PGlite, decoding thousands of rows
+ * field by field costs several times the query itself, and a string also crosses to the report thread
+ * (src/threads) by a plain copy. JSON carries float8 in its shortest exact form, so every number is the
+ * same double the drivers would return.
+ */
+const jsonRows = async (database: Database, sql: string, params: unknown[]): Promise<string> =>
+  String((await database.execute(`select coalesce(json_agg(x order by x."answerId"), '[]')::text as rows from (${sql}) x`, params)).rows[0]!.rows);
+
+/** descriptionRows as JSON text (parse with JSON.parse). */
+export function descriptionRowsText(database: Database, f: ReportFilters, judge: JudgeRef | null): Promise<string> {
+  return jsonRows(
+    database,
     `select a.id as "answerId", a.external_id as "externalId", r.name as run, r.model, r.effort, r.tags,
             a.status as "answerStatus", a.output_tokens as "outputTokens", a.puzzle_id as "puzzleId", a.rubric_id as "rubricId",
             coalesce(p.size_bucket, (select p2.size_bucket from puzzles p2 where p2.rubric_id = a.rubric_id order by p2.id limit 1)) as "sizeBucket",
@@ -118,15 +129,15 @@ export async function descriptionRows(database: Database, f: ReportFilters, judg
        left join rubrics rb on rb.id = a.rubric_id
        left join grades g on g.answer_id = a.id and g.judge_id = $4
        left join rubric_versions rv on rv.id = g.rubric_version_id
-      where a.task in ('describe', 'describe-then-solve') and ${FILTER_SQL} and ($3::text is null or rb.slug = $3)
-      order by a.id`,
+      where a.task in ('describe', 'describe-then-solve') and ${FILTER_SQL} and ($3::text is null or rb.slug = $3)`,
     [f.run ?? null, f.model ?? null, f.rubric ?? null, judge?.id ?? -1],
   );
-  return r.rows.map((x) => ({ ...x, answerId: Number(x.answerId), f1: num(x.f1), pieceCountError: num(x.pieceCountError), outputTokens: num(x.outputTokens) }));
 }
 
-export async function assemblyRows(database: Database, f: ReportFilters): Promise<AssemblyRow[]> {
-  const r = await database.execute(
+/** assemblyRows as JSON text (parse with JSON.parse). */
+export function assemblyRowsText(database: Database, f: ReportFilters): Promise<string> {
+  return jsonRows(
+    database,
     `select a.id as "answerId", a.external_id as "externalId", r.name as run, r.model, r.effort, r.tags,
             a.status as "answerStatus", a.output_tokens as "outputTokens",
             p.id as "puzzleId", p.slug as puzzle, p.rubric_id as "puzzleRubricId", p.rows, p.cols, p.size_bucket as "sizeBucket",
@@ -136,23 +147,18 @@ export async function assemblyRows(database: Database, f: ReportFilters): Promis
        join puzzles p on p.id = a.puzzle_id
        left join rubrics rb on rb.id = p.rubric_id
        left join assembly_scores s on s.answer_id = a.id
-      where a.task in ('assemble', 'describe-then-solve') and ${FILTER_SQL} and ($3::text is null or rb.slug = $3)
-      order by a.id`,
+      where a.task in ('assemble', 'describe-then-solve') and ${FILTER_SQL} and ($3::text is null or rb.slug = $3)`,
     [f.run ?? null, f.model ?? null, f.rubric ?? null],
   );
-  return r.rows.map((x) => ({
-    ...x,
-    answerId: Number(x.answerId),
-    puzzleId: Number(x.puzzleId),
-    rows: Number(x.rows),
-    cols: Number(x.cols),
-    outputTokens: num(x.outputTokens),
-    direct: num(x.direct),
-    neighbour: num(x.neighbour),
-    adjacency: num(x.adjacency),
-    proximity: num(x.proximity),
-    exactMatch: num(x.exactMatch),
-  }));
 }
 
-const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+export async function descriptionRows(database: Database, f: ReportFilters, judge: JudgeRef | null): Promise<DescriptionRow[]> {
+  return JSON.parse(await descriptionRowsText(database, f, judge)) as DescriptionRow[];
+}
+
+export async function assemblyRows(database: Database, f: ReportFilters): Promise<AssemblyRow[]> {
+  return JSON.parse(await assemblyRowsText(database, f)) as AssemblyRow[];
+}
+
+/** The filters that change a report, for its cache key (whatever else the caller's object carries). */
+export const filterKey = (f: ReportFilters) => ({ run: f.run, model: f.model, rubric: f.rubric, judge: f.judge });

@@ -1,7 +1,9 @@
 import type { Database } from '../db/client.ts';
 import { gridBaseline } from '../scoring/grid/baseline.ts';
-import { assemblyRows, chooseJudge, descriptionRows, judgeInfo, type AssemblyRow, type DescriptionRow, type JudgeInfo, type ReportFilters } from './report-data.ts';
-import { compareBuckets, finite, groupInto, meanColumns, type ReportOptions } from './report-stats.ts';
+import { runInThread, taskModule } from '../threads/pool.ts';
+import { cachedReport, reportKey } from './report-cache.ts';
+import { assemblyRowsText, chooseJudge, descriptionRowsText, filterKey, judgeInfo, type AssemblyRow, type DescriptionRow, type JudgeInfo, type ReportFilters } from './report-data.ts';
+import { compareBuckets, finite, groupInto, meanColumns, seededOptions, type ReportOptions } from './report-stats.ts';
 
 /**
  * Leaderboard per model × puzzle size bucket (plus "all"): mean description F1 (ok grades of one
@@ -107,8 +109,15 @@ function baselineRow(sizeBucket: string, list: readonly AssemblyRow[]): Leaderbo
   };
 }
 
+/** Cached per data version; the bootstraps run on the report thread (see report-cache.ts, src/threads). */
 export async function leaderboard(database: Database, f: ReportFilters = {}, opts: ReportOptions = {}): Promise<Leaderboard> {
-  const judge = await chooseJudge(database, f.judge);
-  const [desc, asm] = await Promise.all([descriptionRows(database, f, judge), assemblyRows(database, f)]);
-  return { ...judgeInfo(judge), seed: opts.seed ?? 1, rows: buildLeaderboard(desc, asm, opts) };
+  const o = seededOptions(opts);
+  return cachedReport(database, reportKey('leaderboard', [filterKey(f), o]), async () => {
+    const judge = await chooseJudge(database, f.judge);
+    const [desc, asm] = await Promise.all([descriptionRowsText(database, f, judge), assemblyRowsText(database, f)]);
+    const rows = await runInThread<LeaderboardRow[]>(REPORT_TASKS, 'leaderboardTask', { desc, asm, opts: o });
+    return { ...judgeInfo(judge), seed: o.seed!, rows };
+  });
 }
+
+const REPORT_TASKS = taskModule('report-tasks', import.meta.url);

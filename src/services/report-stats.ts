@@ -12,6 +12,9 @@ export interface ReportOptions {
 
 export const DEFAULT_REPORT_SEED = 1;
 
+/** The options with their defaults filled in, so equal reports get equal cache keys. */
+export const seededOptions = (opts: ReportOptions): ReportOptions => ({ seed: opts.seed ?? DEFAULT_REPORT_SEED, ...(opts.resamples !== undefined ? { resamples: opts.resamples } : {}) });
+
 const mean = (xs: readonly number[]): number | null => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
 
 /** Mean with a 95% percentile-bootstrap interval over answers: {name, nameLow, nameHigh}. */

@@ -1,6 +1,8 @@
 import type { Database } from '../db/client.ts';
-import { assemblyRows, chooseJudge, descriptionRows, judgeInfo, type AssemblyRow, type DescriptionRow, type JudgeInfo, type ReportFilters } from './report-data.ts';
-import { compareEffort, finite, groupInto, meanColumns, median, rateColumns, type ReportOptions } from './report-stats.ts';
+import { runInThread, taskModule } from '../threads/pool.ts';
+import { cachedReport, reportKey } from './report-cache.ts';
+import { assemblyRowsText, chooseJudge, descriptionRowsText, filterKey, judgeInfo, type AssemblyRow, type DescriptionRow, type JudgeInfo, type ReportFilters } from './report-data.ts';
+import { compareEffort, finite, groupInto, meanColumns, median, rateColumns, seededOptions, type ReportOptions } from './report-stats.ts';
 
 /** Orientation, condition ablation and effort tables over stored grades and assembly scores. */
 
@@ -133,9 +135,15 @@ export function buildEffort(desc: readonly DescriptionRow[], asm: readonly Assem
   return rows.sort((x, y) => x.model.localeCompare(y.model) || compareEffort(x.effort, y.effort));
 }
 
+const REPORT_TASKS = taskModule('report-tasks', import.meta.url);
+
+/** Each table is cached per data version and built on the report thread (report-cache.ts, src/threads). */
 export async function orientationTable(database: Database, f: ReportFilters = {}): Promise<JudgeInfo & { rows: OrientationRow[] }> {
-  const judge = await chooseJudge(database, f.judge);
-  return { ...judgeInfo(judge), rows: buildOrientation(await descriptionRows(database, f, judge)) };
+  return cachedReport(database, reportKey('orientation', filterKey(f)), async () => {
+    const judge = await chooseJudge(database, f.judge);
+    const desc = await descriptionRowsText(database, f, judge);
+    return { ...judgeInfo(judge), rows: await runInThread<OrientationRow[]>(REPORT_TASKS, 'orientationTask', { desc }) };
+  });
 }
 
 export async function ablationTable(
@@ -143,14 +151,20 @@ export async function ablationTable(
   f: ReportFilters & { tag?: string } = {},
   opts: ReportOptions = {},
 ): Promise<JudgeInfo & { tag: string; rows: AblationRow[] }> {
-  const judge = await chooseJudge(database, f.judge);
   const tag = f.tag ?? 'tagged';
-  const [desc, asm] = await Promise.all([descriptionRows(database, f, judge), assemblyRows(database, f)]);
-  return { ...judgeInfo(judge), tag, rows: buildAblation(desc, asm, tag, opts) };
+  const o = seededOptions(opts);
+  return cachedReport(database, reportKey('ablation', [filterKey(f), tag, o]), async () => {
+    const judge = await chooseJudge(database, f.judge);
+    const [desc, asm] = await Promise.all([descriptionRowsText(database, f, judge), assemblyRowsText(database, f)]);
+    return { ...judgeInfo(judge), tag, rows: await runInThread<AblationRow[]>(REPORT_TASKS, 'ablationTask', { desc, asm, tag, opts: o }) };
+  });
 }
 
 export async function effortTable(database: Database, f: ReportFilters = {}, opts: ReportOptions = {}): Promise<JudgeInfo & { rows: EffortRow[] }> {
-  const judge = await chooseJudge(database, f.judge);
-  const [desc, asm] = await Promise.all([descriptionRows(database, f, judge), assemblyRows(database, f)]);
-  return { ...judgeInfo(judge), rows: buildEffort(desc, asm, opts) };
+  const o = seededOptions(opts);
+  return cachedReport(database, reportKey('effort', [filterKey(f), o]), async () => {
+    const judge = await chooseJudge(database, f.judge);
+    const [desc, asm] = await Promise.all([descriptionRowsText(database, f, judge), assemblyRowsText(database, f)]);
+    return { ...judgeInfo(judge), rows: await runInThread<EffortRow[]>(REPORT_TASKS, 'effortTask', { desc, asm, opts: o }) };
+  });
 }

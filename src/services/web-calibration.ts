@@ -1,9 +1,13 @@
 import type { Database } from '../db/client.ts';
-import { calibrate, type CalibrationReport } from '../analysis/calibration/index.ts';
+import type { CalibrationReport } from '../analysis/calibration/index.ts';
 import { normaliseLabel, type LabelRow, type LabelScale } from '../domain/labels.ts';
 import { calibrationRows, type JudgeNotes } from './report-analysis.ts';
 import { baselineNotes } from './report-data.ts';
 import { CLAIM_PREFIX } from './web-annotation.ts';
+import { runInThread, taskModule } from '../threads/pool.ts';
+import { cachedReport, reportKey } from './report-cache.ts';
+
+const REPORT_TASKS = taskModule('report-tasks', import.meta.url);
 
 /**
  * Calibration for the page: the stored rows of the scale only. Claim marks (item `claim:<n>`) and labels
@@ -34,15 +38,12 @@ export function rowsOfScale(rows: readonly LabelRow[], scale: LabelScale): { kep
   return { kept, skipped: rows.length - kept.length };
 }
 
+/** Cached per data version; the calibration (its bootstraps) runs on the report thread. */
 export async function pageCalibration(database: Database, opts: { scale: LabelScale; judge?: string; seed?: number }): Promise<PageCalibration> {
-  const all = await calibrationRows(database, opts.scale, opts.judge ? { judge: opts.judge } : {});
-  const { kept, skipped } = rowsOfScale(all, opts.scale);
-  if (!kept.some((r) => r.kind === 'human')) return { report: null, reason: `no human labels on the ${opts.scale} scale yet`, skipped, judgeNotes: {} };
-  try {
-    const report = calibrate(kept, { scale: opts.scale, seed: opts.seed ?? 1, source: 'stored labels', ...(opts.judge ? { judge: opts.judge } : {}) });
-    return { report, skipped, judgeNotes: await baselineNotes(database, report.judges) };
-  } catch (e) {
-    if ((e as { code?: string }).code === 'bad_input') return { report: null, reason: (e as Error).message, skipped, judgeNotes: {} };
-    throw e;
-  }
+  const input = { scale: opts.scale, seed: opts.seed ?? 1, ...(opts.judge ? { judge: opts.judge } : {}) };
+  return cachedReport(database, reportKey('page-calibration', input), async () => {
+    const rows = await calibrationRows(database, opts.scale, opts.judge ? { judge: opts.judge } : {});
+    const r = await runInThread<Omit<PageCalibration, 'judgeNotes'>>(REPORT_TASKS, 'pageCalibrationTask', { rows, ...input });
+    return { ...r, judgeNotes: r.report ? await baselineNotes(database, r.report.judges) : {} };
+  });
 }

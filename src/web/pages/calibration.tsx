@@ -2,13 +2,13 @@ import type { CalibrationReport, JudgeReport, PairStats } from '../../analysis/c
 import type { Database } from '../../db/client.ts';
 import { LABEL_SCALES, type LabelScale } from '../../domain/labels.ts';
 import { pageCalibration } from '../../services/web-calibration.ts';
-import { heatmap } from '../charts.ts';
 import { num } from '../format.ts';
 import { JudgesNote } from '../judge-note.tsx';
 import { Figure } from '../layout.tsx';
 import type { PageSpec } from '../respond.tsx';
 import { SelectField } from '../select-field.tsx';
 import { DataTable, type Row, type Table } from '../table.tsx';
+import { charts, type HeatmapInput } from './report-charts.ts';
 import { oneOf, param } from './report-page.ts';
 
 /** Judge calibration against stored human labels: kappa, confusion, per model, per item, judge vs judge, human–human. */
@@ -86,10 +86,10 @@ function tables(r: CalibrationReport): Table[] {
   return [judges, byModel, items, judgeJudge, humans];
 }
 
-async function confusion(j: JudgeReport): Promise<string | null> {
+function confusion(j: JudgeReport): HeatmapInput | null {
   const cm = j.vsMajority.confusion;
   if (!cm || cm.matrix.length === 0) return null;
-  return heatmap(cm.categories.map(String), cm.matrix, { rowTitle: `judge ${j.rater}`, colTitle: 'human majority' });
+  return { categories: cm.categories.map(String), matrix: cm.matrix.map((row) => [...row]), o: { rowTitle: `judge ${j.rater}`, colTitle: 'human majority' } };
 }
 
 export async function calibrationPage(q: URLSearchParams, database: Database): Promise<PageSpec> {
@@ -121,7 +121,9 @@ export async function calibrationPage(q: URLSearchParams, database: Database): P
         );
       }
       const r = cal.report;
-      const charts = await Promise.all(r.judgeReports.map(confusion));
+      const inputs = r.judgeReports.map(confusion);
+      const drawn = await charts('heatmaps', inputs.filter((x) => x !== null));
+      const svgs = inputs.map((x) => (x === null ? null : drawn.shift()!));
       return (
         <>
           {form}
@@ -134,7 +136,7 @@ export async function calibrationPage(q: URLSearchParams, database: Database): P
           <DataTable table={ts[0]!} search={q} />
           <div class="charts">
             {r.judgeReports.map((j, i) =>
-              charts[i] ? <Figure caption={`Confusion matrix of ${j.rater} (rows) against the human majority (columns).`} svg={charts[i]!} /> : null,
+              svgs[i] ? <Figure caption={`Confusion matrix of ${j.rater} (rows) against the human majority (columns).`} svg={svgs[i]!} /> : null,
             )}
           </div>
           {ts.slice(1).map((t) => (

@@ -1,11 +1,12 @@
 import type { Database } from '../../db/client.ts';
 import { describeThenSolveReport, DTS_METRICS, flattenDts, type DtsMetric } from '../../services/reports.ts';
-import { intervalChart, type IntervalPoint } from '../charts.ts';
+import type { IntervalPoint } from '../charts.ts';
 import { JudgeNote } from '../judge-note.tsx';
 import { Figure } from '../layout.tsx';
 import type { PageSpec } from '../respond.tsx';
 import { SelectField } from '../select-field.tsx';
 import { DataTable, type Table } from '../table.tsx';
+import { charts } from './report-charts.ts';
 import { oneOf } from './report-page.ts';
 
 /** Describe-then-solve: does a good description go with a good assembly? Wilson intervals per model. */
@@ -66,7 +67,7 @@ export async function dtsPage(q: URLSearchParams, database: Database): Promise<P
           if (p.estimate !== null) points.push({ group: model, measure: MEASURES[i]!, estimate: p.estimate, low: p.ci?.[0] ?? null, high: p.ci?.[1] ?? null });
         });
       }
-      const svg = points.length ? await intervalChart(points, { measures: MEASURES, xTitle: 'probability (95% Wilson interval)' }) : null;
+      const svg = points.length ? (await charts('intervalCharts', [{ points, o: { measures: [...MEASURES], xTitle: 'probability (95% Wilson interval)' } }]))[0]! : null;
       return (
         <>
           {form}

@@ -1,11 +1,13 @@
 import type { Context } from 'hono';
 import { leaderboard, type LeaderboardRow } from '../../services/reports.ts';
+import { cachedReport } from '../../services/report-cache.ts';
 import { listRuns } from '../../services/runs.ts';
-import { lineChart, type LinePoint } from '../charts.ts';
+import type { LinePoint } from '../charts.ts';
 import { JudgeNote } from '../judge-note.tsx';
 import { Figure } from '../layout.tsx';
 import type { PageSpec } from '../respond.tsx';
 import { DataTable, type Table } from '../table.tsx';
+import { charts, type LineChartInput } from './report-charts.ts';
 import { param } from './report-page.ts';
 
 /** Runs and the leaderboard: per model × size bucket, with line charts of each metric by size. */
@@ -19,7 +21,11 @@ const METRICS = [
 
 export async function leaderboardPage(c: Context, q: URLSearchParams, database: Parameters<typeof leaderboard>[0]): Promise<PageSpec> {
   const judge = param(q, 'judge');
-  const [lb, runs] = await Promise.all([leaderboard(database, judge ? { judge } : {}, { seed: 1 }), listRuns(database, { limit: 500 })]);
+  const [lb, runs] = await Promise.all([
+    leaderboard(database, judge ? { judge } : {}, { seed: 1 }),
+    // Counting answers per run scans them all; cached per data version like the reports.
+    cachedReport(database, 'page-runs', () => listRuns(database, { limit: 500 })),
+  ]);
   const runsTable: Table = {
     id: 'runs',
     caption: `Runs (${runs.total})`,
@@ -52,7 +58,9 @@ export async function leaderboardPage(c: Context, q: URLSearchParams, database: 
     title: 'Runs and leaderboard',
     tables: [board, runsTable],
     body: async () => {
-      const charts = await Promise.all(METRICS.map((m) => metricChart(lb.rows, m.key, m.label, buckets)));
+      const inputs = METRICS.map((m) => metricChart(lb.rows, m.key, m.label, buckets));
+      const drawn = await charts('lineCharts', inputs.filter((x) => x !== null));
+      const svgs = inputs.map((x) => (x === null ? null : drawn.shift()!));
       return (
         <>
           <p class="lede">
@@ -63,7 +71,7 @@ export async function leaderboardPage(c: Context, q: URLSearchParams, database: 
           <DataTable table={board} search={q} />
           <h2>By puzzle size</h2>
           <div class="charts">
-            {charts.map((ch, i) =>
+            {svgs.map((ch, i) =>
               ch ? <Figure caption={`${METRICS[i]!.label} by size bucket, one line per model; bars are 95% intervals.`} svg={ch} /> : <p class="empty">{`${METRICS[i]!.label}: no data yet.`}</p>,
             )}
           </div>
@@ -74,7 +82,7 @@ export async function leaderboardPage(c: Context, q: URLSearchParams, database: 
   };
 }
 
-function metricChart(rows: readonly LeaderboardRow[], key: string, label: string, buckets: string[]): Promise<string> | null {
+function metricChart(rows: readonly LeaderboardRow[], key: string, label: string, buckets: string[]): LineChartInput | null {
   const points: LinePoint[] = [];
   for (const r of rows) {
     const y = (r as unknown as Record<string, number | null>)[key];
@@ -83,5 +91,5 @@ function metricChart(rows: readonly LeaderboardRow[], key: string, label: string
     points.push({ series: r.baseline ? 'random arrangement' : r.model, x: r.sizeBucket, y, low: rec[`${key}Low`], high: rec[`${key}High`] });
   }
   if (points.length === 0) return null;
-  return lineChart(points, { xTitle: 'size bucket', yTitle: label, xOrder: buckets, ...(key === 'proximity' ? {} : { yDomain: [0, 1] as [number, number] }) });
+  return { points, o: { xTitle: 'size bucket', yTitle: label, xOrder: buckets, ...(key === 'proximity' ? {} : { yDomain: [0, 1] as [number, number] }) } };
 }

@@ -1,0 +1,101 @@
+import { calibrate, type CalibrateOptions, type CalibrationReport } from '../analysis/calibration/index.ts';
+import { describeThenSolve, type DtsReport, type DtsRow } from '../analysis/describe-then-solve/index.ts';
+import { SCALES, type LabelRow, type LabelScale } from '../domain/labels.ts';
+import type { DtsMetric } from './report-analysis.ts';
+import type { AssemblyRow, DescriptionRow } from './report-data.ts';
+import { buildLeaderboard, type LeaderboardRow } from './report-leaderboard.ts';
+import type { ReportOptions } from './report-stats.ts';
+import { buildAblation, buildEffort, buildOrientation, type AblationRow, type EffortRow, type OrientationRow } from './report-tables.ts';
+import { rowsOfScale } from './web-calibration.ts';
+
+/**
+ * The CPU-heavy half of every report, as functions of plain data that src/threads runs on the report
+ * thread: rows arrive as the JSON text of report-data.ts and are parsed here, off the event loop. Pure
+ * (no database, no clock), so the thread and the main thread give the same numbers.
+ */
+
+interface Rows {
+  desc: string;
+  asm: string;
+}
+
+export const leaderboardTask = (x: Rows & { opts: ReportOptions }): LeaderboardRow[] => buildLeaderboard(JSON.parse(x.desc), JSON.parse(x.asm), x.opts);
+
+export const orientationTask = (x: { desc: string }): OrientationRow[] => buildOrientation(JSON.parse(x.desc));
+
+export const ablationTask = (x: Rows & { tag: string; opts: ReportOptions }): AblationRow[] => buildAblation(JSON.parse(x.desc), JSON.parse(x.asm), x.tag, x.opts);
+
+export const effortTask = (x: Rows & { opts: ReportOptions }): EffortRow[] => buildEffort(JSON.parse(x.desc), JSON.parse(x.asm), x.opts);
+
+export const calibrateTask = (x: { rows: LabelRow[]; opts: CalibrateOptions }): CalibrationReport => calibrate(x.rows, x.opts);
+
+/** The calibration page's reading: rows of the scale only, foreign labels counted; bad input becomes a reason. */
+export function pageCalibrationTask(x: { rows: LabelRow[]; scale: LabelScale; judge?: string; seed: number }): { report: CalibrationReport | null; reason?: string; skipped: number } {
+  const { kept, skipped } = rowsOfScale(x.rows, x.scale);
+  if (!kept.some((r) => r.kind === 'human')) return { report: null, reason: `no human labels on the ${x.scale} scale yet`, skipped };
+  try {
+    return { report: calibrate(kept, { scale: x.scale, seed: x.seed, source: 'stored labels', ...(x.judge ? { judge: x.judge } : {}) }), skipped };
+  } catch (e) {
+    if ((e as { code?: string }).code === 'bad_input') return { report: null, reason: (e as Error).message, skipped };
+    throw e;
+  }
+}
+
+export interface DtsTaskInput extends Rows {
+  perception: 'f1' | 'label';
+  metric: DtsMetric;
+  /** Human whole-answer labels of description answers (perception 'label' only): [answerId, label]. */
+  labels: Array<[number, string]>;
+  perceptionThreshold: number;
+  answerThreshold: number;
+}
+
+/** Per run, the first description of each answer id, puzzle and rubric: the pairing's three lookups. */
+function descriptionIndex(desc: readonly DescriptionRow[]) {
+  const byRun = new Map<string, { answer: Map<number, DescriptionRow>; puzzle: Map<number, DescriptionRow>; rubric: Map<number, DescriptionRow> }>();
+  for (const d of desc) {
+    let ix = byRun.get(d.run);
+    if (!ix) byRun.set(d.run, (ix = { answer: new Map(), puzzle: new Map(), rubric: new Map() }));
+    if (!ix.answer.has(d.answerId)) ix.answer.set(d.answerId, d);
+    if (d.puzzleId !== null && !ix.puzzle.has(d.puzzleId)) ix.puzzle.set(d.puzzleId, d);
+    if (d.rubricId !== null && !ix.rubric.has(d.rubricId)) ix.rubric.set(d.rubricId, d);
+  }
+  return byRun;
+}
+
+/** Majority of binary human labels per answer; a tie has no majority and leaves the answer unpaired. */
+function binaryMajority(labels: ReadonlyArray<[number, string]>): Map<number, boolean> {
+  const votes = new Map<number, [number, number]>();
+  for (const [id, label] of labels) {
+    const n = SCALES.binary.normalise(label);
+    if (!n) continue;
+    const v = votes.get(id) ?? [0, 0];
+    v[n.value === 1 ? 0 : 1]++;
+    votes.set(id, v);
+  }
+  return new Map([...votes].filter(([, [yes, no]]) => yes !== no).map(([id, [yes, no]]) => [id, yes > no]));
+}
+
+/**
+ * Pairs each scored assembly with the description of the same puzzle by the same run (the answer
+ * itself, else the puzzle, else its rubric), then runs describe-then-solve over the pairs.
+ */
+export function dtsTask(x: DtsTaskInput): { paired: number; unpaired: number; report: DtsReport | null } {
+  const desc = JSON.parse(x.desc) as DescriptionRow[];
+  const asm = JSON.parse(x.asm) as AssemblyRow[];
+  const index = descriptionIndex(desc);
+  const labels = binaryMajority(x.labels);
+  const scored = asm.filter((a) => a.scoreStatus !== null && a[x.metric] !== null);
+  const rows: DtsRow[] = [];
+  for (const a of scored) {
+    const ix = index.get(a.run);
+    const d = ix && (ix.answer.get(a.answerId) ?? ix.puzzle.get(a.puzzleId) ?? (a.puzzleRubricId === null ? undefined : ix.rubric.get(a.puzzleRubricId)));
+    if (!d) continue;
+    const p = x.perception === 'f1' ? d.f1 : labels.get(d.answerId);
+    if (p === null || p === undefined) continue;
+    rows.push({ model: a.model, item: `${a.run}/${a.externalId}`, slice: a.sizeBucket ?? 'unknown', perception: p, answer: a[x.metric]! });
+  }
+  const counts = { paired: rows.length, unpaired: scored.length - rows.length };
+  if (rows.length === 0) return { ...counts, report: null };
+  return { ...counts, report: describeThenSolve(rows, { perceptionThreshold: x.perceptionThreshold, answerThreshold: x.answerThreshold, source: 'stored answers' }) };
+}

@@ -1,0 +1,41 @@
+import { memoByContent } from '../../services/report-cache.ts';
+import { runInThread, taskModule } from '../../threads/pool.ts';
+import { heatmap, intervalChart, lineChart, type IntervalPoint, type LinePoint } from '../charts.ts';
+
+/**
+ * The report pages' charts. vega renders one chart in tens of milliseconds of CPU, so the pages ask
+ * for them through `chart(...)`: rendered on the report thread (src/threads), and remembered by the
+ * content of their input, so a page over unchanged data renders none at all. The exported task
+ * functions below run on that thread; they take and return plain data.
+ */
+
+export interface LineChartInput {
+  points: LinePoint[];
+  o: { xTitle: string; yTitle: string; xOrder: string[]; yDomain?: [number, number] };
+}
+export interface HeatmapInput {
+  categories: string[];
+  matrix: number[][];
+  o: { rowTitle: string; colTitle: string };
+}
+export interface IntervalInput {
+  points: IntervalPoint[];
+  o: { measures: string[]; xTitle: string };
+}
+
+export const lineCharts = (inputs: LineChartInput[]): Promise<string[]> => Promise.all(inputs.map((x) => lineChart(x.points, x.o)));
+export const heatmaps = (inputs: HeatmapInput[]): Promise<string[]> => Promise.all(inputs.map((x) => heatmap(x.categories, x.matrix, x.o)));
+export const intervalCharts = (inputs: IntervalInput[]): Promise<string[]> => Promise.all(inputs.map((x) => intervalChart(x.points, x.o)));
+
+const TASKS = taskModule('report-charts', import.meta.url);
+
+type ChartTask = 'lineCharts' | 'heatmaps' | 'intervalCharts';
+
+/** SVG markup of each chart in `inputs`, in order (one thread round trip for the whole page). */
+export function charts(task: 'lineCharts', inputs: LineChartInput[]): Promise<string[]>;
+export function charts(task: 'heatmaps', inputs: HeatmapInput[]): Promise<string[]>;
+export function charts(task: 'intervalCharts', inputs: IntervalInput[]): Promise<string[]>;
+export function charts(task: ChartTask, inputs: unknown[]): Promise<string[]> {
+  if (inputs.length === 0) return Promise.resolve([]);
+  return memoByContent(`chart:${task}`, inputs, () => runInThread<string[]>(TASKS, task, inputs));
+}
