@@ -15,7 +15,6 @@ const ASSETS: Readonly<Record<string, string>> = {
   'swagger-ui.css': 'text/css; charset=utf-8',
   'index.css': 'text/css; charset=utf-8',
   'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
-  'swagger-ui-standalone-preset.js': 'text/javascript; charset=utf-8',
   'favicon-16x16.png': 'image/png',
   'favicon-32x32.png': 'image/png',
 };
@@ -32,7 +31,6 @@ const PAGE = `<!doctype html>
 <body>
 <div id="swagger-ui"></div>
 <script src="/docs/swagger-ui-bundle.js"></script>
-<script src="/docs/swagger-ui-standalone-preset.js"></script>
 <script src="/docs/init.js"></script>
 </body>
 </html>

@@ -80,6 +80,35 @@ describeDb('every registered route is classified and enforced', (ctx) => {
     expect((await bundle.text()).length).toBeGreaterThan(100_000);
     expect((await api.call(null, 'GET', '/docs/..%2Fpackage.json')).status).toBe(404);
   });
+
+  it('serves /docs under a strict CSP with no inline script, and Swagger UI never persists the key', async () => {
+    const docs = await api.call(null, 'GET', '/docs');
+    const csp = docs.headers.get('content-security-policy') ?? '';
+    const directives = new Map(csp.split(';').map((d) => d.trim().split(/\s+/)).map(([name, ...values]) => [name!, values]));
+    expect(directives.get('default-src')).toEqual(["'none'"]);
+    expect(directives.get('script-src')).toEqual(["'self'"]);
+    expect(directives.get('style-src')).toEqual(["'self'"]);
+    expect(directives.get('connect-src')).toEqual(["'self'"]);
+    expect(directives.get('object-src')).toEqual(["'none'"]);
+    expect(directives.get('base-uri')).toEqual(["'none'"]);
+    expect(directives.get('frame-ancestors')).toEqual(["'none'"]);
+    expect(csp).not.toMatch(/unsafe-inline|unsafe-eval|\*|https?:/);
+    expect(docs.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(docs.headers.get('cache-control')).toBe('no-store');
+    // Every script of the page is a file of this origin: nothing inline, no event-handler attributes.
+    const html = await docs.text();
+    const scripts = [...html.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/g)];
+    expect(scripts.map((m) => /src="([^"]+)"/.exec(m[1]!)?.[1])).toEqual(['/docs/swagger-ui-bundle.js', '/docs/init.js']);
+    expect(scripts.every((m) => m[2]!.trim() === '')).toBe(true);
+    expect(html).not.toMatch(/\son[a-z]+=/i);
+    const init = await api.call(null, 'GET', '/docs/init.js');
+    expect(init.status).toBe(200);
+    expect(init.headers.get('content-type')).toContain('javascript');
+    const code = (await init.text()).replace(/\/\/.*$/gm, ''); // the code, not its comments
+    expect(code).toMatch(/persistAuthorization:\s*false/);
+    expect(code).toMatch(/queryConfigEnabled:\s*false/);
+    expect(code).not.toMatch(/localStorage|sessionStorage|document\.cookie|persistAuthorization:\s*true/);
+  });
 });
 
 describe('internal errors', () => {

@@ -12,7 +12,9 @@ window.addEventListener('load', function () {
     queryConfigEnabled: false,
     // No online validator badge: the page must not reach out of the machine.
     validatorUrl: null,
-    presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
-    layout: 'StandaloneLayout',
+    // BaseLayout: no top bar, so no field that loads another spec URL, and no logo with an inline
+    // <style> element (which the CSP would block).
+    presets: [SwaggerUIBundle.presets.apis],
+    layout: 'BaseLayout',
   });
 });
