@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
+import { answerClientErrors } from './api/client-error.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
 
@@ -30,6 +31,8 @@ export async function listen(fetch: (req: Request) => Response | Promise<Respons
           }),
       });
     });
+    // Requests Node's parser rejects (malformed Content-Length…) get the JSON envelope too.
+    answerClientErrors(server);
     server.once('error', reject);
   });
 }

@@ -1,6 +1,7 @@
 import type { OpenAPIHono, RouteConfig, RouteHandler } from '@hono/zod-openapi';
 import type { Handler, MiddlewareHandler } from 'hono';
 import type { AppDeps, AppEnv } from './context.ts';
+import { inputGuardFor } from './input-guard.ts';
 import type { RouteScope } from './scopes.ts';
 
 /**
@@ -65,7 +66,8 @@ export function defineRoute<R extends RouteConfig>(api: Api, def: { scope: Route
     ...route,
     security,
     description: `${route.description ?? ''}${route.description ? '\n\n' : ''}Scope: \`${scope}\`.`,
-    middleware: [...api.guard(scope), ...(route.middleware ? [route.middleware].flat() : [])],
+    // Authentication first (no body of an unauthenticated request is read), then the edge input check.
+    middleware: [...api.guard(scope), inputGuardFor(api), ...(route.middleware ? [route.middleware].flat() : [])],
   };
   api.app.openapi(described as R, def.handler as never);
 }

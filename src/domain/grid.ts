@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { badInput } from './errors.ts';
+import { CAPS, int4, MAX_GRID_SIDE, textProblem } from './limits.ts';
 
 /**
  * Grid puzzle truth (design §2.2, §3): an R×C layout of piece ids and, optionally, each piece's
@@ -19,6 +20,11 @@ const PieceIdSchema = z
   .union([z.string(), z.number().finite()])
   .transform((v) => String(v))
   .refine((s) => s.length > 0, 'piece ids must not be empty')
+  .refine((s) => s.length <= CAPS.name, `piece ids must be at most ${CAPS.name} characters`)
+  .superRefine((s, ctx) => {
+    const p = textProblem(s);
+    if (p) ctx.addIssue({ code: 'custom', message: `piece id ${p}` });
+  })
   .refine((s) => !ID_FORBIDDEN.test(s), {
     message: 'piece ids must not contain spaces, commas, semicolons, pipes, brackets, quotes or < >',
   });
@@ -27,8 +33,8 @@ const EdgesSchema = z.tuple([z.enum(EDGE_KINDS), z.enum(EDGE_KINDS), z.enum(EDGE
 
 export const GridTruthSchema = z
   .object({
-    rows: z.number().int().positive(),
-    cols: z.number().int().positive(),
+    rows: z.number().int().positive().pipe(int4(1, MAX_GRID_SIDE)),
+    cols: z.number().int().positive().pipe(int4(1, MAX_GRID_SIDE)),
     layout: z.array(z.array(PieceIdSchema)),
     edges: z.record(z.string(), EdgesSchema).optional(),
   })

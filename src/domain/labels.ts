@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { badInput } from './errors.ts';
+import { Fields } from './fields.ts';
+import { assertStorableJson } from './json-check.ts';
 import { ITEM_VERDICTS, VERDICT_POINTS, type ItemVerdict } from './verdicts.ts';
 
 /**
@@ -7,19 +9,19 @@ import { ITEM_VERDICTS, VERDICT_POINTS, type ItemVerdict } from './verdicts.ts';
  * rater's label of one unit: an answer, or one rubric item of an answer. The zod schema is the source of
  * truth; calibration/schema.json is generated from it (test/analysis asserts they agree).
  */
-const Id = z.union([z.string().min(1), z.number()]);
+const Id = z.union([Fields.answerExternalId, z.number()]);
 
 export const LabelRowSchema = z
   .object({
     answer: Id.describe('the graded answer (one model output)'),
     item: Id.optional().describe('rubric item id; absent when the label is for the whole answer'),
-    model: z.string().min(1).optional().describe('the model that wrote the answer'),
-    rater: z.string().min(1).describe('who labelled: a person or a judge id'),
+    model: Fields.model.optional().describe('the model that wrote the answer'),
+    rater: Fields.annotator.describe('who labelled: a person or a judge id'),
     kind: z.enum(['human', 'judge']),
     label: z
-      .union([z.string().min(1), z.number(), z.boolean()])
+      .union([Fields.label, z.number(), z.boolean()])
       .describe('verdict scale: correct|partial|incorrect|missing; binary: true|false, pass|fail, yes|no, 1|0; numeric: a number'),
-    note: z.string().optional().describe('free text, ignored by the analysis'),
+    note: Fields.note.optional().describe('free text, ignored by the analysis'),
   })
   .strict();
 
@@ -128,11 +130,14 @@ export function jsonLines(text: string, source: string): { line: number; value: 
   const out: { line: number; value: unknown }[] = [];
   text.split(/\r?\n/).forEach((l, i) => {
     if (l.trim() === '') return;
+    let value: unknown;
     try {
-      out.push({ line: i + 1, value: JSON.parse(l) });
+      value = JSON.parse(l);
     } catch (e) {
       throw badInput(`${source}: line ${i + 1}: not valid JSON (${(e as Error).message})`);
     }
+    assertStorableJson(value, `${source}: line ${i + 1}`);
+    out.push({ line: i + 1, value });
   });
   if (out.length === 0) throw badInput(`${source}: empty (no JSON lines)`);
   return out;

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { Fields } from './fields.ts';
+import { int4, MAX_GRID_SIDE } from './limits.ts';
 
 /**
  * Rubric files (design §4). The zod schema is the source of truth; rubrics/schema.json is generated
@@ -6,30 +8,30 @@ import { z } from 'zod';
  */
 export const RubricItemSchema = z
   .object({
-    id: z.string().min(1).regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'item ids are letters, digits, . _ -'),
-    text: z.string().min(1),
+    id: Fields.itemId,
+    text: Fields.itemText,
     weight: z.number().positive().finite(),
-    tags: z.array(z.string()).optional(),
+    tags: z.array(Fields.tag).max(100).optional(),
   })
   .strict();
 
 export const RubricTruthSchema = z
   .object({
     orientation: z.enum(['landscape', 'portrait']).optional(),
-    grid: z.object({ rows: z.number().int().positive(), cols: z.number().int().positive() }).strict().optional(),
-    pieces: z.number().int().positive().optional(),
+    grid: z.object({ rows: int4(1, MAX_GRID_SIDE), cols: int4(1, MAX_GRID_SIDE) }).strict().optional(),
+    pieces: int4(1).optional(),
   })
   .strict();
 
 export const RubricSchema = z
   .object({
-    id: z.string().min(1).regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'rubric ids are letters, digits, . _ -'),
-    title: z.string().min(1),
-    reference: z.string().min(1),
-    image: z.string().min(1).optional(),
+    id: Fields.rubricId,
+    title: Fields.rubricTitle,
+    reference: Fields.rubricReference,
+    image: Fields.path.optional(),
     truth: RubricTruthSchema.optional(),
-    items: z.array(RubricItemSchema).min(1),
-    source: z.string().optional(),
+    items: z.array(RubricItemSchema).min(1).max(1000),
+    source: Fields.source.optional(),
   })
   .strict()
   .superRefine((r, ctx) => {

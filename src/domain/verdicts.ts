@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CAPS, text } from './limits.ts';
 
 /** Verdict vocabulary of design §2.1, shared by scoring, judges, labels and calibration. */
 export const ITEM_VERDICTS = ['correct', 'partial', 'incorrect', 'missing'] as const;
@@ -22,10 +23,10 @@ export const ClaimVerdictSchema = z.enum(CLAIM_VERDICTS);
 export const VerdictsSchema = z
   .object({
     items: z.array(
-      z.object({ id: z.string().min(1), verdict: ItemVerdictSchema, evidence: z.string().optional() }).strict(),
+      z.object({ id: text(CAPS.name), verdict: ItemVerdictSchema, evidence: text(CAPS.longText, { min: 0 }).optional() }).strict(),
     ),
     claims: z
-      .array(z.object({ text: z.string().optional(), verdict: ClaimVerdictSchema }).strict())
+      .array(z.object({ text: text(CAPS.longText, { min: 0 }).optional(), verdict: ClaimVerdictSchema }).strict())
       .default([]),
   })
   .strict();

@@ -1,6 +1,7 @@
 import type { Context, Handler, MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../api/context.ts';
 import { routeRegistry, type Api } from '../api/define-route.ts';
+import { inputGuardFor } from '../api/input-guard.ts';
 import type { RouteScope } from '../api/scopes.ts';
 import { keyVerifier } from '../services/keys.ts';
 import { judgeDescription } from '../server.ts';
@@ -63,7 +64,9 @@ export function registerWeb(api: Api): void {
     frame,
     page(method, path, scope, handler) {
       routeRegistry(api.app).set(`${method} ${path}`, { method, path, scope });
-      api.app.on(method, path, htmlErrors, ...pageGuard(api, auth, scope), handler);
+      // The input check runs before the page guard: the CSRF check may read a form body, and the raw
+      // bytes must be checked first (bounded by the body limit, as /login's body always was).
+      api.app.on(method, path, htmlErrors, inputGuardFor(api), ...pageGuard(api, auth, scope), handler);
     },
   };
   registerStatic(web);

@@ -1,5 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { ANSWER_STATUSES, TASK_KINDS } from '../../db/schema.ts';
+import { Fields, JsonValueSchema } from '../../domain/fields.ts';
+import { CAPS, INT4_MAX, RowIdParamSchema } from '../../domain/limits.ts';
 import { getAnswer, importAnswersJsonl, listAnswers } from '../../services/answers.ts';
 import { getAssemblyScore, listAssemblyScores } from '../../services/assemblies.ts';
 import { submitAssembly } from '../../services/assembly-submit.ts';
@@ -11,46 +13,48 @@ import { errorResponses, notFoundResponse, PageQuery, tooLargeResponse } from '.
 /** Answers (bulk JSON Lines upload, lists, one answer) and assembly scoring. */
 
 const json = (description: string) => ({ description, content: { 'application/json': { schema: z.any() } } });
-const Id = z.coerce.number().int().positive();
-const Name = z.string().min(1).max(200);
+// Domain schemas predate the .openapi() extension (zod 4 sets methods per instance): wrap, then describe.
+const Id = z.string().pipe(RowIdParamSchema).openapi({ type: 'integer', minimum: 1, maximum: INT4_MAX });
 
 const AnswerFilters = PageQuery.extend({
-  run: Name.optional(),
-  model: Name.optional(),
-  rubric: Name.optional(),
-  puzzle: Name.optional(),
+  run: Fields.run.optional(),
+  model: Fields.model.optional(),
+  rubric: Fields.ref.optional(),
+  puzzle: Fields.ref.optional(),
   task: z.enum(TASK_KINDS).optional(),
   status: z.enum(ANSWER_STATUSES).optional(),
 });
 
 const UploadDefaults = z.object({
-  run: Name.optional().openapi({ description: 'Run for rows without "run"' }),
-  model: Name.optional().openapi({ description: 'Model for rows without "model"' }),
-  effort: Name.optional(),
+  run: Fields.run.optional().openapi({ description: 'Run for rows without "run"' }),
+  model: Fields.model.optional().openapi({ description: 'Model for rows without "model"' }),
+  effort: Fields.effort.optional(),
   task: z.enum(TASK_KINDS).optional(),
   tags: z
     .string()
+    .max(CAPS.longText)
     .optional()
     .transform((s) => (s ? s.split(',').map((t) => t.trim()).filter(Boolean) : undefined))
+    .pipe(z.array(Fields.tag).max(100).optional())
     .openapi({ description: 'Comma-separated condition tags for a new run, e.g. tagged' }),
 });
 
-const PieceId = z.union([z.string().min(1), z.number()]).transform(String);
+const PieceId = z.union([Fields.pieceId, z.number()]).transform(String);
 
 export const AssemblyBody = z
   .object({
-    run: Name,
-    model: Name,
-    puzzle: Name,
-    id: z.union([Name, z.number().int()]).transform(String).optional(),
-    answer: z.union([z.string(), z.array(z.unknown()), z.record(z.string(), z.unknown())]).openapi({
+    run: Fields.run,
+    model: Fields.model,
+    puzzle: Fields.ref,
+    id: z.union([Fields.answerExternalId, z.number().int()]).transform(String).optional(),
+    answer: z.union([Fields.answerText, z.array(JsonValueSchema), z.record(z.string(), JsonValueSchema)]).openapi({
       description: 'Text with a grid block, a JSON 2-D array of ids, or a mapping {"id": [row, col]}',
     }),
     given: z.array(PieceId).optional(),
-    effort: Name.optional(),
-    tags: z.array(Name).optional(),
-    inputTokens: z.number().int().nonnegative().optional(),
-    outputTokens: z.number().int().nonnegative().optional(),
+    effort: Fields.effort.optional(),
+    tags: z.array(Fields.tag).max(100).optional(),
+    inputTokens: Fields.tokens.optional(),
+    outputTokens: Fields.tokens.optional(),
   })
   .strict()
   .openapi('AssemblySubmission');
@@ -136,7 +140,7 @@ export function registerAnswers(api: Api): void {
       path: '/api/assemblies',
       tags: ['assemblies'],
       summary: 'List stored assembly scores, filtered by run, model, puzzle',
-      request: { query: PageQuery.extend({ run: Name.optional(), model: Name.optional(), puzzle: Name.optional() }) },
+      request: { query: PageQuery.extend({ run: Fields.run.optional(), model: Fields.model.optional(), puzzle: Fields.ref.optional() }) },
       responses: { 200: json('A page of scores (or CSV)'), ...errorResponses },
     }),
     handler: async (c) => {

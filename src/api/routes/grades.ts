@@ -1,5 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { providerKeys } from '../../config.ts';
+import { Fields } from '../../domain/fields.ts';
 import { loadJudgeById } from '../../judges/config.ts';
 import { gradeAnswer, defaultJudgeRef } from '../../services/grading.ts';
 import { defineRoute, type Api } from '../define-route.ts';
@@ -11,16 +12,15 @@ import { errorResponses, notFoundResponse } from '../schemas.ts';
  * named by id in judges/ only — never by a file path from a request.
  */
 
-const Id = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/).max(200);
 
 const GradeBody = z
   .object({
-    answerId: z.number().int().positive().optional().openapi({ description: 'A stored answer' }),
-    answer: z.string().min(1).max(200_000).optional().openapi({ description: 'Or answer text (stored under `run`)' }),
-    run: z.string().min(1).max(200).optional().openapi({ description: 'Run for answer text (default "api")' }),
-    rubric: Id.optional().openapi({ description: "Stored rubric id (default: the answer's rubric)" }),
-    rubricVersion: z.number().int().positive().optional(),
-    judge: Id.optional().openapi({ description: 'Judge id in judges/ (default: claude, gpt, else the lexical baseline)' }),
+    answerId: Fields.rowId.optional().openapi({ description: 'A stored answer' }),
+    answer: Fields.answerText.min(1, 'must not be empty').optional().openapi({ description: 'Or answer text (stored under `run`)' }),
+    run: Fields.run.optional().openapi({ description: 'Run for answer text (default "api")' }),
+    rubric: Fields.rubricId.optional().openapi({ description: "Stored rubric id (default: the answer's rubric)" }),
+    rubricVersion: Fields.version.optional(),
+    judge: Fields.judgeId.optional().openapi({ description: 'Judge id in judges/ (default: claude, gpt, else the lexical baseline)' }),
     unverifiable: z.enum(['count', 'exclude']).optional(),
   })
   .strict()

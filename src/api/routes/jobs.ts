@@ -2,6 +2,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type PgBoss from 'pg-boss';
 import type { Database } from '../../db/client.ts';
 import { badInput } from '../../domain/errors.ts';
+import { Fields } from '../../domain/fields.ts';
 import { startBoss } from '../../jobs/boss.ts';
 import { JOB_STATES, listJobs, retryFailedJobs } from '../../services/jobs.ts';
 import { getRunProgress } from '../../services/progress.ts';
@@ -15,8 +16,10 @@ import { errorResponses, notFoundResponse } from '../schemas.ts';
  * Judges are named by id in judges/ only — never by a file path from a request.
  */
 
-const Id = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/).max(200);
-const RunParam = z.object({ id: z.string().min(1).max(200).openapi({ description: 'Run id or name' }) });
+const Id = Fields.judgeId;
+const RunParam = z.object({ id: Fields.run.describe('Run id or name') });
+/** Requests (tokens) per minute: a positive rate; stored as double precision. */
+const Rate = z.number().positive().max(1e12);
 
 // One pg-boss per database for the server's lifetime; maintenance is left to the workers.
 const bosses = new WeakMap<Database, Promise<PgBoss>>();
@@ -76,7 +79,7 @@ export function registerJobs(api: Api): void {
       summary: 'Enqueue one grading job per ungraded answer of the run (idempotent); workers grade them',
       request: {
         params: RunParam,
-        body: { required: true, content: { 'application/json': { schema: z.object({ judge: Id, rpm: z.number().positive().optional(), tpm: z.number().positive().optional() }).strict() } } },
+        body: { required: true, content: { 'application/json': { schema: z.object({ judge: Id, rpm: Rate.optional(), tpm: Rate.optional() }).strict() } } },
       },
       responses: {
         202: {
@@ -124,7 +127,7 @@ export function registerJobs(api: Api): void {
       path: '/api/jobs',
       tags: ['jobs'],
       summary: 'Grading jobs: counts by state and the jobs (failed ones with their last error)',
-      request: { query: z.object({ state: z.enum(JOB_STATES).optional(), run: z.string().max(200).optional(), limit: z.coerce.number().int().min(1).max(1000).default(100) }) },
+      request: { query: z.object({ state: z.enum(JOB_STATES).optional(), run: Fields.run.optional(), limit: z.coerce.number().int().min(1).max(1000).default(100) }) },
       responses: {
         200: { description: 'Jobs', content: { 'application/json': { schema: z.object({ counts: z.record(z.string(), z.number().int()), jobs: z.array(Job) }) } } },
         ...errorResponses,
@@ -143,7 +146,7 @@ export function registerJobs(api: Api): void {
       path: '/api/jobs/retry',
       tags: ['jobs'],
       summary: 'Re-run failed (dead-lettered) grading jobs, by id or all of a run',
-      request: { body: { required: true, content: { 'application/json': { schema: z.object({ ids: z.array(z.uuid()).max(10_000).optional(), run: z.string().max(200).optional() }).strict() } } } },
+      request: { body: { required: true, content: { 'application/json': { schema: z.object({ ids: z.array(z.uuid()).max(10_000).optional(), run: Fields.run.optional() }).strict() } } } },
       responses: { 200: { description: 'Retried', content: { 'application/json': { schema: z.object({ retried: z.number().int() }) } } }, ...errorResponses },
     }),
     handler: async (c) => {

@@ -1,4 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { Fields } from '../../domain/fields.ts';
 import { createKey, KEY_SCOPES, listKeys, revokeKey } from '../../services/keys.ts';
 import { respondList } from '../csv.ts';
 import { defineRoute, type Api } from '../define-route.ts';
@@ -16,7 +17,7 @@ const KeyInfoSchema = z
   .openapi('ApiKey');
 
 const CreateKeyBody = z
-  .object({ scopes: z.array(z.enum(KEY_SCOPES)).min(1), name: z.string().min(1).max(200).optional() })
+  .object({ scopes: z.array(z.enum(KEY_SCOPES)).min(1).max(KEY_SCOPES.length * 4), name: Fields.keyName.optional() })
   .strict()
   .openapi('CreateKey');
 

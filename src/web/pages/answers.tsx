@@ -1,5 +1,5 @@
 import { TASK_KINDS } from '../../db/schema.ts';
-import { badInput } from '../../domain/errors.ts';
+import { parseRowId } from '../../domain/limits.ts';
 import { puzzleTruth } from '../../services/puzzles.ts';
 import { answerDetail, listAnswerRows } from '../../services/web-answer.ts';
 import { assemblyPicture } from '../assembly-svg.ts';
@@ -135,8 +135,6 @@ async function detailPage(id: number, q: URLSearchParams, web: Web): Promise<Pag
 export function registerAnswerPages(web: Web): void {
   reportPage(web, '/answers', (_c, q) => listPage(q, web));
   reportPage(web, '/answers/:id', (c, q) => {
-    const id = Number(c.req.param('id'));
-    if (!Number.isInteger(id) || id <= 0) throw badInput(`answer id: must be a positive whole number, got '${c.req.param('id')}'`);
-    return detailPage(id, q, web);
+    return detailPage(parseRowId(c.req.param('id') ?? '', 'answer id'), q, web);
   });
 }
