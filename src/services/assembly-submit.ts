@@ -6,7 +6,7 @@ import { scoreGrid, type GridScore } from '../scoring/grid/index.ts';
 import { scoreOne } from './assemblies.ts';
 import { writeBatched } from './assembly-batch.ts';
 import { isUniqueViolation } from './db-errors.ts';
-import { parseAnswerRows, storeAnswers } from './import-answers.ts';
+import { parseAnswerRows, sameTags, storeAnswers } from './import-answers.ts';
 
 /**
  * One assembly answer in, its deterministic score out (POST /api/assemblies). The answer and its score
@@ -44,7 +44,7 @@ export interface SubmittedAssembly extends GridScore {
 
 interface Cache {
   puzzles: Map<string, { id: number; truth: GridTruth }>;
-  runs: Map<string, { id: number; model: string }>;
+  runs: Map<string, { id: number; model: string; effort: string | null; tags: string[] }>;
 }
 const caches = new WeakMap<Database, Cache>();
 const cacheOf = (d: Database): Cache => caches.get(d) ?? caches.set(d, { puzzles: new Map(), runs: new Map() }).get(d)!;
@@ -60,11 +60,11 @@ async function puzzleOf(database: Database, slug: string): Promise<{ id: number;
   return entry;
 }
 
-async function runOf(database: Database, name: string): Promise<{ id: number; model: string } | null> {
+async function runOf(database: Database, name: string): Promise<{ id: number; model: string; effort: string | null; tags: string[] } | null> {
   const cache = cacheOf(database);
   const hit = cache.runs.get(name);
   if (hit) return hit;
-  const [r] = await database.db.select({ id: runs.id, model: runs.model }).from(runs).where(eq(runs.name, name));
+  const [r] = await database.db.select({ id: runs.id, model: runs.model, effort: runs.effort, tags: runs.tags }).from(runs).where(eq(runs.name, name));
   if (r) cache.runs.set(name, r);
   return r ?? null;
 }
@@ -100,7 +100,9 @@ async function submitOnce(database: Database, s: AssemblySubmission): Promise<Su
   // Validates the row exactly as an import would (required fields, id rules), before any write.
   const prepared = parseAnswerRows({ path: 'body', content: JSON.stringify(row) });
   const [puzzle, run] = await Promise.all([puzzleOf(database, s.puzzle), runOf(database, s.run)]);
-  if (puzzle && run && run.model === s.model) {
+  // A run restated differently (model, effort, tags) takes the general path, which refuses it.
+  const sameRun = run && run.model === s.model && (s.effort === undefined || s.effort === run.effort) && (s.tags === undefined || sameTags(s.tags, run.tags));
+  if (puzzle && run && sameRun) {
     const score = scoreGrid(puzzle.truth, text, s.given ? { given: s.given } : {});
     const id = await writeBatched(database, {
       runId: run.id,

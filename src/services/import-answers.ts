@@ -1,10 +1,11 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import { z } from 'zod';
 import { badInput } from '../domain/errors.ts';
+import { Fields } from '../domain/fields.ts';
 import type { Database, Queryable } from '../db/client.ts';
 import { ANSWER_STATUSES, answers, puzzles, rubrics, runs, TASK_KINDS, type AnswerStatus, type TaskKind } from '../db/schema.ts';
 import { scoreOne } from './assemblies.ts';
-import { locatedError, parseJsonl, parseLocated, type ImportFile, type Located } from './import-parse.ts';
+import { fieldPath, locatedError, parseJsonl, parseLocated, type ImportFile, type Located } from './import-parse.ts';
 
 /**
  * `assay import answers RUN.jsonl`: one JSON object per line (see src/services/README.md for the
@@ -12,7 +13,7 @@ import { locatedError, parseJsonl, parseLocated, type ImportFile, type Located }
  * runs. One bad line and nothing is written.
  */
 
-const TokenCount = z.number().int().nonnegative();
+const TokenCount = Fields.tokens;
 const UsageSchema = z.looseObject({
   input_tokens: TokenCount.optional(),
   output_tokens: TokenCount.optional(),
@@ -21,22 +22,22 @@ const UsageSchema = z.looseObject({
 });
 
 export const AnswerRowSchema = z.strictObject({
-  id: z.union([z.string().min(1), z.number().int()]).transform(String).optional(),
-  run: z.string().min(1).optional(),
-  model: z.string().min(1).optional(),
-  effort: z.string().min(1).optional(),
-  tags: z.array(z.string().min(1)).optional(),
+  id: z.union([Fields.answerExternalId, z.number().int()]).transform(String).pipe(Fields.answerExternalId).optional(),
+  run: Fields.run.optional(),
+  model: Fields.model.optional(),
+  effort: Fields.effort.optional(),
+  tags: z.array(Fields.tag).max(100).optional(),
   task: z.enum(TASK_KINDS).optional(),
-  puzzle: z.string().min(1).optional(),
-  rubric: z.string().min(1).optional(),
-  text: z.string().nullable().optional(),
+  puzzle: Fields.ref.optional(),
+  rubric: Fields.ref.optional(),
+  text: Fields.answerText.nullable().optional(),
   status: z.enum(ANSWER_STATUSES).optional(),
-  stop_reason: z.string().nullable().optional(),
-  finish_reason: z.string().nullable().optional(),
+  stop_reason: Fields.stopReason.nullable().optional(),
+  finish_reason: Fields.stopReason.nullable().optional(),
   usage: UsageSchema.optional(),
   input_tokens: TokenCount.optional(),
   output_tokens: TokenCount.optional(),
-  meta: z.record(z.string(), z.unknown()).optional(),
+  meta: Fields.meta.optional(),
 });
 export type AnswerRow = z.output<typeof AnswerRowSchema>;
 
@@ -104,7 +105,12 @@ async function idsBySlug(tx: Queryable, table: typeof rubrics | typeof puzzles, 
   return new Map(rows.map((r) => [r.slug, { id: r.id, rubricId: r.id }]));
 }
 
+/** Defaults (CLI flags, query parameters) obey the same field limits as the rows they fill in. */
+const DefaultsSchema = z.looseObject({ run: Fields.run.optional(), model: Fields.model.optional(), effort: Fields.effort.optional(), tags: z.array(Fields.tag).max(100).optional() });
+
 export function parseAnswerRows(file: ImportFile, defaults: AnswerDefaults = {}): Prepared[] {
+  const d = DefaultsSchema.safeParse(defaults);
+  if (!d.success) throw badInput(`${fieldPath(d.error.issues[0]!.path)}: ${d.error.issues[0]!.message}`);
   const prepared = parseJsonl(file).map((loc) => prepare(loc, defaults));
   const seen = new Map<string, number | null>();
   for (const p of prepared) {
@@ -117,6 +123,25 @@ export function parseAnswerRows(file: ImportFile, defaults: AnswerDefaults = {})
   return prepared;
 }
 
+/** Same condition tags, in any order. */
+export const sameTags = (a: readonly string[], b: readonly string[]): boolean => JSON.stringify([...new Set(a)].sort()) === JSON.stringify([...new Set(b)].sort());
+
+/**
+ * A run is a model at an effort under condition tags. A row may restate them but not change them: an
+ * effort or tags that differ from the stored run's are refused, never silently dropped.
+ */
+function checkRun(p: Prepared, run: { model: string; effort: string | null; tags: string[] }, defaults: AnswerDefaults): void {
+  if (run.model !== p.model) throw locatedError(p.loc, ['model'], `run '${p.run}' is model '${run.model}', this row says '${p.model}'`);
+  const effort = p.row.effort ?? defaults.effort;
+  if (effort !== undefined && effort !== run.effort) {
+    throw locatedError(p.loc, ['effort'], `run '${p.run}' has effort ${run.effort === null ? 'none' : `'${run.effort}'`}, this row says '${effort}' (use another run name)`);
+  }
+  const tags = p.row.tags ?? defaults.tags;
+  if (tags !== undefined && !sameTags(tags, run.tags)) {
+    throw locatedError(p.loc, ['tags'], `run '${p.run}' has tags [${run.tags.join(', ')}], this row says [${tags.join(', ')}] (use another run name)`);
+  }
+}
+
 /** Rows per INSERT: well under PostgreSQL's 65535 bind parameters (12 columns a row). */
 const CHUNK = 1000;
 
@@ -124,7 +149,7 @@ export async function storeAnswers(tx: Queryable, prepared: Prepared[], defaults
   const puzzleIds = await idsBySlug(tx, puzzles, [...new Set(prepared.flatMap((p) => (p.row.puzzle ? [p.row.puzzle] : [])))]);
   const rubricIds = await idsBySlug(tx, rubrics, [...new Set(prepared.flatMap((p) => (p.row.rubric ? [p.row.rubric] : [])))]);
   const result: AnswerImportResult = { runs: [], imported: 0, unchanged: 0, scored: 0, answerIds: [] };
-  const runIds = new Map<string, { id: number; model: string; entry: AnswerImportResult['runs'][number] }>();
+  const runIds = new Map<string, { id: number; model: string; effort: string | null; tags: string[]; entry: AnswerImportResult['runs'][number] }>();
 
   // Runs first (few), so existing answers can be fetched in bulk rather than one query per row.
   for (const p of prepared) {
@@ -135,13 +160,11 @@ export async function storeAnswers(tx: Queryable, prepared: Prepared[], defaults
       // Insert-or-read, not read-then-insert: two uploads creating the same new run must not collide.
       const [created] = await tx.insert(runs).values({ name: p.run, model: p.model, effort, tags }).onConflictDoNothing().returning();
       const row = created ?? (await tx.select().from(runs).where(eq(runs.name, p.run)))[0]!;
-      run = { id: row.id, model: row.model, entry: { name: p.run, model: row.model, created: created !== undefined, imported: 0, unchanged: 0 } };
+      run = { id: row.id, model: row.model, effort: row.effort, tags: row.tags, entry: { name: p.run, model: row.model, created: created !== undefined, imported: 0, unchanged: 0 } };
       runIds.set(p.run, run);
       result.runs.push(run.entry);
     }
-    if (run.model !== p.model) {
-      throw locatedError(p.loc, ['model'], `run '${p.run}' is model '${run.model}', this row says '${p.model}'`);
-    }
+    checkRun(p, run, defaults);
   }
   const stored = new Map<string, typeof answers.$inferSelect>();
   const keyOf = (runId: number, externalId: string) => `${runId}\u0000${externalId}`;

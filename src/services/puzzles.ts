@@ -1,8 +1,10 @@
 import { basename } from 'node:path';
 import { asc, count, eq, inArray, type SQL, and } from 'drizzle-orm';
 import { z } from 'zod';
+import { Fields } from '../domain/fields.ts';
+import { CAPS } from '../domain/limits.ts';
 import { GridTruthSchema, type GridTruth } from '../domain/grid.ts';
-import { badInput, notFound } from '../domain/errors.ts';
+import { AssayError, badInput, notFound } from '../domain/errors.ts';
 import type { Database, Queryable } from '../db/client.ts';
 import { puzzles, rubrics } from '../db/schema.ts';
 import { isJsonl, locatedError, parseLocated, parseValues, where, type ImportFile } from './import-parse.ts';
@@ -10,16 +12,17 @@ import { isJsonl, locatedError, parseLocated, parseValues, where, type ImportFil
 /**
  * Puzzles: a grid truth (design §3 T.json) plus what reports slice and join on: the picture, a size
  * bucket, and the rubric of the picture (so a model's description and its assembly of the same puzzle
- * meet for describe-then-solve). A puzzle's layout is immutable once stored: scores depend on it.
+ * meet for describe-then-solve). A puzzle's layout is immutable once stored: scores depend on it; its
+ * other fields change only with `replace`.
  */
 
 const SLUG = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
 const PuzzleMetaSchema = z.object({
-  id: z.string().regex(SLUG, 'puzzle ids are letters, digits, . _ -').optional(),
-  picture: z.string().min(1).optional(),
-  sizeBucket: z.string().min(1).optional(),
-  rubric: z.string().min(1).optional(),
+  id: Fields.puzzleId.optional(),
+  picture: Fields.path.optional(),
+  sizeBucket: Fields.sizeBucket.optional(),
+  rubric: Fields.ref.optional(),
 });
 
 /** Size buckets by piece count, for slicing: boundaries halfway (geometrically) between the buckets. */
@@ -54,7 +57,7 @@ export function parsePuzzleFiles(files: ImportFile[]): PuzzleInput[] {
       const truth = parseLocated(GridTruthSchema, { ...loc, value: truthRaw });
       const slug = meta.id ?? (isJsonl(f.path) ? undefined : basename(f.path).replace(/\.(ya?ml|json)$/i, ''));
       if (!slug) throw locatedError(loc, ['id'], 'required in JSONL puzzle files');
-      if (!SLUG.test(slug)) throw locatedError(loc, ['id'], `'${slug}' is not a valid puzzle id (letters, digits, . _ -)`);
+      if (!SLUG.test(slug) || slug.length > CAPS.name) throw locatedError(loc, ['id'], `'${slug}' is not a valid puzzle id (letters, digits, . _ -; at most ${CAPS.name})`);
       const here = where(loc.file, loc.line);
       const prev = seen.get(slug);
       if (prev) throw badInput(`${here}: id: puzzle '${slug}' also defined at ${prev}`);
@@ -81,8 +84,16 @@ export interface PuzzleImportResult {
 const sameTruth = (a: { rows: number; cols: number; layout: unknown; edges: unknown }, t: GridTruth) =>
   a.rows === t.rows && a.cols === t.cols && JSON.stringify(a.layout) === JSON.stringify(t.layout) && JSON.stringify(a.edges ?? null) === JSON.stringify(t.edges ?? null);
 
-export async function storePuzzles(tx: Queryable, list: PuzzleInput[]): Promise<PuzzleImportResult> {
+const shown = (v: string | null) => (v === null ? 'none' : `'${v}'`);
+
+/**
+ * A puzzle's picture, size bucket and rubric may change (its layout may not), but never unasked: the
+ * rubric link decides which descriptions meet which assemblies. Without `replace` an import that would
+ * change them is refused as a conflict naming how many and a few examples.
+ */
+export async function storePuzzles(tx: Queryable, list: PuzzleInput[], opts: { replace?: boolean } = {}): Promise<PuzzleImportResult> {
   const result: PuzzleImportResult = { created: 0, updated: 0, unchanged: 0 };
+  const changes: string[] = [];
   const slugs = [...new Set(list.map((p) => p.rubric).filter((s): s is string => s !== null))];
   const rubricRows = slugs.length ? await tx.select({ id: rubrics.id, slug: rubrics.slug }).from(rubrics).where(inArray(rubrics.slug, slugs)) : [];
   const rubricIds = new Map(rubricRows.map((r) => [r.slug, r.id]));
@@ -108,18 +119,33 @@ export async function storePuzzles(tx: Queryable, list: PuzzleInput[]): Promise<
     } else if (existing.picturePath === p.picture && existing.sizeBucket === p.sizeBucket && existing.rubricId === rubricId) {
       result.unchanged++;
     } else {
+      const oldRubric = existing.rubricId === null ? null : (await tx.select({ slug: rubrics.slug }).from(rubrics).where(eq(rubrics.id, existing.rubricId)))[0]!.slug;
+      const diff = [
+        existing.picturePath !== p.picture && `picture ${shown(existing.picturePath)} → ${shown(p.picture)}`,
+        existing.sizeBucket !== p.sizeBucket && `sizeBucket ${shown(existing.sizeBucket)} → ${shown(p.sizeBucket)}`,
+        existing.rubricId !== rubricId && `rubric ${shown(oldRubric)} → ${shown(p.rubric)}`,
+      ].filter(Boolean);
+      if (changes.length < 3) changes.push(`${p.where} puzzle '${p.slug}': ${diff.join(', ')}`);
       await tx.update(puzzles).set({ picturePath: p.picture, sizeBucket: p.sizeBucket, rubricId }).where(eq(puzzles.id, existing.id));
       result.updated++;
     }
+  }
+  if (result.updated > 0 && !opts.replace) {
+    const more = result.updated > changes.length ? `; and ${result.updated - changes.length} more` : '';
+    throw new AssayError(
+      'conflict',
+      `would change ${result.updated} stored puzzle${result.updated === 1 ? '' : 's'} (${changes.join('; ')}${more}); nothing written — ` +
+        'to change them, import again with --replace (API: ?replace=true)',
+    );
   }
   return result;
 }
 
 /** All or nothing, like every import. */
-export async function importPuzzles(database: Database, files: ImportFile[]): Promise<PuzzleImportResult> {
+export async function importPuzzles(database: Database, files: ImportFile[], opts: { replace?: boolean } = {}): Promise<PuzzleImportResult> {
   const list = parsePuzzleFiles(files);
   if (list.length === 0) throw badInput('no puzzle files to import (.json, .yaml, .yml or .jsonl)');
-  return database.db.transaction((tx) => storePuzzles(tx, list));
+  return database.db.transaction((tx) => storePuzzles(tx, list, opts));
 }
 
 export interface PuzzleView {

@@ -126,6 +126,13 @@ export async function importRubrics(database: Database, files: ImportFile[]): Pr
 }
 
 export async function importParsedRubrics(database: Database, list: Rubric[]): Promise<RubricImportResult> {
+  // Two documents under one id in one request would store both, the second silently superseding the first.
+  const first = new Map<string, number>();
+  list.forEach((r, i) => {
+    const prev = first.get(r.id);
+    if (prev !== undefined) throw badInput(`body[${i}]: id: rubric '${r.id}' also given at body[${prev}]`);
+    first.set(r.id, i);
+  });
   return database.db.transaction(async (tx) => {
     const result: RubricImportResult = { created: 0, versioned: 0, unchanged: 0, rubrics: [] };
     for (const rubric of list) {

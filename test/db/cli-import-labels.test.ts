@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,7 +12,7 @@ const jsonl = (...rows: unknown[]) => rows.map((r) => JSON.stringify(r)).join('\
 
 /**
  * Issue 11 finding 2 through the real binary: `assay import labels` without --run on ids found in two
- * runs exits 2 naming them; changing stored labels exits 2 saying how many until --replace is given.
+ * runs exits 2 naming them; changing stored labels (or puzzles) exits 2 saying how many until --replace.
  */
 for (const engine of ENGINES) {
   describe(`assay import labels: no silent replacement [${engine}]`, () => {
@@ -82,6 +82,20 @@ for (const engine of ENGINES) {
       expect(await counts()).toEqual(before);
       // Importing the same file again is no replacement at all: no flag needed.
       expect(runCli(['import', 'labels', changed], { env }).stdout).toBe('0 labels added, 0 replaced, 2 unchanged (run run-a)\n');
+    }, SLOW);
+
+    it('puzzles: changing a stored puzzle exits 2 until --replace', async () => {
+      const puzzle = JSON.parse(readFileSync('rubrics/examples/puzzles/grid-4x4.json', 'utf8')) as Record<string, unknown>;
+      expect(runCli(['import', 'puzzles', file('grid-4x4.json', JSON.stringify(puzzle))], { env }).stdout).toBe('1 created, 0 updated, 0 unchanged\n');
+      const moved = file('grid-4x4.json', JSON.stringify({ ...puzzle, sizeBucket: 'tiny' }));
+      const before = await counts();
+      const r = runCli(['import', 'puzzles', moved], { env });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe(
+        `assay import puzzles: would change 1 stored puzzle (${moved}:1 puzzle 'grid-4x4': sizeBucket '~16' → 'tiny'); nothing written — to change them, import again with --replace (API: ?replace=true)\n`,
+      );
+      expect(await counts()).toEqual(before);
+      expect(runCli(['import', 'puzzles', moved, '--replace'], { env }).stdout).toBe('0 created, 1 updated, 0 unchanged\n');
     }, SLOW);
   });
 }

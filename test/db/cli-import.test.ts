@@ -72,7 +72,7 @@ for (const engine of ENGINES) {
       writeFileSync(csv, 'answer,item,rater,label\nx,barn,ann,correct\ny,,ann,3\n');
       const r = runCli(['import', 'labels', csv, '--run', 'cli-bad', '--json'], { env });
       expect(r.stderr).toBe('');
-      expect(r.json()).toEqual({ inserted: 2, updated: 0 });
+      expect(r.json()).toEqual({ inserted: 2, replaced: 0, unchanged: 0, runs: ['cli-bad'] });
       const missing = runCli(['import', 'labels', join(tmp, 'nope.csv')], { env });
       expect(missing.code).toBe(2);
       expect(missing.stderr).toMatch(/nope\.csv: no such file or directory/);

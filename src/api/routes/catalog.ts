@@ -1,4 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import { Fields } from '../../domain/fields.ts';
+import { int4 } from '../../domain/limits.ts';
 import { RubricSchema } from '../../domain/rubric.ts';
 import { getPuzzle, importPuzzles, listPuzzles } from '../../services/puzzles.ts';
 import { getRubric, importParsedRubrics, listRubrics } from '../../services/rubrics.ts';
@@ -6,11 +8,11 @@ import { getRun, listRuns } from '../../services/runs.ts';
 import { jsonlBody, jsonlRequestBody } from '../body.ts';
 import { respondList } from '../csv.ts';
 import { defineRoute, type Api } from '../define-route.ts';
-import { errorResponses, notFoundResponse, PageQuery, tooLargeResponse } from '../schemas.ts';
+import { ErrorSchema, errorResponses, notFoundResponse, PageQuery, tooLargeResponse } from '../schemas.ts';
 
 /** Rubrics, puzzles and runs: the things answers are given against. */
 
-const Slug = z.string().min(1).max(200);
+const Slug = Fields.ref;
 const json = (description: string) => ({ description, content: { 'application/json': { schema: z.any() } } });
 
 export function registerCatalog(api: Api): void {
@@ -40,7 +42,7 @@ export function registerCatalog(api: Api): void {
       path: '/api/rubrics/{id}',
       tags: ['rubrics'],
       summary: 'One rubric version with its items (latest unless ?version=)',
-      request: { params: z.object({ id: Slug }), query: z.object({ version: z.coerce.number().int().min(1).optional() }) },
+      request: { params: z.object({ id: Slug }), query: z.object({ version: z.coerce.number().pipe(int4(1)).optional() }) },
       responses: { 200: json('The rubric'), ...errorResponses, ...notFoundResponse },
     }),
     handler: async (c) => c.json(await getRubric(database, c.req.valid('param').id, c.req.valid('query').version), 200),
@@ -54,7 +56,7 @@ export function registerCatalog(api: Api): void {
       tags: ['rubrics'],
       summary: 'Import rubrics (one object or an array); edited content under an existing id adds a version',
       request: {
-        body: { required: true, content: { 'application/json': { schema: z.union([RubricSchema, z.array(RubricSchema).min(1)]) } } },
+        body: { required: true, content: { 'application/json': { schema: z.union([RubricSchema, z.array(RubricSchema).min(1).max(1000)]) } } },
       },
       responses: { 200: json('What was created, versioned or unchanged'), ...errorResponses, ...tooLargeResponse },
     }),
@@ -71,7 +73,7 @@ export function registerCatalog(api: Api): void {
       path: '/api/puzzles',
       tags: ['puzzles'],
       summary: 'List puzzles',
-      request: { query: PageQuery.extend({ sizeBucket: z.string().optional(), rubric: Slug.optional() }) },
+      request: { query: PageQuery.extend({ sizeBucket: Fields.sizeBucket.optional(), rubric: Slug.optional() }) },
       responses: { 200: json('A page of puzzles (or CSV)'), ...errorResponses },
     }),
     handler: async (c) => {
@@ -100,11 +102,20 @@ export function registerCatalog(api: Api): void {
       method: 'post',
       path: '/api/puzzles',
       tags: ['puzzles'],
-      summary: 'Import puzzles as JSON Lines: {id, rows, cols, layout, edges?, picture?, sizeBucket?, rubric?} per line',
-      request: { body: jsonlRequestBody('One puzzle per line') },
-      responses: { 200: json('Import summary'), ...errorResponses, ...tooLargeResponse },
+      summary: 'Import puzzles as JSON Lines: {id, rows, cols, layout, edges?, picture?, sizeBucket?, rubric?} per line; changing stored ones needs ?replace=true',
+      request: {
+        query: z.object({
+          replace: z
+            .enum(['true', 'false'])
+            .optional()
+            .transform((v) => v === 'true')
+            .openapi({ description: "Allow changing stored puzzles' picture, sizeBucket or rubric; without it such an import is refused with 409" }),
+        }),
+        body: jsonlRequestBody('One puzzle per line'),
+      },
+      responses: { 200: json('Import summary'), ...errorResponses, 409: { description: 'The import would change stored puzzles; nothing written', content: { 'application/json': { schema: ErrorSchema } } }, ...tooLargeResponse },
     }),
-    handler: async (c) => c.json(await importPuzzles(database, [{ path: 'body.jsonl', content: await jsonlBody(c) }]), 200),
+    handler: async (c) => c.json(await importPuzzles(database, [{ path: 'body.jsonl', content: await jsonlBody(c) }], { replace: c.req.valid('query').replace }), 200),
   });
 
   defineRoute(api, {
@@ -114,7 +125,7 @@ export function registerCatalog(api: Api): void {
       path: '/api/runs',
       tags: ['runs'],
       summary: 'List runs (a model at an effort under condition tags) with answer counts',
-      request: { query: PageQuery.extend({ model: z.string().optional() }) },
+      request: { query: PageQuery.extend({ model: Fields.model.optional() }) },
       responses: { 200: json('A page of runs (or CSV)'), ...errorResponses },
     }),
     handler: async (c) => {

@@ -43,15 +43,15 @@ const rubricsCmd: Command = {
 
 const puzzlesCmd: Command = {
   path: ['import', 'puzzles'],
-  summary: 'Import puzzles: grid truth {rows, cols, layout, edges?} plus id, picture, sizeBucket, rubric',
-  usage: 'DIR|FILE...',
-  options: {},
+  summary: 'Import puzzles: grid truth {rows, cols, layout, edges?} plus id, picture, sizeBucket, rubric; changing stored ones needs --replace',
+  usage: 'DIR|FILE... [--replace]',
+  options: { replace: { type: 'boolean' } },
   positionals: true,
   async run(ctx) {
     const { readImportFiles, PUZZLE_FILES } = await import('../../services/imports.ts');
     const files = needPaths(ctx, 'puzzle path').flatMap((p) => readImportFiles(p, PUZZLE_FILES));
     const { importPuzzles } = await import('../../services/puzzles.ts');
-    const r = await withDatabase((db) => importPuzzles(db, files));
+    const r = await withDatabase((db) => importPuzzles(db, files, { replace: ctx.values.replace === true }));
     return { json: r, text: `${r.created} created, ${r.updated} updated, ${r.unchanged} unchanged` };
   },
 };
