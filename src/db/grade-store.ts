@@ -1,4 +1,5 @@
 import type { Database } from './client.ts';
+import type { JobLease } from '../judges/store.ts';
 import { type GroupOptions, groupCommit } from './group-commit.ts';
 
 /**
@@ -89,26 +90,43 @@ const COLUMNS: Array<[string, string, keyof GradeRow]> = [
 ];
 const names = COLUMNS.map(([c]) => c).join(', ');
 // The upsert replaces every column but the key, and stamps the time of the new grade.
-const UPSERT = `
+const upsert = (leased: boolean) => `
   insert into grades (${names})
-  select ${names} from jsonb_to_recordset($1::jsonb) as t(k int, ${COLUMNS.map(([c, t]) => `${c} ${t}`).join(', ')}) order by k
+  select ${names} from jsonb_to_recordset($1::jsonb) as t(k int, ${COLUMNS.map(([c, t]) => `${c} ${t}`).join(', ')}${leased ? ', queue text, job_id uuid, token int' : ''})
+  ${leased ? LEASE_HELD : ''}
+  order by k
   on conflict (answer_id, judge_id) do update set
     ${COLUMNS.slice(2).map(([c]) => `${c} = excluded.${c}`).join(', ')}, created_at = now()
   returning id, answer_id, judge_id`;
+// A grade under a job lease is written only while that fetch of the job still holds it (the same check
+// as the pending ledger row): a worker whose job was handed to another one cannot replace its grade.
+const LEASE_HELD = `where exists (select 1 from pgboss.job j where j.name = t.queue and j.id = t.job_id and j.state = 'active' and j.retry_count = t.token for share)`;
+const UPSERT = upsert(false);
+const UPSERT_LEASED = upsert(true);
 
 const keyOf = (answerId: number, judgeId: number) => `${answerId}:${judgeId}`;
 
-/** Upserts a grade and resolves with its id. Two grades of one (answer, judge) in a batch go in order. */
-export function gradeUpserter(database: Database, group: GroupOptions = {}): (row: GradeRow) => Promise<number> {
-  async function write(rows: GradeRow[]): Promise<Map<string, number>> {
-    const input = rows.map((row, k) => ({ k, ...Object.fromEntries(COLUMNS.map(([c, , f]) => [c, row[f] ?? null])) }));
-    const r = await database.execute(UPSERT, [JSON.stringify(input)], { prepare: true });
-    return new Map(r.rows.map((x) => [keyOf(Number(x.answer_id), Number(x.judge_id)), Number(x.id)]));
+/**
+ * Upserts a grade and resolves with its id, or null when `lease` is given and no longer held (nothing
+ * written). Two grades of one (answer, judge) in a batch go in order.
+ */
+export function gradeUpserter(database: Database, group: GroupOptions = {}): (row: GradeRow, lease?: JobLease) => Promise<number | null> {
+  async function write(items: Array<{ row: GradeRow; lease: JobLease | undefined }>): Promise<Map<string, number>> {
+    const out = new Map<string, number>();
+    for (const leased of [false, true]) {
+      const input = items.flatMap(({ row, lease }, k) =>
+        Boolean(lease) !== leased ? [] : [{ k, ...Object.fromEntries(COLUMNS.map(([c, , f]) => [c, row[f] ?? null])), ...(lease ? { queue: lease.queue, job_id: lease.jobId, token: lease.token } : {}) }],
+      );
+      if (input.length === 0) continue;
+      const r = await database.execute(leased ? UPSERT_LEASED : UPSERT, [JSON.stringify(input)], { prepare: true });
+      for (const x of r.rows) out.set(keyOf(Number(x.answer_id), Number(x.judge_id)), Number(x.id));
+    }
+    return out;
   }
-  return groupCommit(async (rows: GradeRow[]) => {
+  const upsertGroup = groupCommit(async (items: Array<{ row: GradeRow; lease: JobLease | undefined }>) => {
     // ON CONFLICT may touch a row once per statement: a repeated key waits for the next statement.
-    const ids: number[] = new Array(rows.length);
-    let rest = rows.map((row, i) => ({ row, i }));
+    const ids: Array<number | null> = new Array(items.length);
+    let rest = items.map((x, i) => ({ ...x, i }));
     while (rest.length) {
       const seen = new Set<string>();
       const now: typeof rest = [];
@@ -118,10 +136,11 @@ export function gradeUpserter(database: Database, group: GroupOptions = {}): (ro
         (seen.has(key) ? later : now).push(x);
         seen.add(key);
       }
-      const written = await write(now.map((x) => x.row));
-      for (const x of now) ids[x.i] = written.get(keyOf(x.row.answerId, x.row.judgeId))!;
+      const written = await write(now);
+      for (const x of now) ids[x.i] = written.get(keyOf(x.row.answerId, x.row.judgeId)) ?? null;
       rest = later;
     }
     return ids;
   }, group);
+  return (row, lease) => upsertGroup({ row, lease });
 }

@@ -1,9 +1,9 @@
 import { sql } from 'drizzle-orm';
 import type { LedgerAndCache } from '../judges/engine.ts';
-import type { CachedResponse, LedgerEntry, ResponseCache, UsageLedger } from '../judges/store.ts';
-import type { Database, Queryable } from './client.ts';
+import type { CachedResponse, JobLease, LedgerEntry, ResponseCache, UsageLedger } from '../judges/store.ts';
+import type { Database } from './client.ts';
 import { type GroupOptions, groupCommit } from './group-commit.ts';
-import { judgeCache, usageLedger } from './schema.ts';
+import { judgeCache } from './schema.ts';
 
 /**
  * The judge engine's cache and ledger over the judge_cache and usage_ledger tables. The engine only
@@ -36,86 +36,93 @@ export function dbResponseCache(database: Database, group: GroupOptions = {}): R
 
 const digitsOnly = (s: string | undefined): number | null => (s !== undefined && /^\d+$/.test(s) ? Number(s) : null);
 
-/** `judgeId` is the judges row the calls are for; entry.answerId is the answers row id when known. */
-export function dbUsageLedger(db: Queryable, opts: { judgeId: number | null }): UsageLedger {
-  const ph = (name: string) => sql.placeholder(name);
-  const insertQ = db
-    .insert(usageLedger)
-    .values({
-      callKey: ph('callKey'),
-      provider: ph('provider'),
-      model: ph('model'),
-      judgeId: ph('judgeId'),
-      answerId: ph('answerId'),
-      inputTokens: ph('inputTokens'),
-      outputTokens: ph('outputTokens'),
-      cacheReadTokens: ph('cacheReadTokens'),
-      cacheWriteTokens: ph('cacheWriteTokens'),
-      costUsd: ph('costUsd'),
-      latencyMs: ph('latencyMs'),
-      status: ph('status'),
-    })
-    .onConflictDoNothing()
-    .prepare('assay_ledger_insert');
+/** Who the ledger rows are for: the judges row, and the worker process making the calls (if any). */
+export interface LedgerOwner {
+  judgeId: number | null;
+  workerId?: string | null;
+}
+
+const LEDGER_COLUMNS = `call_key, provider, model, judge_id, answer_id, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, latency_ms, status, worker_id`;
+const LEDGER_TYPES = `k int, call_key text, provider text, model text, judge_id int, answer_id int, input_tokens int, output_tokens int,
+  cache_read_tokens int, cache_write_tokens int, cost_usd float8, latency_ms int, status text, worker_id text`;
+// A settled row is final; only a pending one takes the call's outcome (a second settle changes nothing).
+const SETTLE = `on conflict (call_key) do update set input_tokens = excluded.input_tokens, output_tokens = excluded.output_tokens,
+  cache_read_tokens = excluded.cache_read_tokens, cache_write_tokens = excluded.cache_write_tokens, cost_usd = excluded.cost_usd,
+  latency_ms = excluded.latency_ms, status = excluded.status, settled_at = now() where usage_ledger.status = 'pending'`;
+
+const ledgerRow = (e: LedgerEntry, owner: LedgerOwner, k: number) => ({
+  k,
+  call_key: e.callKey,
+  provider: e.provider,
+  model: e.model,
+  judge_id: owner.judgeId,
+  answer_id: digitsOnly(e.answerId),
+  input_tokens: e.usage.input,
+  output_tokens: e.usage.output,
+  cache_read_tokens: e.usage.cacheRead,
+  cache_write_tokens: e.usage.cacheWrite,
+  cost_usd: e.costUsd,
+  latency_ms: Math.round(e.latencyMs),
+  status: e.status,
+  worker_id: owner.workerId ?? null,
+});
+
+const BEGIN = `insert into usage_ledger (${LEDGER_COLUMNS}) select ${LEDGER_COLUMNS} from jsonb_to_recordset($1::jsonb) as t(${LEDGER_TYPES}) order by k on conflict do nothing`;
+// Under a lease the row is written only while the job is still active under this fetch of it; FOR SHARE
+// orders the write against a takeover (which rewrites the job row): begun before it, or refused after.
+const BEGIN_LEASED = `
+  insert into usage_ledger (${LEDGER_COLUMNS})
+  select ${LEDGER_COLUMNS} from jsonb_to_recordset($1::jsonb) as t(${LEDGER_TYPES}, queue text, job_id uuid, token int)
+  where exists (select 1 from pgboss.job j where j.name = t.queue and j.id = t.job_id and j.state = 'active' and j.retry_count = t.token for share)
+  order by k on conflict do nothing returning call_key`;
+const RECORD = `insert into usage_ledger (${LEDGER_COLUMNS}) select ${LEDGER_COLUMNS} from jsonb_to_recordset($1::jsonb) as t(${LEDGER_TYPES}) order by k ${SETTLE}`;
+
+/**
+ * The ledger over usage_ledger: `begin` writes the pending row before a call, `record` settles it.
+ * Both are group commits, so the calls a worker starts or finishes together share a statement; only
+ * the settle takes `settleGroup` (a linger), since a call waits for its begin.
+ */
+export function dbUsageLedger(database: Database, owner: LedgerOwner, settleGroup: GroupOptions = {}): UsageLedger {
+  const begin = groupCommit(async (items: Array<{ e: LedgerEntry; lease: JobLease | undefined }>) => {
+    const plain = items.flatMap((x, k) => (x.lease ? [] : [ledgerRow(x.e, owner, k)]));
+    const leased = items.flatMap((x, k) => (x.lease ? [{ ...ledgerRow(x.e, owner, k), queue: x.lease.queue, job_id: x.lease.jobId, token: x.lease.token }] : []));
+    if (plain.length) await database.execute(BEGIN, [JSON.stringify(plain)], { prepare: true });
+    const held = new Set<string>();
+    if (leased.length) {
+      const r = await database.execute(BEGIN_LEASED, [JSON.stringify(leased)], { prepare: true });
+      for (const row of r.rows) held.add(String(row.call_key));
+    }
+    return items.map((x) => !x.lease || held.has(x.e.callKey));
+  });
+  const record = groupCommit(async (entries: LedgerEntry[]) => {
+    await database.execute(RECORD, [JSON.stringify(entries.map((e, k) => ledgerRow(e, owner, k)))], { prepare: true });
+    return entries.map(() => undefined);
+  }, settleGroup);
   return {
-    async record(e: LedgerEntry): Promise<void> {
-      await insertQ.execute({
-        callKey: e.callKey,
-        provider: e.provider,
-        model: e.model,
-        judgeId: opts.judgeId,
-        answerId: digitsOnly(e.answerId),
-        inputTokens: e.usage.input,
-        outputTokens: e.usage.output,
-        cacheReadTokens: e.usage.cacheRead,
-        cacheWriteTokens: e.usage.cacheWrite,
-        costUsd: e.costUsd,
-        latencyMs: Math.round(e.latencyMs),
-        status: e.status,
-      });
-    },
+    begin: (e, lease) => begin({ e, lease }),
+    record,
   };
 }
 
+// The ok call's settle and its cached verdict: one statement, so both are written or neither.
 const RECORD_AND_CACHE = `
   with input as (
-    select * from jsonb_to_recordset($1::jsonb) as t(k int, call_key text, provider text, model text, judge_id int, answer_id int,
-      input_tokens int, output_tokens int, cache_read_tokens int, cache_write_tokens int, cost_usd float8, latency_ms int, status text,
-      key text, response jsonb)
+    select * from jsonb_to_recordset($1::jsonb) as t(${LEDGER_TYPES}, key text, response jsonb)
   ),
   ledger as (
-    insert into usage_ledger (call_key, provider, model, judge_id, answer_id, input_tokens, output_tokens,
-      cache_read_tokens, cache_write_tokens, cost_usd, latency_ms, status)
-    select call_key, provider, model, judge_id, answer_id, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens,
-      cost_usd, latency_ms, status from input order by k
-    on conflict do nothing
+    insert into usage_ledger (${LEDGER_COLUMNS})
+    select ${LEDGER_COLUMNS} from input order by k
+    ${SETTLE}
   )
   insert into judge_cache (key, response) select distinct on (key) key, response from input order by key, k on conflict do nothing`;
 
 /**
- * The ok call's ledger row and cached verdict in one statement: both are written or neither, and it is
- * one round trip instead of two (shared with the other jobs finishing at the same time). Conflicts are
- * skipped as in record() and set().
+ * The ok call's ledger settle and cached verdict in one statement: both are written or neither, and it
+ * is one round trip instead of two (shared with the other jobs finishing at the same time).
  */
-export function dbLedgerAndCache(database: Database, opts: { judgeId: number | null }, group: GroupOptions = {}): LedgerAndCache {
+export function dbLedgerAndCache(database: Database, owner: LedgerOwner, group: GroupOptions = {}): LedgerAndCache {
   const write = groupCommit(async (rows: Array<{ e: LedgerEntry; key: string; value: CachedResponse }>) => {
-    const input = rows.map(({ e, key, value }, k) => ({
-      k,
-      call_key: e.callKey,
-      provider: e.provider,
-      model: e.model,
-      judge_id: opts.judgeId,
-      answer_id: digitsOnly(e.answerId),
-      input_tokens: e.usage.input,
-      output_tokens: e.usage.output,
-      cache_read_tokens: e.usage.cacheRead,
-      cache_write_tokens: e.usage.cacheWrite,
-      cost_usd: e.costUsd,
-      latency_ms: Math.round(e.latencyMs),
-      status: e.status,
-      key,
-      response: value,
-    }));
+    const input = rows.map(({ e, key, value }, k) => ({ ...ledgerRow(e, owner, k), key, response: value }));
     await database.execute(RECORD_AND_CACHE, [JSON.stringify(input)], { prepare: true });
     return rows.map(() => undefined);
   }, group);

@@ -75,7 +75,8 @@ export function transactionExecutor(tx: Queryable): SqlExecutor {
     async executeSql(text, values = []) {
       const parts = text.split(/\$(\d+)/);
       const chunks: SQL[] = [];
-      parts.forEach((p, i) => chunks.push(i % 2 === 0 ? sql.raw(p) : sql`${values[Number(p) - 1] ?? null}`));
+      // sql.param keeps an array one parameter (drizzle would spread it into a list).
+      parts.forEach((p, i) => chunks.push(i % 2 === 0 ? sql.raw(p) : sql`${sql.param(asParam(values[Number(p) - 1]))}`));
       const r: any = await tx.execute(sql.join(chunks, sql.raw('')));
       return { rows: Array.isArray(r) ? [...r] : (r?.rows ?? []) };
     },

@@ -1,3 +1,4 @@
+import type { CallGate } from '../judges/engine.ts';
 import type { Judge } from '../judges/types.ts';
 
 /**
@@ -36,6 +37,9 @@ export function callSlots(size: number): CallSlots {
     },
   };
 }
+
+/** A call gate taking a slot for the call (the engine writes the pending ledger row inside it). */
+export const slotGate = (slots: CallSlots): CallGate => (_req, send) => slots.run(send);
 
 /** The adapter with every call taking a slot. */
 export function slottedJudge(inner: Judge, slots: CallSlots): Judge {

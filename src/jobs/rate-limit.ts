@@ -1,5 +1,6 @@
 import type { Database } from '../db/client.ts';
 import { type Judge, type JudgeRequest, ProviderCallError } from '../judges/types.ts';
+import type { CallGate } from '../judges/engine.ts';
 
 /**
  * Rate limits shared by every worker through one row per provider:model (table rate_limits): two
@@ -122,20 +123,21 @@ export function estimateTokens(req: JudgeRequest, maxTokens: number): number {
 
 export const DEFAULT_COOLDOWN_MS = 2000;
 
+/** A call gate spending the shared limiter before the call and reporting its 429s to the pool. */
+export function rateLimitGate(limiter: RateLimiter, maxTokens: number): CallGate {
+  return async (req, send) => {
+    await limiter.acquire(estimateTokens(req, maxTokens));
+    try {
+      return await send();
+    } catch (e) {
+      if (e instanceof ProviderCallError && e.status === 429 && e.kind !== 'stop-run') await limiter.coolDown(e.retryAfterMs ?? DEFAULT_COOLDOWN_MS);
+      throw e;
+    }
+  };
+}
+
 /** The adapter with the shared limiter in front of every call and 429s reported to the pool. */
 export function rateLimitedJudge(inner: Judge, limiter: RateLimiter, maxTokens: number): Judge {
-  return {
-    provider: inner.provider,
-    model: inner.model,
-    baseline: inner.baseline,
-    async call(req) {
-      await limiter.acquire(estimateTokens(req, maxTokens));
-      try {
-        return await inner.call(req);
-      } catch (e) {
-        if (e instanceof ProviderCallError && e.status === 429 && e.kind !== 'stop-run') await limiter.coolDown(e.retryAfterMs ?? DEFAULT_COOLDOWN_MS);
-        throw e;
-      }
-    },
-  };
+  const gate = rateLimitGate(limiter, maxTokens);
+  return { provider: inner.provider, model: inner.model, baseline: inner.baseline, call: (req) => gate(req, () => inner.call(req)) };
 }

@@ -7,7 +7,7 @@ import { parseReply } from './parse.ts';
 import { loadPrices, costUsd, type PriceTable } from './prices.ts';
 import { assemblePrompt, type AssembledPrompt, type JudgeImage, loadTemplate, type PromptTemplate } from './prompt.ts';
 import { DEFAULT_BACKOFF, retryDelayMs, type BackoffOptions } from './retry.ts';
-import type { CachedResponse, LedgerEntry, ResponseCache, UsageLedger } from './store.ts';
+import type { CachedResponse, JobLease, LedgerEntry, ResponseCache, UsageLedger } from './store.ts';
 import { addUsage, type Judge, type JudgeReply, type JudgeRequest, ProviderCallError, type TokenUsage, ZERO_USAGE } from './types.ts';
 
 /**
@@ -49,6 +49,8 @@ export interface JudgeOutcome {
   neutralised: number;
   /** The failure means every later call would fail too (auth, quota): the run must stop. */
   stopRun: boolean;
+  /** The input's job lease was lost before a call (another worker holds the job): nothing was sent. */
+  leaseLost?: boolean;
   judge: JudgeIdentity;
 }
 
@@ -57,7 +59,16 @@ export interface GradeInput {
   answer: string;
   answerId?: string;
   image?: JudgeImage;
+  /** The queue job this grade is for: no call is sent once the lease is lost (ledger.begin refuses). */
+  lease?: JobLease;
 }
+
+/**
+ * Runs `send` when the caller's limits allow (a call slot, the shared rate limit). The pending ledger
+ * row is written inside `send`, so a call waiting at the gate has no row yet and a kill while waiting
+ * leaves nothing unsettled that was never sent.
+ */
+export type CallGate = (req: JudgeRequest, send: () => Promise<JudgeReply>) => Promise<JudgeReply>;
 
 /**
  * Writes a paid call's ledger row and its verdict to the cache at once (one statement): a crash can no
@@ -75,6 +86,8 @@ export interface EngineOptions {
   /** Used for the ok call instead of ledger.record then cache.set, when given. */
   ledgerAndCache?: LedgerAndCache;
   prices?: PriceTable;
+  /** What a call waits for before it is sent (worker: call slot and rate limit); default none. */
+  gate?: CallGate;
   clock?: () => number;
   sleep?: (ms: number) => Promise<void>;
   /** Seeded generator for backoff jitter. */
@@ -107,6 +120,18 @@ async function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * Usage held by a pending row until the provider's figures settle it, meant to over-count: every UTF-8
+ * byte of the prompt text as an uncached input token (a token covers at least one byte; an image is not
+ * counted) and the whole output budget.
+ */
+export function pendingEstimate(req: JudgeRequest, maxTokens: number): TokenUsage {
+  const p = req.prompt;
+  const text = [p.system, p.staticText, p.answerText, req.reask?.previous.text ?? '', req.reask?.error ?? ''];
+  const bytes = text.reduce((n, t) => n + Buffer.byteLength(t, 'utf8'), 0);
+  return { input: bytes, output: maxTokens, cacheRead: 0, cacheWrite: 0 };
 }
 
 export function defaultTemplatePath(judge: LoadedJudge): string {
@@ -180,38 +205,55 @@ export function createJudgeEngine(o: EngineOptions): JudgeEngine {
     let attempt = 0;
     let lastRaw: string | null = null;
 
+    const entryFor = (status: string, u: TokenUsage, latencyMs: number, error?: string): LedgerEntry => ({
+      callKey: `${cacheKey.slice(0, 16)}:${requestId}:${calls}`,
+      provider: cfg.provider,
+      model: cfg.model,
+      judgeId: cfg.id,
+      judgeConfigHash: judge.configHash,
+      answerHash,
+      ...(input.answerId ? { answerId: input.answerId } : {}),
+      usage: u,
+      costUsd: costUsd(prices, cfg.model, u),
+      latencyMs,
+      status,
+      ...(error ? { error } : {}),
+    });
     const account = (status: string, u: TokenUsage, latencyMs: number, error?: string): LedgerEntry => {
-      const c = costUsd(prices, cfg.model, u);
-      cost = cost === null || c === null ? null : Number((cost + c).toFixed(9));
+      const e = entryFor(status, u, latencyMs, error);
+      cost = cost === null || e.costUsd === null ? null : Number((cost + e.costUsd).toFixed(9));
       usage = addUsage(usage, u);
-      return {
-        callKey: `${cacheKey.slice(0, 16)}:${requestId}:${calls}`,
-        provider: cfg.provider,
-        model: cfg.model,
-        judgeId: cfg.id,
-        judgeConfigHash: judge.configHash,
-        answerHash,
-        ...(input.answerId ? { answerId: input.answerId } : {}),
-        usage: u,
-        costUsd: c,
-        latencyMs,
-        status,
-        ...(error ? { error } : {}),
-      };
+      return e;
     };
     const record = (status: string, u: TokenUsage, latencyMs: number, error?: string): Promise<void> => ledger.record(account(status, u, latencyMs, error));
+    const gate: CallGate = o.gate ?? ((_req, send) => send());
+    // The pending row is written just before the request leaves; `begun` says whether this attempt's was.
+    let begun = false;
+    let leaseLost = false;
+    const send = async (): Promise<JudgeReply> => {
+      if (!(await ledger.begin(entryFor('pending', pendingEstimate(req, cfg.params.max_tokens), 0), input.lease))) {
+        leaseLost = true;
+        throw new ProviderCallError('fatal', 'lease lost: another worker holds this job now');
+      }
+      begun = true;
+      return withTimeout(adapter.call(req), cfg.params.timeout_ms + 1000);
+    };
 
     for (;;) {
       attempt++;
       calls++;
       const t0 = clock();
       let reply: JudgeReply;
+      begun = false;
       try {
-        reply = await withTimeout(adapter.call(req), cfg.params.timeout_ms + 1000);
+        reply = await gate(req, send);
       } catch (e) {
         const err = e instanceof ProviderCallError ? e : new ProviderCallError('fatal', `adapter error: ${(e as Error)?.message ?? String(e)}`);
+        // Nothing was sent (refused at the gate or lease lost): no call to count or record.
+        if (!begun) calls--;
+        if (leaseLost) return finish('provider_error', err.message, null, lastRaw, { leaseLost: true });
         const kindStatus = { retryable: 'retryable_error', fatal: 'fatal_error', 'stop-run': 'stop_run' }[err.kind];
-        await record(kindStatus, ZERO_USAGE, clock() - t0, err.message);
+        if (begun) await record(kindStatus, ZERO_USAGE, clock() - t0, err.message);
         if (err.kind === 'retryable' && attempt < cfg.params.max_attempts) {
           await sleep(retryDelayMs(attempt, err, rng, backoff));
           continue;

@@ -34,12 +34,33 @@ export interface LedgerEntry {
   usage: TokenUsage;
   costUsd: number | null;
   latencyMs: number;
-  /** ok | truncated | refused | invalid_output | retryable_error | fatal_error | stop_run */
+  /**
+   * pending (written before the request is sent; usage and cost are then an estimate) | ok | truncated |
+   * refused | invalid_output | retryable_error | fatal_error | stop_run
+   */
   status: string;
   error?: string;
 }
 
+/**
+ * One holding of a queue job: the job's id and which fetch of it this is. Once the job was handed to
+ * another worker (its holder was taken for dead), writes made under the old lease are refused.
+ */
+export interface JobLease {
+  /** The pg-boss queue the job is on. */
+  queue: string;
+  jobId: string;
+  token: number;
+}
+
 export interface UsageLedger {
+  /**
+   * Records a call as `pending` before it is sent, so a process killed during the call still leaves
+   * its row. Resolves false, writing nothing, when `lease` is given and no longer held: the call must
+   * not be sent.
+   */
+  begin(entry: LedgerEntry, lease?: JobLease): Promise<boolean>;
+  /** Settles the call begun under the same call key with its outcome, tokens and cost (or records it). */
   record(entry: LedgerEntry): Promise<void>;
 }
 
@@ -60,7 +81,14 @@ export class MemoryCache implements ResponseCache {
 
 export class MemoryLedger implements UsageLedger {
   readonly entries: LedgerEntry[] = [];
-  async record(entry: LedgerEntry): Promise<void> {
+  async begin(entry: LedgerEntry): Promise<boolean> {
     this.entries.push(structuredClone(entry));
+    return true;
+  }
+  async record(entry: LedgerEntry): Promise<void> {
+    // As in the table: a settled row is never rewritten.
+    const i = this.entries.findIndex((e) => e.callKey === entry.callKey);
+    if (i < 0) this.entries.push(structuredClone(entry));
+    else if (this.entries[i]!.status === 'pending') this.entries[i] = structuredClone(entry);
   }
 }

@@ -9,9 +9,10 @@ import type { Rubric } from '../domain/rubric.ts';
 import { badInput, notFound } from '../domain/errors.ts';
 import { createAdapter, type ProviderKeys } from '../judges/adapters/index.ts';
 import { type LoadedJudge, loadJudge, sha256 } from '../judges/config.ts';
-import { createJudgeEngine, defaultTemplatePath, type EngineOptions, type JudgeEngine } from '../judges/engine.ts';
+import { type CallGate, createJudgeEngine, defaultTemplatePath, type EngineOptions, type JudgeEngine } from '../judges/engine.ts';
 import type { JudgeImage } from '../judges/prompt.ts';
 import { buildReport, type GradeReport } from '../judges/report.ts';
+import type { JobLease } from '../judges/store.ts';
 import type { Judge } from '../judges/types.ts';
 import type { UnverifiablePolicy } from '../scoring/description/score.ts';
 import { getAnswer } from './answers.ts';
@@ -51,6 +52,10 @@ export interface SessionOptions {
    * grade does not. Reads before the call never wait: they are on the way to the call.
    */
   writeLingerMs?: number;
+  /** What each provider call waits for before it is sent (the worker's call slots and rate limit). */
+  gate?: CallGate;
+  /** The `workers` row of the process making the calls (stored with each ledger row). */
+  workerId?: string;
 }
 
 export interface GradingSession {
@@ -60,9 +65,10 @@ export interface GradingSession {
   grade(req: GradeRequest): Promise<StoredGrade>;
   /**
    * The queue's job: a stored answer graded with its own rubric's latest version, or 'already graded'
-   * (no call) when this judge already gave it a final grade (any status but provider_error).
+   * (no call) when this judge already gave it a final grade (any status but provider_error), or
+   * 'lease lost' (no further call, no grade written) once `lease` is no longer held.
    */
-  gradeQueued(answerId: number): Promise<StoredGrade | 'already graded'>;
+  gradeQueued(answerId: number, lease?: JobLease): Promise<StoredGrade | 'already graded' | 'lease lost'>;
 }
 
 /** The judge used when none is named: the first provider with a key, else the lexical baseline. */
@@ -129,8 +135,9 @@ export async function createGradingSession(database: Database, o: SessionOptions
     judge,
     adapter,
     cache: dbResponseCache(database),
-    ledger: dbUsageLedger(database.db, { judgeId: judgeRowId }),
-    ledgerAndCache: dbLedgerAndCache(database, { judgeId: judgeRowId }, behind),
+    ledger: dbUsageLedger(database, { judgeId: judgeRowId, workerId: o.workerId ?? null }, behind),
+    ledgerAndCache: dbLedgerAndCache(database, { judgeId: judgeRowId, workerId: o.workerId ?? null }, behind),
+    ...(o.gate ? { gate: o.gate } : {}),
     ...(o.engine ?? {}),
   });
 
@@ -150,7 +157,7 @@ export async function createGradingSession(database: Database, o: SessionOptions
   // grade of it), shared by the jobs in flight (group commit).
   const readQueued = queuedAnswerReader(database, judgeRowId);
 
-  async function gradeQueued(answerId: number): Promise<StoredGrade | 'already graded'> {
+  async function gradeQueued(answerId: number, lease?: JobLease): Promise<StoredGrade | 'already graded' | 'lease lost'> {
     // Same checks and messages as getAnswer/resolveAnswer/resolveRubric.
     const row = await readQueued(answerId);
     if (!row) throw notFound(`answer ${answerId} not found`);
@@ -159,7 +166,7 @@ export async function createGradingSession(database: Database, o: SessionOptions
     if (row.rubric === null) throw badInput('rubric: none given and the answer names no rubric');
     if (row.versionId === null) throw notFound(`rubric '${row.rubric}' has no version undefined (latest is 0)`);
     const resolved = await rubricVersion(Number(row.versionId));
-    return gradeResolved({}, { id: answerId, text: row.text }, resolved);
+    return gradeResolved({}, { id: answerId, text: row.text }, resolved, lease);
   }
 
   async function grade(req: GradeRequest): Promise<StoredGrade> {
@@ -167,7 +174,7 @@ export async function createGradingSession(database: Database, o: SessionOptions
     const stored = 'id' in req.answer ? await resolveAnswer(database, req) : null;
     const resolved = await resolveRubric(database, req, stored?.rubric ?? null);
     const answer = stored ?? (await resolveAnswer(database, req));
-    return gradeResolved(req, answer, resolved);
+    return gradeResolved(req, answer, resolved) as Promise<StoredGrade>;
   }
 
   const upsertGrade = gradeUpserter(database, behind);
@@ -176,8 +183,10 @@ export async function createGradingSession(database: Database, o: SessionOptions
     req: Pick<GradeRequest, 'image' | 'unverifiable'>,
     answer: { id: number; text: string },
     { rubric, versionId, version }: { rubric: Rubric; versionId: number; version: number },
-  ): Promise<StoredGrade> {
-    const outcome = await engine.grade({ rubric, answer: answer.text, answerId: String(answer.id), ...(req.image ? { image: req.image } : {}) });
+    lease?: JobLease,
+  ): Promise<StoredGrade | 'lease lost'> {
+    const outcome = await engine.grade({ rubric, answer: answer.text, answerId: String(answer.id), ...(req.image ? { image: req.image } : {}), ...(lease ? { lease } : {}) });
+    if (outcome.leaseLost) return 'lease lost';
     const report = buildReport(rubric, answer.text, outcome, req.unverifiable ? { unverifiable: req.unverifiable } : {});
     const row = {
       answerId: answer.id,
@@ -201,7 +210,8 @@ export async function createGradingSession(database: Database, o: SessionOptions
       latencyMs: Math.round(outcome.latencyMs),
     };
     // One statement is atomic on its own: no BEGIN/COMMIT round trips around it.
-    const gradeId = await upsertGrade(row satisfies GradeRow);
+    const gradeId = await upsertGrade(row satisfies GradeRow, lease);
+    if (gradeId === null) return 'lease lost';
     return { ...report, gradeId, answerId: answer.id, rubric: { id: rubric.id, version } };
   }
 

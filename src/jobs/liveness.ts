@@ -1,0 +1,101 @@
+import { hostname } from 'node:os';
+import type PgBoss from 'pg-boss';
+import type { Database } from '../db/client.ts';
+import { badInput } from '../domain/errors.ts';
+import { takeOverOrphans } from './leases.ts';
+
+/**
+ * Worker liveness. Every worker has a `workers` row and heartbeats it — `last_seen` and the ids of the
+ * jobs it holds — every `heartbeatMs`; a worker not seen for `deadAfterMs` is dead. Every live worker
+ * sweeps every `sweepMs`: active jobs that no live worker lists go back to the queue (leases.ts), so a
+ * killed worker's jobs resume within deadAfterMs + sweepMs of its last heartbeat instead of waiting
+ * for pg-boss's expiry. A worker that was only slow keeps running its jobs, but under leases that no
+ * longer hold: its grades, further calls and completions are refused (src/db, leases.ts).
+ * All times compare the database clock, so workers on machines with skewed clocks agree.
+ */
+
+export interface LivenessOptions {
+  heartbeatMs: number;
+  /** Not seen for this long: dead. At least twice heartbeatMs, so one late heartbeat is not a death. */
+  deadAfterMs: number;
+  sweepMs: number;
+}
+
+function fromEnv(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const v = Number(raw);
+  if (!Number.isFinite(v) || v <= 0 || v > 3600) throw badInput(`${name}: a number of seconds in (0, 3600], got '${raw}'`);
+  return v * 1000;
+}
+
+/** Defaults: heartbeat every 5 s, dead after 30 s, sweep every 5 s — a dead worker's jobs resume within ~35–40 s. */
+export function livenessDefaults(): LivenessOptions {
+  return checkLiveness({
+    heartbeatMs: fromEnv('ASSAY_WORKER_HEARTBEAT_SECONDS', 5_000),
+    deadAfterMs: fromEnv('ASSAY_WORKER_DEAD_SECONDS', 30_000),
+    sweepMs: fromEnv('ASSAY_WORKER_SWEEP_SECONDS', 5_000),
+  });
+}
+
+export function checkLiveness(o: LivenessOptions): LivenessOptions {
+  if (o.deadAfterMs < 2 * o.heartbeatMs) throw badInput(`worker liveness: the dead-after time (${o.deadAfterMs / 1000} s) must be at least twice the heartbeat (${o.heartbeatMs / 1000} s)`);
+  return o;
+}
+
+/** Longest time from a worker's death to its jobs being due again (a sweep may just have missed it). */
+export const detectionBoundMs = (o: LivenessOptions): number => o.heartbeatMs + o.deadAfterMs + o.sweepMs;
+
+export interface Liveness {
+  /** Jobs of dead workers this worker handed back to the queue. */
+  readonly takenOver: number;
+  /** Stops heartbeating; `remove` deletes the row (a clean stop), otherwise it is left to go stale. */
+  stop(opts: { remove: boolean }): Promise<void>;
+}
+
+/** Rows of workers gone for this long are deleted by the sweep (their pending calls then count as unsettled). */
+const FORGET_AFTER_S = 3600;
+
+export async function startLiveness(database: Database, boss: PgBoss, o: LivenessOptions & { workerId: string; held: () => string[] }): Promise<Liveness> {
+  let takenOver = 0;
+  let stopped = false;
+  const beat = () =>
+    database.execute(
+      `insert into workers (id, host, pid, jobs) values ($1, $2, $3, $4::jsonb)
+       on conflict (id) do update set last_seen = now(), jobs = excluded.jobs`,
+      [o.workerId, hostname(), process.pid, JSON.stringify(o.held())],
+    );
+  const sweep = async () => {
+    takenOver += (await takeOverOrphans(database, boss, o.deadAfterMs / 1000)).length;
+    await database.execute(`delete from workers where last_seen < now() - make_interval(secs => $1::float8)`, [FORGET_AFTER_S]);
+  };
+  await beat();
+  // Each timer re-arms only after its statement ended: a slow database gets no pile of heartbeats.
+  const every = (ms: number, f: () => Promise<unknown>) => {
+    let t: NodeJS.Timeout;
+    const tick = () => {
+      t = setTimeout(() => {
+        if (stopped) return;
+        void f().catch(() => {}).finally(() => !stopped && tick());
+      }, ms);
+      t.unref();
+    };
+    tick();
+    return () => clearTimeout(t);
+  };
+  const stopBeat = every(o.heartbeatMs, beat);
+  const stopSweep = every(o.sweepMs, sweep);
+  // A worker starting after a crash takes the dead one's jobs as soon as they qualify.
+  void sweep().catch(() => {});
+  return {
+    get takenOver() {
+      return takenOver;
+    },
+    async stop({ remove }) {
+      stopped = true;
+      stopBeat();
+      stopSweep();
+      if (remove) await database.execute(`delete from workers where id = $1`, [o.workerId]).catch(() => {});
+    },
+  };
+}
