@@ -1,7 +1,7 @@
 import type PgBoss from 'pg-boss';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
-import { gradingRuns, runs } from '../db/schema.ts';
+import { gradingRuns, judges, runs } from '../db/schema.ts';
 import { notFound } from '../domain/errors.ts';
 import { GRADE_QUEUE } from '../jobs/boss.ts';
 import { enqueueInTransaction, type EnqueueResult, reviveJobs } from '../jobs/enqueue.ts';
@@ -65,7 +65,13 @@ export async function enqueueRunGrading(database: Database, boss: PgBoss, req: G
 export async function cancelRunGrading(database: Database, boss: PgBoss, q: { run: string | number; judge?: string }): Promise<{ cancelled: number }> {
   const run = await findRun(database, q.run);
   const where = [eq(gradingRuns.runId, run.id)];
-  if (q.judge) where.push(eq(gradingRuns.judgeId, await judgeRowFor(database, loadJudge(q.judge))));
+  if (q.judge) {
+    // Looked up, not registered: cancelling for a judge that never graded the run writes nothing.
+    const judge = loadJudge(q.judge);
+    const [row] = await database.db.select({ id: judges.id }).from(judges).where(eq(judges.configHash, judge.configHash));
+    if (!row) return { cancelled: 0 };
+    where.push(eq(gradingRuns.judgeId, row.id));
+  }
   const grs = await database.db.select({ id: gradingRuns.id }).from(gradingRuns).where(and(...where));
   if (grs.length === 0) return { cancelled: 0 };
   const ids = grs.map((g) => g.id);
