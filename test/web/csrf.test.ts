@@ -190,6 +190,16 @@ describe('every unsafe route of the app that accepts a session cookie', () => {
     expect((await app.request('/annotate', { headers: { cookie } })).status).toBe(200);
   });
 
+  it('the API takes no session cookie: every unsafe /api route answers 401 to a cookie with the token', async () => {
+    const api = [...routeRegistry(app).values()].filter((r) => ['POST', 'PUT', 'PATCH', 'DELETE'].includes(r.method) && r.path.startsWith('/api/'));
+    expect(api.length).toBeGreaterThan(3);
+    for (const r of api) {
+      const path = r.path.replaceAll(/:[A-Za-z]+/g, (m) => (m === ':prefix' ? '0123abcd' : '1'));
+      const res = await app.request(path, { method: r.method, headers: { cookie, origin: SELF, 'x-csrf-token': csrf, 'content-type': 'application/json' }, body: '{}' });
+      expect(res.status, `${r.method} ${r.path}`).toBe(401);
+    }
+  });
+
   it('saves with the token from this origin (script and plain form), and a bearer key needs no token', async () => {
     const put = await app.request(`/annotate/${f.ids.hostile}/labels`, {
       method: 'PUT',
