@@ -74,7 +74,7 @@ describe('assay calibrate', () => {
     ['unknown judge', ['--labels', LABELS, '--scale', 'verdict', '--judge', 'gpt'], `assay calibrate: ${LABELS}: no labels from judge 'gpt' (judges present: j1)`],
     ['label not on the scale', ['--labels', LABELS, '--scale', 'numeric'], /calibration-small\.jsonl: line 1: field 'label': "correct" is not valid on the numeric scale/],
     ['no human rater', ['--labels', judgesOnly, '--scale', 'verdict'], `assay calibrate: ${judgesOnly}: no human rater (every row has kind 'judge'); calibration needs human labels`],
-    ['empty file', ['--labels', empty, '--scale', 'verdict'], `assay calibrate: ${empty}: empty (no JSON lines)`],
+    ['empty file', ['--labels', empty, '--scale', 'verdict'], `assay calibrate: labels ${empty}: empty file`],
     ['malformed line', ['--labels', broken, '--scale', 'verdict'], new RegExp(`${broken}: line 2: not valid JSON`)],
     ['a unit labelled twice', ['--labels', twice, '--scale', 'verdict'], `assay calibrate: ${twice}: line 2: rater 'h' labels answer 'a' twice (first at line 1)`],
     ['missing file', ['--labels', join(tmp, 'nope.jsonl'), '--scale', 'verdict'], /labels .*nope\.jsonl: no such file/],
@@ -111,7 +111,7 @@ describe('assay analyze describe-then-solve', () => {
     ['no input', [], 'assay analyze describe-then-solve: missing required option --input'],
     ['threshold not a number', ['--input', DTS, '--threshold', 'high'], "assay analyze describe-then-solve: --threshold must be a number, got 'high'"],
     ['malformed row', ['--input', bad], new RegExp(`${bad}: line 2: field 'perception'`)],
-    ['empty file', ['--input', empty], `assay analyze describe-then-solve: ${empty}: empty (no JSON lines)`],
+    ['empty file', ['--input', empty], `assay analyze describe-then-solve: input ${empty}: empty file`],
   ];
   it.each(cases)('exit 2 with one line: %s', (_name, args, message) => expectBadInput(['analyze', 'describe-then-solve', ...args], message));
 });

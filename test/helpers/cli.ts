@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -30,4 +30,34 @@ export function runCli(args: string[], opts: { cwd?: string; env?: NodeJS.Proces
       return JSON.parse(r.stdout);
     },
   };
+}
+
+export interface CliRunAsync extends CliRun {
+  /** The process was killed after `timeoutMs`: it did not end by itself. */
+  timedOut: boolean;
+  signal: NodeJS.Signals | null;
+}
+
+/** runCli without blocking the test process, so independent invocations can run side by side. */
+export function runCliAsync(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<CliRunAsync> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(BIN, args, { cwd: opts.cwd ?? ROOT, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    let timedOut = false;
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, opts.timeoutMs ?? 120_000);
+    child.on('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? -1, signal, stdout, stderr, timedOut, json: () => JSON.parse(stdout) });
+    });
+  });
 }
