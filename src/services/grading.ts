@@ -16,6 +16,7 @@ import type { JobLease } from '../judges/store.ts';
 import type { Judge } from '../judges/types.ts';
 import type { UnverifiablePolicy } from '../scoring/description/score.ts';
 import { getAnswer } from './answers.ts';
+import { checkGradeRequest } from './grade-checks.ts';
 import { getRubric, getRubricVersionById, storeRubric, toRubric } from './rubrics.ts';
 
 /**
@@ -220,6 +221,8 @@ export async function createGradingSession(database: Database, o: SessionOptions
 
 /** One answer, one judge: the `assay grade` and POST /grades use case. */
 export async function gradeAnswer(database: Database, req: GradeRequest & SessionOptions): Promise<StoredGrade> {
+  // Bad input is refused before the session registers the judge or a rubric document is versioned.
+  await checkGradeRequest(database, req);
   const session = await createGradingSession(database, req);
   return session.grade(req);
 }

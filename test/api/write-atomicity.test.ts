@@ -64,6 +64,32 @@ describeDb('write endpoints: one bad element, nothing written', (ctx) => {
     }
   });
 
+  it('grades: a refused grade registers no judge, versions no rubric and stores no answer', async () => {
+    const before = await rowCounts(ctx.database);
+    const cases: Array<[unknown, number, string]> = [
+      [{ answerId: 999999, judge: 'lexical' }, 404, 'answer 999999 not found'],
+      [{ answer: 'A barn and a pond.', rubric: 'ghost', judge: 'lexical' }, 404, "rubric 'ghost' not found"],
+      [{ answer: 'A barn and a pond.', judge: 'lexical' }, 400, 'rubric: none given and the answer names no rubric'],
+      [{ answer: 'A barn.', rubric: 'farmyard-54', rubricVersion: 9, judge: 'lexical' }, 404, "rubric 'farmyard-54' has no version 9 (latest is 1)"],
+    ];
+    for (const [body, status, message] of cases) {
+      const res = await api.call(api.keys.write, 'POST', '/api/grades', { body });
+      expect(res.status, message).toBe(status);
+      expect(((await res.json()) as ErrorBody).error.message).toBe(message);
+      expect(await rowCounts(ctx.database), message).toEqual(before);
+    }
+    // A rubric document with answer text that clashes with a stored answer: neither is written.
+    const { gradeAnswer } = await import('../../src/services/grading.ts');
+    const { importAnswersJsonl } = await import('../../src/services/answers.ts');
+    await importAnswersJsonl(ctx.database, { path: 'x.jsonl', content: lines({ id: 'x', run: 'adhoc-r', model: 'm', task: 'describe', rubric: 'farmyard-54', text: 'first text' }) });
+    const stored = await rowCounts(ctx.database);
+    const doc = { id: 'brand-new', title: 'New', reference: 'A barn.', items: [{ id: 'barn', text: 'A barn.', weight: 1 }] };
+    await expect(gradeAnswer(ctx.database, { judge: 'lexical', rubric: doc, answer: { text: 'other text', run: 'adhoc-r', externalId: 'x' } })).rejects.toThrow(
+      "answer: run 'adhoc-r' already has answer 'x' with different text",
+    );
+    expect(await rowCounts(ctx.database)).toEqual(stored);
+  });
+
   it('puzzles: changing a stored puzzle is a 409 unless ?replace=true', async () => {
     const before = await rowCounts(ctx.database);
     // Re-importing without the rubric field would unlink the puzzle from its rubric.
