@@ -53,6 +53,8 @@ const BINARY: ReadonlyMap<string, boolean> = new Map([
   ['false', false], ['fail', false], ['no', false], ['0', false],
 ]);
 
+const DECIMAL = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
+
 interface ScaleSpec {
   /** What the scale accepts, for error messages. */
   accepts: string;
@@ -85,7 +87,8 @@ export const SCALES: Readonly<Record<LabelScale, ScaleSpec>> = {
     accepts: 'a finite number',
     categories: null,
     normalise(label) {
-      if (typeof label === 'boolean' || (typeof label === 'string' && label.trim() === '')) return null;
+      // Decimal text only: Number() would also read "0x10" as 16 and "0b1" as 1, silently.
+      if (typeof label === 'boolean' || (typeof label === 'string' && !DECIMAL.test(label.trim()))) return null;
       const n = Number(label);
       return Number.isFinite(n) ? { category: n, value: n } : null;
     },

@@ -1,4 +1,4 @@
-import { assertSameLength, checkLabel, compareLabels, indexOf, LabelCoder } from './categories.ts';
+import { assertOneLabelType, assertSameLength, checkLabel, compareLabels, indexOf, LabelCoder } from './categories.ts';
 import type { Label } from './types.ts';
 
 /** Share of items on which the two raters give the same label; null when there are no items. */
@@ -7,6 +7,7 @@ export function percentAgreement(a: readonly Label[], b: readonly Label[]): numb
   if (a.length === 0) return null;
   let same = 0;
   for (let i = 0; i < a.length; i++) if (a[i] === b[i]) same++;
+  assertOneLabelType([...a, ...b]);
   return same / a.length;
 }
 
@@ -91,6 +92,12 @@ export function countTable(a: readonly Label[], b: readonly Label[], categories?
     labels.splice(0, labels.length, ...coder.labels);
     raw = grown;
     cap = big;
+  }
+  // The categories seen (or listed) hold one type; with a fixed list, so must the labels left out.
+  assertOneLabelType(labels, categories ? 'categories' : 'labels');
+  if (excluded > 0 && labels.length > 0) {
+    const kind = typeof labels[0];
+    for (const v of [a, b]) for (let j = 0; j < n; j++) if (typeof v[j] !== kind) assertOneLabelType([labels[0]!, v[j]!], 'labels and categories');
   }
   const k = labels.length;
   const order = grow ? [...labels.keys()].sort((x, y) => compareLabels(labels[x]!, labels[y]!)) : labels.map((_, x) => x);

@@ -20,6 +20,24 @@ export function checkLabel(v: unknown): asserts v is Label {
   throw badInput(`labels: ${v === null ? 'null' : typeof v === 'number' ? String(v) : JSON.stringify(v) ?? String(v)} is not a label (expected a string or a finite number)`);
 }
 
+/**
+ * Numbers and strings never share a label set: 1 and "1" would be two categories that can never agree
+ * (the silent kappa 0 of issue 11). Callers that read files convert plain integer strings first
+ * (label-types.ts); here any mix is a caller error.
+ */
+export function assertOneLabelType(labels: Iterable<Label>, what = 'labels'): void {
+  let number: Label | undefined;
+  let text: Label | undefined;
+  for (const v of labels) {
+    if (typeof v === 'number') number ??= v;
+    else text ??= v;
+    if (number !== undefined && text !== undefined) {
+      const same = String(number) === text ? ', which differ only by type' : '';
+      throw badInput(`${what}: labels mix numbers and text (${number} and ${JSON.stringify(text)}${same}); use one type for every label`);
+    }
+  }
+}
+
 /** Index of each category; duplicate entries in an explicit list are a caller error. */
 export function indexOf(categories: readonly Label[], what = 'categories'): Map<Label, number> {
   const index = new Map<Label, number>();

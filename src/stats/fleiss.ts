@@ -1,5 +1,5 @@
 import { badInput } from '../domain/errors.ts';
-import { checkLabel, compareLabels } from './categories.ts';
+import { assertOneLabelType, checkLabel, compareLabels } from './categories.ts';
 import { normalTwoSidedP } from './normal.ts';
 import type { Label } from './types.ts';
 
@@ -98,6 +98,7 @@ export function countsFromRatings(ratings: readonly (readonly (Label | null)[])[
       seen.add(v);
     }),
   );
+  assertOneLabelType(seen, 'ratings');
   const categories = [...seen].sort(compareLabels);
   const index = new Map(categories.map((c, j) => [c, j]));
   const counts = ratings.map((row) => {

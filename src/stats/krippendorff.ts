@@ -1,5 +1,5 @@
 import { badInput } from '../domain/errors.ts';
-import { compareLabels, indexOf } from './categories.ts';
+import { assertOneLabelType, compareLabels, indexOf } from './categories.ts';
 import type { Label } from './types.ts';
 
 /**
@@ -63,6 +63,8 @@ function codeValues(
       seen.add(v);
     }
   });
+  assertOneLabelType(seen, 'data');
+  if (order) assertOneLabelType([...seen, ...order], 'data and order');
   let values: Label[];
   if (order && level === 'ordinal') {
     values = [...order];

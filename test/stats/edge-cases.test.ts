@@ -24,14 +24,15 @@ describe('agreement and confusion matrix', () => {
   it('percent agreement and a hand-made confusion matrix (numbers sort numerically)', () => {
     expect(percentAgreement([1, 2, 3, 10], [1, 2, 10, 10])).toBe(0.75);
     expect(percentAgreement([], [])).toBeNull();
-    expect(confusionMatrix([10, 2, 2, 'x'], [2, 2, 10, 'x'])).toEqual({
-      categories: [2, 10, 'x'],
+    expect(confusionMatrix([10, 2, 2, 1], [2, 2, 10, 1])).toEqual({
+      categories: [1, 2, 10],
       matrix: [
-        [1, 1, 0],
         [1, 0, 0],
-        [0, 0, 1],
+        [0, 1, 1],
+        [0, 1, 0],
       ],
     });
+    expect(confusionMatrix(['b', 'B', 'a'], ['a', 'B', 'a']).categories).toEqual(['B', 'a', 'b']);
     expect(confusionMatrix(['b', 'a'], ['a', 'a'], ['b', 'a', 'c']).matrix).toEqual([
       [0, 1, 0],
       [0, 1, 0],

@@ -1,9 +1,10 @@
 import { AssayError, badInput, isAssayError } from '../../domain/errors.ts';
 import { countsFromRatings, fleissKappa } from '../../stats/fleiss.ts';
 import { icc } from '../../stats/icc.ts';
-import { parseList, parseMatrix, requireLabels, requireNumberMatrix, requireNumbers } from '../../stats/input.ts';
+import { parseList, parseMatrix, requireLabels, requireNumberMatrix, requireNumbers, type Cell as DataCell } from '../../stats/input.ts';
 import { cohenKappa, gwetAC, scottPi, type KappaWeights } from '../../stats/kappa.ts';
 import { krippendorffAlpha, type AlphaLevel } from '../../stats/krippendorff.ts';
+import { unifyLabelTypes } from '../../stats/label-types.ts';
 import { kendall, pearson, spearman } from '../../stats/correlation.ts';
 import { mcnemar } from '../../stats/mcnemar.ts';
 import type { Label } from '../../stats/types.ts';
@@ -39,6 +40,16 @@ function naming<T>(what: string, fn: () => T): T {
   }
 }
 
+/**
+ * Warnings go to stderr (one line each, after the result is computed, so a failing command still
+ * prints exactly one line) and into the JSON document as `warnings`, only when there are any.
+ */
+function warn(command: string, warnings: readonly string[], json: Record<string, unknown>): void {
+  if (warnings.length === 0) return;
+  json.warnings = [...warnings];
+  for (const w of warnings) process.stderr.write(`assay stats ${command}: warning: ${w}\n`);
+}
+
 const fmtCi = (ci: [number, number] | null | undefined): string => (ci ? `[${ci[0].toFixed(4)}, ${ci[1].toFixed(4)}]` : '—');
 
 const ciLabel = (confidence: number) => `${Math.round(confidence * 1000) / 10}% CI`;
@@ -67,18 +78,24 @@ const kappaCommand: Command = {
     const confidence = confidenceFlag(values);
     const a = listFrom(values, 'a');
     const b = listFrom(values, 'b');
-    const la = requireLabels(a.list, source('a', a.path));
-    const lb = requireLabels(b.list, source('b', b.path));
-    if (la.length !== lb.length) throw badInput(`--a ${a.path} has ${la.length} labels but --b ${b.path} has ${lb.length} (need one label per item in each)`);
-    let categories: Label[] | undefined;
+    requireLabels(a.list, source('a', a.path));
+    requireLabels(b.list, source('b', b.path));
+    if (a.list.length !== b.list.length) throw badInput(`--a ${a.path} has ${a.list.length} labels but --b ${b.path} has ${b.list.length} (need one label per item in each)`);
+    const lists = [{ source: source('a', a.path), values: a.list }, { source: source('b', b.path), values: b.list }];
     if (typeof values.categories === 'string') {
       const c = listFrom(values, 'categories');
-      categories = naming(source('categories', c.path), () => requireLabels(c.list, source('categories', c.path)));
+      requireLabels(c.list, source('categories', c.path));
+      lists.push({ source: source('categories', c.path), values: c.list });
     }
-    const r = naming('--categories', () => KAPPA_METHODS[method](la, lb, { weights, confidence, ...(categories ? { categories } : {}) }));
+    // One label type across both raters and the category list (label-types.ts): 1 and "1" are one category or an error.
+    const unified = unifyLabelTypes(lists);
+    const [la, lb, cats] = unified.sources.map((l) => l.values as Label[]);
+    const categories = cats;
+    const r = naming('--categories', () => KAPPA_METHODS[method](la!, lb!, { weights, confidence, ...(categories ? { categories } : {}) }));
     const json: Record<string, unknown> = { kappa: r.kappa, se: r.se, ci: r.ci, agreement: r.agreement, n: r.n, categories: r.categories, method, weights };
     if (r.excluded) json.excluded = r.excluded;
     if (r.reason) json.reason = r.reason;
+    warn('kappa', unified.warnings, json);
     const name = { cohen: "Cohen's kappa", scott: "Scott's pi", gwet: weights === 'none' ? "Gwet's AC1" : "Gwet's AC2" }[method];
     const pairs: [string, Cell][] = [
       [weights === 'none' ? name : `${name} (${weights} weights)`, r.kappa],
@@ -97,15 +114,18 @@ const kappaCommand: Command = {
 const fleissCommand: Command = {
   path: ['stats', 'fleiss'],
   summary: "Fleiss' kappa for many raters from a subjects × categories count matrix (or --raw labels)",
-  usage: '--data FILE [--raw] [--categories FILE]',
+  usage: '--data FILE (subjects × categories counts; with --raw, subjects × raters labels) [--raw] [--categories FILE]',
   options: { data: { type: 'string' }, raw: { type: 'boolean' }, categories: { type: 'string' } },
   async run({ values }) {
     const { path, rows } = matrixFrom(values, 'data');
+    const warnings: string[] = [];
     let counts: number[][];
     let names: string[] | undefined;
     if (values.raw === true) {
       // Subjects × raters labels: count them per category (the categories name the columns).
-      const converted = naming(source('data', path), () => countsFromRatings(rows));
+      const unified = unifyLabelTypes([{ source: source('data', path), values: rows }]);
+      warnings.push(...unified.warnings, ...orientationWarnings(source('data', path), rows, 'subjects × raters'));
+      const converted = naming(source('data', path), () => countsFromRatings(unified.sources[0]!.values as DataCell[][]));
       counts = converted.counts;
       names = converted.categories.map(String);
     } else {
@@ -115,6 +135,7 @@ const fleissCommand: Command = {
     const r = naming(source('data', path), () => fleissKappa(counts, names));
     const json: Record<string, unknown> = { kappa: r.kappa, se: r.se, z: r.z, p: r.p, byCategory: r.byCategory, subjects: r.subjects, raters: r.raters };
     if (r.reason) json.reason = r.reason;
+    warn('fleiss', warnings, json);
     const head = keyValues([
       ["Fleiss' kappa", r.kappa],
       ['SE (under kappa = 0)', r.se],
@@ -129,24 +150,30 @@ const fleissCommand: Command = {
 
 const alphaCommand: Command = {
   path: ['stats', 'alpha'],
-  summary: "Krippendorff's alpha from a raters × units matrix (null or empty = missing)",
-  usage: '--data FILE --level nominal|ordinal|interval|ratio [--order FILE]',
+  summary: "Krippendorff's alpha from a raters × units matrix: one row per rater, one column per unit (null = missing)",
+  usage: '--data FILE (rows = raters, columns = units) --level nominal|ordinal|interval|ratio [--order FILE]',
   options: { data: { type: 'string' }, level: { type: 'string' }, order: { type: 'string' } },
   async run({ values }) {
     const level = choiceFlag<AlphaLevel>(values, 'level', LEVELS, 'nominal');
     if (values.level === undefined) throw badInput('missing required option --level (nominal|ordinal|interval|ratio)');
     const { path, rows } = matrixFrom(values, 'data');
-    let order: Label[] | undefined;
+    const sources: { source: string; values: readonly DataCell[] | readonly (readonly DataCell[])[] }[] = [{ source: source('data', path), values: rows }];
     if (typeof values.order === 'string') {
       const o = listFrom(values, 'order');
-      order = requireLabels(o.list, source('order', o.path));
+      requireLabels(o.list, source('order', o.path));
+      sources.push({ source: source('order', o.path), values: o.list });
     }
-    const r = naming(source('data', path), () => krippendorffAlpha(rows, level, order ? { order } : {}));
+    const unified = unifyLabelTypes(sources);
+    const data = unified.sources[0]!.values as DataCell[][];
+    const order = unified.sources[1]?.values as Label[] | undefined;
+    const r = naming(source('data', path), () => krippendorffAlpha(data, level, order ? { order } : {}));
+    const warnings = [...unified.warnings, ...orientationWarnings(source('data', path), data, 'raters × units')];
     const json: Record<string, unknown> = { alpha: r.alpha, level: r.level, units: r.units, pairable: r.pairable, values: r.values };
     if (r.reason) json.reason = r.reason;
+    warn('alpha', warnings, json);
     const pairs: [string, Cell][] = [
       [`Krippendorff's alpha (${level})`, r.alpha],
-      ['units', r.units],
+      ['raters × units', `${data.length} × ${r.units}`],
       ['pairable units', r.pairable],
       ['pairable values', r.values],
     ];
@@ -154,6 +181,22 @@ const alphaCommand: Command = {
     return { json, text: keyValues(pairs) };
   },
 };
+
+/**
+ * Rating data has few raters and many units; a matrix the other way round is most likely transposed, and
+ * read as it stands it answers a different question with a meaningless number (alpha 0.0101 on the
+ * issue's example). Not an error: a small study can have more raters than units.
+ */
+function orientationWarnings(src: string, rows: readonly (readonly unknown[])[], shape: 'raters × units' | 'subjects × raters'): string[] {
+  const r = rows.length;
+  const c = rows[0]?.length ?? 0;
+  const [rowName, colName] = shape === 'raters × units' ? ['raters', 'units'] : ['subjects', 'raters'];
+  const suspicious = shape === 'raters × units' ? r > c : c > r;
+  if (!suspicious) return [];
+  return [
+    `${src} has ${r} rows and ${c} columns, read as ${r} ${rowName} × ${c} ${colName}; this command expects one row per ${rowName.slice(0, -1)} and one column per ${colName.slice(0, -1)} — if the rows are ${colName}, transpose the matrix`,
+  ];
+}
 
 const wilsonCommand: Command = {
   path: ['stats', 'wilson'],
