@@ -347,6 +347,8 @@ export const workers = pgTable(
     pid: integer('pid').notNull(),
     startedAt: timestamp('started_at', { withTimezone: true }).notNull().defaultNow(),
     lastSeen: timestamp('last_seen', { withTimezone: true }).notNull().defaultNow(),
+    /** The worker's own dead-after time: not seen for this long, it is dead (to every reader). */
+    deadAfterMs: integer('dead_after_ms').notNull().default(30000),
     /** Job ids held at the last heartbeat (pg-boss job ids as text). */
     jobs: jsonb('jobs').$type<string[]>().notNull().default([]),
   },

@@ -43,29 +43,33 @@ export async function failLeased(database: Database, boss: PgBoss, lease: JobLea
   });
 }
 
+/** SQL condition on a `workers` row w: seen within its own dead-after time. */
+export const LIVE = `w.last_seen > now() - make_interval(secs => w.dead_after_ms / 1000.0)`;
+
 /**
- * Hands the active jobs no live worker holds back to the queue: active for longer than `deadAfterS`
- * (every live worker has heartbeated its held jobs since they were fetched) and listed by no worker
- * seen within `deadAfterS`. They are failed through pg-boss (a retry is spent, so a job that keeps
+ * Hands the active jobs no live worker holds back to the queue: active for longer than the longest
+ * dead-after time of the live workers (so whichever holds a job has heartbeated it since it was
+ * fetched) and listed by no live worker (one seen within its own dead-after time). They are failed through pg-boss (a retry is spent, so a job that keeps
  * killing its workers ends dead-lettered) and made due at once: a dead worker is not a provider
  * failure that wants a backoff. Locked FOR UPDATE SKIP LOCKED, so two sweeping workers hand back
  * each job once, and a job cannot be fetched again between the check and the fail.
  */
-export async function takeOverOrphans(database: Database, boss: PgBoss, deadAfterS: number): Promise<string[]> {
+export async function takeOverOrphans(database: Database, boss: PgBoss, minAgeS: number): Promise<string[]> {
   return database.db.transaction(async (tx) => {
     const exec = transactionExecutor(tx);
     const r = await exec.executeSql(
       `select j.id::text as id from pgboss.job j
-       where j.name = $1 and j.state = 'active' and j.started_on < now() - make_interval(secs => $2::float8)
-         and not exists (select 1 from workers w where w.last_seen > now() - make_interval(secs => $2::float8) and w.jobs ? j.id::text)
+       where j.name = $1 and j.state = 'active'
+         and j.started_on < now() - make_interval(secs => greatest($2::float8, (select coalesce(max(w.dead_after_ms), 0) / 1000.0 from workers w where ${LIVE})))
+         and not exists (select 1 from workers w where ${LIVE} and w.jobs ? j.id::text)
        order by j.started_on limit 1000
        for update of j skip locked`,
-      [GRADE_QUEUE, deadAfterS],
+      [GRADE_QUEUE, minAgeS],
     );
     const ids = r.rows.map((x) => String(x.id));
     if (ids.length === 0) return ids;
     // pg-boss fails an id array (manager.js); its types list a single id.
-    await boss.fail(GRADE_QUEUE, ids as unknown as string, { message: `worker not seen for ${deadAfterS} s: job handed back to the queue` }, { db: exec } as PgBoss.ConnectionOptions);
+    await boss.fail(GRADE_QUEUE, ids as unknown as string, { message: 'no live worker holds it (its worker stopped heartbeating): handed back to the queue' }, { db: exec } as PgBoss.ConnectionOptions);
     await exec.executeSql(`update pgboss.job set start_after = now() where name = $1 and id = any($2::uuid[]) and state = 'retry'`, [GRADE_QUEUE, ids]);
     return ids;
   });

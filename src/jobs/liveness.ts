@@ -6,7 +6,8 @@ import { takeOverOrphans } from './leases.ts';
 
 /**
  * Worker liveness. Every worker has a `workers` row and heartbeats it — `last_seen` and the ids of the
- * jobs it holds — every `heartbeatMs`; a worker not seen for `deadAfterMs` is dead. Every live worker
+ * jobs it holds — every `heartbeatMs`; a worker not seen for its `deadAfterMs` (stored in its row, so
+ * every reader applies the worker's own rule) is dead. Every live worker
  * sweeps every `sweepMs`: active jobs that no live worker lists go back to the queue (leases.ts), so a
  * killed worker's jobs resume within deadAfterMs + sweepMs of its last heartbeat instead of waiting
  * for pg-boss's expiry. A worker that was only slow keeps running its jobs, but under leases that no
@@ -61,9 +62,9 @@ export async function startLiveness(database: Database, boss: PgBoss, o: Livenes
   let stopped = false;
   const beat = () =>
     database.execute(
-      `insert into workers (id, host, pid, jobs) values ($1, $2, $3, $4::jsonb)
+      `insert into workers (id, host, pid, dead_after_ms, jobs) values ($1, $2, $3, $4, $5::jsonb)
        on conflict (id) do update set last_seen = now(), jobs = excluded.jobs`,
-      [o.workerId, hostname(), process.pid, JSON.stringify(o.held())],
+      [o.workerId, hostname(), process.pid, Math.round(o.deadAfterMs), JSON.stringify(o.held())],
     );
   const sweep = async () => {
     takenOver += (await takeOverOrphans(database, boss, o.deadAfterMs / 1000)).length;

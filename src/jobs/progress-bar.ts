@@ -22,7 +22,9 @@ export function progressLine(p: Progress): string {
   const bar = '█'.repeat(filled) + '░'.repeat(WIDTH - filled);
   const tokens = p.tokens.input + p.tokens.cacheRead + p.tokens.cacheWrite + p.tokens.output;
   const rate = p.ratePerSecond === null ? '—' : `${p.ratePerSecond.toFixed(1)}/s`;
-  return `${bar} ${finished}/${p.total}  done ${p.done}  failed ${p.failed}  remaining ${p.remaining}  ${rate}  ETA ${formatDuration(p.etaSeconds)}  ${tokens} tokens  $${p.costUsd.toFixed(4)}`;
+  // Unsettled calls were sent by a worker that died before the reply: billed, figures unknown (estimated).
+  const unsettled = p.unsettled.calls ? `  ${p.unsettled.calls} unsettled call${p.unsettled.calls === 1 ? '' : 's'} (≈$${p.unsettled.costUsd.toFixed(4)} of it estimated)` : '';
+  return `${bar} ${finished}/${p.total}  done ${p.done}  failed ${p.failed}  remaining ${p.remaining}  ${rate}  ETA ${formatDuration(p.etaSeconds)}  ${tokens} tokens  $${p.costUsd.toFixed(4)}${unsettled}`;
 }
 
 export interface ProgressBar {

@@ -2,10 +2,13 @@ import type PgBoss from 'pg-boss';
 import type { Database } from '../db/client.ts';
 import { badInput } from '../domain/errors.ts';
 import { GRADE_QUEUE } from '../jobs/boss.ts';
+import { LIVE } from '../jobs/leases.ts';
+import { UNSETTLED } from './progress.ts';
 
 /**
  * The grading queue as users see it (`assay jobs`, GET /jobs): jobs by state with their answer, run
- * and judge, the last error of failed ones, and re-running dead-lettered jobs.
+ * and judge, the last error of failed ones, the workers heartbeating the queue, the provider calls
+ * left unsettled by dead workers, and re-running dead-lettered jobs.
  */
 
 export const JOB_STATES = ['created', 'retry', 'active', 'completed', 'cancelled', 'failed'] as const;
@@ -23,6 +26,18 @@ export interface JobView {
   error: string | null;
 }
 
+export interface WorkerView {
+  id: string;
+  host: string;
+  pid: number;
+  /** Seconds since the last heartbeat (database clock). */
+  lastSeenSeconds: number;
+  /** Not seen within the dead-after time: its jobs are handed back to the queue. */
+  alive: boolean;
+  /** Jobs it held at its last heartbeat. */
+  jobs: number;
+}
+
 export interface JobQuery {
   state?: JobState;
   run?: string;
@@ -32,11 +47,28 @@ export interface JobQuery {
 /** Grading jobs with the run and judge they grade for (by the grading_runs row in their data). */
 const JOBS_WITH_RUNS = `pgboss.job j left join grading_runs gr on gr.id = (j.data->>'gradingRunId')::int left join runs r on r.id = gr.run_id left join judges jd on jd.id = gr.judge_id`;
 
-export async function listJobs(database: Database, q: JobQuery = {}): Promise<{ counts: Record<JobState, number>; jobs: JobView[] }> {
+export interface JobList {
+  counts: Record<JobState, number>;
+  jobs: JobView[];
+  workers: WorkerView[];
+  /** Ledger rows still pending whose worker is dead (of the run, with `run`): sent, never settled. */
+  unsettledCalls: number;
+}
+
+export async function listJobs(database: Database, q: JobQuery = {}): Promise<JobList> {
   if (q.state && !JOB_STATES.includes(q.state)) throw badInput(`state: one of ${JOB_STATES.join(', ')}`);
+  const w = await database.execute(
+    `select id, host, pid, extract(epoch from now() - last_seen)::float8 as ago, ${LIVE} as alive, jsonb_array_length(jobs)::int as jobs from workers w order by started_at, id`,
+  );
+  const workers = w.rows.map((r) => ({ id: String(r.id), host: String(r.host), pid: Number(r.pid), lastSeenSeconds: Math.round(Number(r.ago)), alive: Boolean(r.alive), jobs: Number(r.jobs) }));
+  const u = await database.execute(
+    `select count(*)::int as n from usage_ledger l where ${UNSETTLED} and ($1::text is null or l.answer_id in (select a.id from answers a join runs r on r.id = a.run_id where r.name = $1))`,
+    [q.run ?? null],
+  );
+  const unsettledCalls = Number(u.rows[0]?.n ?? 0);
   const present = await database.execute(`select to_regclass('pgboss.job') is not null as ok`);
   const counts = Object.fromEntries(JOB_STATES.map((s) => [s, 0])) as Record<JobState, number>;
-  if (!present.rows[0]?.ok) return { counts, jobs: [] };
+  if (!present.rows[0]?.ok) return { counts, jobs: [], workers, unsettledCalls };
   const filter = `j.name = $1 and ($2::text is null or r.name = $2)`;
   const from = JOBS_WITH_RUNS;
   const c = await database.execute(`select j.state::text as state, count(*)::int as n from ${from} where ${filter} group by j.state`, [GRADE_QUEUE, q.run ?? null]);
@@ -59,7 +91,7 @@ export async function listJobs(database: Database, q: JobQuery = {}): Promise<{ 
     createdOn: new Date(r.created_on).toISOString(),
     error: r.state === 'failed' ? (r.error ?? null) : null,
   }));
-  return { counts, jobs };
+  return { counts, jobs, workers, unsettledCalls };
 }
 
 /** Dead-lettered (failed) jobs back to the queue for another round of retries: by id, or all of a run. */

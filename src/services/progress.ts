@@ -1,6 +1,7 @@
 import type { Database } from '../db/client.ts';
 import { badInput, notFound } from '../domain/errors.ts';
 import { GRADE_QUEUE } from '../jobs/boss.ts';
+import { LIVE } from '../jobs/leases.ts';
 import { findRun, type RunAndJudge } from './runs-grading.ts';
 
 /**
@@ -10,7 +11,11 @@ import { findRun, type RunAndJudge } from './runs-grading.ts';
  * - failed: answers whose job ran out of retries (dead-lettered) without a final grade;
  * - remaining: total − done − failed (queued, retrying or in flight);
  * - rate: grades written in the last 30 s (or since the start, if sooner) per second; eta = remaining / rate;
- * - tokens and cost: every provider call the judge made for the run's answers (usage ledger).
+ * - tokens and cost: every provider call the judge made for the run's answers (usage ledger), settled
+ *   or not: a call's row is written (pending, with an over-estimate) before it is sent;
+ * - unsettled: pending calls whose worker is dead — sent, likely billed, never settled — with their
+ *   estimated cost (included in costUsd, so the cost never under-counts); inFlightCalls: pending calls
+ *   of live workers.
  */
 
 export interface Progress extends RunAndJudge {
@@ -25,9 +30,21 @@ export interface Progress extends RunAndJudge {
   reason: string | null;
   elapsedSeconds: number;
   calls: number;
+  inFlightCalls: number;
+  unsettled: { calls: number; costUsd: number };
   tokens: { input: number; output: number; cacheRead: number; cacheWrite: number };
   costUsd: number;
 }
+
+/** A pending row of no worker (an interactive grade) is taken as unsettled after this long. */
+const ORPHAN_PENDING_S = 600;
+
+/**
+ * SQL condition on a usage_ledger row `l`: pending, and its worker is gone (no row, or not seen within
+ * its dead-after time) or, for a row of no worker, older than ORPHAN_PENDING_S.
+ */
+export const UNSETTLED = `l.status = 'pending' and case when l.worker_id is null then l.created_at < now() - make_interval(secs => ${ORPHAN_PENDING_S})
+  else not exists (select 1 from workers w where w.id = l.worker_id and ${LIVE}) end`;
 
 const RATE_WINDOW_S = 30;
 
@@ -56,8 +73,11 @@ export async function getProgress(database: Database, gradingRunId: number): Pro
   const failed = jobs.rows.reduce((n, r) => n + Number(r.dead ?? 0), 0);
   const usage = await database.execute(
     `select count(*)::int as calls, coalesce(sum(input_tokens), 0)::float8 as input, coalesce(sum(output_tokens), 0)::float8 as output,
-       coalesce(sum(cache_read_tokens), 0)::float8 as cache_read, coalesce(sum(cache_write_tokens), 0)::float8 as cache_write, coalesce(sum(cost_usd), 0)::float8 as cost
-     from usage_ledger where judge_id = $1 and answer_id in (select id from answers where run_id = $2)`,
+       coalesce(sum(cache_read_tokens), 0)::float8 as cache_read, coalesce(sum(cache_write_tokens), 0)::float8 as cache_write, coalesce(sum(cost_usd), 0)::float8 as cost,
+       count(*) filter (where l.status = 'pending')::int as pending,
+       count(*) filter (where ${UNSETTLED})::int as unsettled,
+       coalesce(sum(cost_usd) filter (where ${UNSETTLED}), 0)::float8 as unsettled_cost
+     from usage_ledger l where l.judge_id = $1 and l.answer_id in (select id from answers where run_id = $2)`,
     [h.judge_id, h.run_id],
   );
   const u = usage.rows[0] ?? {};
@@ -85,6 +105,8 @@ export async function getProgress(database: Database, gradingRunId: number): Pro
     reason,
     elapsedSeconds: Math.round(elapsed),
     calls: Number(u.calls ?? 0),
+    inFlightCalls: Number(u.pending ?? 0) - Number(u.unsettled ?? 0),
+    unsettled: { calls: Number(u.unsettled ?? 0), costUsd: Number(Number(u.unsettled_cost ?? 0).toFixed(6)) },
     tokens: { input: Number(u.input ?? 0), output: Number(u.output ?? 0), cacheRead: Number(u.cache_read ?? 0), cacheWrite: Number(u.cache_write ?? 0) },
     costUsd: Number(Number(u.cost ?? 0).toFixed(6)),
   };

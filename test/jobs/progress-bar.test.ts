@@ -16,6 +16,8 @@ const p: Progress = {
   reason: null,
   elapsedSeconds: 40,
   calls: 104,
+  inFlightCalls: 0,
+  unsettled: { calls: 0, costUsd: 0 },
   tokens: { input: 1000, output: 200, cacheRead: 3000, cacheWrite: 500 },
   costUsd: 0.12345,
 };
@@ -24,6 +26,11 @@ describe('progress line', () => {
   it('shows done/failed/remaining, rate, ETA, tokens and cost; the bar is half full at 100 of 200', () => {
     expect(progressLine(p)).toBe(`${'█'.repeat(12)}${'░'.repeat(12)} 100/200  done 90  failed 10  remaining 100  2.5/s  ETA 40s  4700 tokens  $0.1235`);
     expect(progressLine({ ...p, ratePerSecond: null, etaSeconds: null })).toContain('—  ETA —');
+  });
+
+  it('names unsettled calls (sent by a dead worker, never settled) and their estimated cost', () => {
+    expect(progressLine({ ...p, unsettled: { calls: 3, costUsd: 0.0421 } })).toMatch(/\$0\.1235  3 unsettled calls \(≈\$0\.0421 of it estimated\)$/);
+    expect(progressLine({ ...p, unsettled: { calls: 1, costUsd: 0.01 } })).toContain(' 1 unsettled call (');
   });
 
   it('formats durations', () => {

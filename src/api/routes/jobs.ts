@@ -47,7 +47,11 @@ const Progress = z
     etaSeconds: z.number().nullable(),
     reason: z.string().nullable(),
     elapsedSeconds: z.number(),
-    calls: z.number().int(),
+    calls: z.number().int().openapi({ description: 'Provider calls in the usage ledger, settled or pending (a row is written before each call is sent)' }),
+    inFlightCalls: z.number().int().openapi({ description: 'Pending calls of live workers' }),
+    unsettled: z
+      .object({ calls: z.number().int(), costUsd: z.number() })
+      .openapi({ description: 'Calls sent by a worker that died before the reply: likely billed, never settled; costUsd is their estimate (included in costUsd)' }),
     tokens: z.object({ input: z.number(), output: z.number(), cacheRead: z.number(), cacheWrite: z.number() }),
     costUsd: z.number(),
   })
@@ -66,6 +70,10 @@ const Job = z
     error: z.string().nullable(),
   })
   .openapi('GradingJob');
+
+const Worker = z
+  .object({ id: z.string(), host: z.string(), pid: z.number().int(), lastSeenSeconds: z.number(), alive: z.boolean(), jobs: z.number().int() })
+  .openapi('GradingWorker', { description: 'A worker heartbeating the queue; one not alive has its jobs handed back' });
 
 export function registerJobs(api: Api): void {
   const { database } = api.deps;
@@ -129,7 +137,7 @@ export function registerJobs(api: Api): void {
       summary: 'Grading jobs: counts by state and the jobs (failed ones with their last error)',
       request: { query: z.object({ state: z.enum(JOB_STATES).optional(), run: Fields.run.optional(), limit: z.coerce.number().int().min(1).max(1000).default(100) }) },
       responses: {
-        200: { description: 'Jobs', content: { 'application/json': { schema: z.object({ counts: z.record(z.string(), z.number().int()), jobs: z.array(Job) }) } } },
+        200: { description: 'Jobs', content: { 'application/json': { schema: z.object({ counts: z.record(z.string(), z.number().int()), jobs: z.array(Job), workers: z.array(Worker), unsettledCalls: z.number().int().openapi({ description: 'Pending ledger rows whose worker is dead: calls sent, likely billed, never settled' }) }) } } },
         ...errorResponses,
       },
     }),

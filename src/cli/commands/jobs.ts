@@ -51,7 +51,10 @@ const list: Command = {
     });
     const counts = Object.entries(r.counts).map(([k, v]) => `${k} ${v}`).join(', ');
     const rows = r.jobs.map((j) => [j.id, j.state, j.run, j.judge, j.answerId, j.retryCount, j.error ?? '']);
-    return { json: r, text: `${counts}\n\n${rows.length ? table(['job', 'state', 'run', 'judge', 'answer', 'retries', 'error'], rows) : '(no jobs)'}` };
+    const workers = r.workers.map((w) => `${w.host}:${w.pid} ${w.alive ? 'alive' : 'dead'} (seen ${w.lastSeenSeconds} s ago, ${w.jobs} jobs)`).join(', ');
+    // Calls a dead worker sent and never settled: billed, figures unknown (their estimate is in the cost).
+    const unsettled = r.unsettledCalls ? `\n${r.unsettledCalls} unsettled provider call${r.unsettledCalls === 1 ? '' : 's'} (sent by a worker that died before the reply)` : '';
+    return { json: r, text: `${counts}\nworkers: ${workers || 'none'}${unsettled}\n\n${rows.length ? table(['job', 'state', 'run', 'judge', 'answer', 'retries', 'error'], rows) : '(no jobs)'}` };
   },
 };
 

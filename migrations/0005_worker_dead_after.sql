@@ -1,0 +1,1 @@
+ALTER TABLE "workers" ADD COLUMN "dead_after_ms" integer DEFAULT 30000 NOT NULL;
