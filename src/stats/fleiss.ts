@@ -25,6 +25,9 @@ function validate(counts: readonly (readonly number[])[], categories?: readonly 
   const n = counts.length;
   const k = counts[0]?.length ?? 0;
   if (categories && categories.length !== k) throw badInput(`categories: ${categories.length} names for ${k} count columns`);
+  // byCategory is keyed by name: a repeated name would silently drop one column's kappa
+  const twice = categories?.find((c, i) => categories.indexOf(c) !== i);
+  if (twice !== undefined) throw badInput(`categories: name ${JSON.stringify(twice)} is listed twice`);
   let m = -1;
   counts.forEach((row, i) => {
     if (row.length !== k) throw badInput(`counts: row ${i + 1} has ${row.length} columns, row 1 has ${k}`);
@@ -69,11 +72,13 @@ export function fleissKappa(counts: readonly (readonly number[])[], categories?:
   const p = Array.from(colSum, (c) => c / (n * m));
   const pBar = (sumSquares - n * m) / (n * m * (m - 1));
   const pe = p.reduce((s, pj) => s + pj * pj, 0);
-  const byCategory: Record<string, number | null> = {};
-  keys.forEach((key, j) => {
-    const pq = p[j]! * (1 - p[j]!);
-    byCategory[key] = pq > 0 ? 1 - disagree[j]! / (n * m * (m - 1) * pq) : null;
-  });
+  // fromEntries defines own properties, so a category named "__proto__" is kept like any other
+  const byCategory: Record<string, number | null> = Object.fromEntries(
+    keys.map((key, j) => {
+      const pq = p[j]! * (1 - p[j]!);
+      return [key, pq > 0 ? 1 - disagree[j]! / (n * m * (m - 1) * pq) : null];
+    }),
+  );
   if (pe >= 1 - 1e-12) return { ...none('every rating falls in one category, so chance agreement is 1 and kappa is 0/0'), byCategory };
 
   const kappa = (pBar - pe) / (1 - pe);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { normaliseLabel } from '../../src/domain/labels.ts';
 import { confusionMatrix, percentAgreement } from '../../src/stats/agreement.ts';
-import { countsFromRatings } from '../../src/stats/fleiss.ts';
+import { countsFromRatings, fleissKappa } from '../../src/stats/fleiss.ts';
 import { cohenKappa, gwetAC, scottPi } from '../../src/stats/kappa.ts';
 import { krippendorffAlpha } from '../../src/stats/krippendorff.ts';
 import { unifyLabelTypes } from '../../src/stats/label-types.ts';
@@ -55,6 +55,12 @@ describe('the library refuses label sets that mix numbers and text', () => {
     expect(() => krippendorffAlpha([[1, 2, 3], [1, 2, 3]], 'ordinal', { order: ['1', '2', '3'] })).toThrow(/data and order: labels mix/);
     expect(() => countsFromRatings([[1, '1'], [2, 2]])).toThrow(/ratings: labels mix numbers and text/);
     expect(krippendorffAlpha([[1, 2, 3], [1, 2, 3]], 'nominal').alpha).toBe(1);
+  });
+
+  it('Fleiss category names: a repeated name is refused (it would drop a column from byCategory), "__proto__" is kept', () => {
+    const counts = [[1, 2], [2, 1], [3, 0]];
+    expect(() => fleissKappa(counts, ['a', 'a'])).toThrow(/categories: name "a" is listed twice/);
+    expect(Object.keys(fleissKappa(counts, ['__proto__', 'b']).byCategory)).toEqual(['__proto__', 'b']);
   });
 });
 
@@ -136,6 +142,7 @@ describe('assay stats: mixed label types through the real binary', () => {
   it('alpha, fleiss --raw and corr: the same rule (mixed matrix refused; corr needs numbers)', () => {
     expectBadInput(['stats', 'alpha', '--data', file('am.json', [[1, 2, 'x'], [1, 2, 3]]), '--level', 'nominal'], /--data .*am\.json row 1, column 1 is the number 1 but --data .*am\.json row 1, column 3 is the text "x"/);
     expectBadInput(['stats', 'fleiss', '--raw', '--data', file('fm.json', [[1, 'b'], [1, 1], [2, 2]])], /fm\.json row 1, column 2 is the text "b"/);
+    expectBadInput(['stats', 'fleiss', '--data', file('fc.json', [[1, 2], [2, 1]]), '--categories', file('fcn.json', ['a', 'a'])], /--categories .*fcn\.json: value 2: name "a" is listed twice/);
     expectBadInput(['stats', 'corr', '--x', file('x.json', [1, 2, 3]), '--y', file('y.json', [1, '2', 3])], /--y .*y\.json: value 2 is "2", expected a number/);
     const a = runCli(['stats', 'alpha', '--data', file('ai.json', [[1, 2, 3, 1], ['1', '2', '3', '1']]), '--level', 'interval', '--json']);
     expect(a.code, a.stderr).toBe(0);

@@ -130,7 +130,16 @@ const fleissCommand: Command = {
       names = converted.categories.map(String);
     } else {
       counts = requireNumberMatrix(rows, source('data', path));
-      if (typeof values.categories === 'string') names = listFrom(values, 'categories').list.map(String);
+      if (typeof values.categories === 'string') {
+        const c = listFrom(values, 'categories');
+        const src = source('categories', c.path);
+        names = naming(src, () => {
+          const list = requireLabels(c.list, src).map(String);
+          const twice = list.findIndex((name, i) => list.indexOf(name) !== i);
+          if (twice >= 0) throw badInput(`value ${twice + 1}: name ${JSON.stringify(list[twice])} is listed twice`);
+          return list;
+        });
+      }
     }
     const r = naming(source('data', path), () => fleissKappa(counts, names));
     const json: Record<string, unknown> = { kappa: r.kappa, se: r.se, z: r.z, p: r.p, byCategory: r.byCategory, subjects: r.subjects, raters: r.raters };
