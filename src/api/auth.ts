@@ -8,37 +8,33 @@ import { grants, type RouteScope } from './scopes.ts';
 const UNAUTHORIZED = 'missing, unknown or revoked API key (send Authorization: Bearer <key>)';
 
 /**
- * The body limit as middleware: hono's bodyLimit counts a streamed body chunk by chunk; it is needed
- * only when no Content-Length bounds the body (chunked uploads). Node's parser never delivers more
- * than Content-Length bytes, so a declared length is checked from the header alone, which keeps the
- * adapter's fast body path. Shared with the pages' session guard (src/web/guard.ts).
- */
-export function limitBody(bodyLimitBytes: number): MiddlewareHandler<AppEnv> {
-  const tooLarge = () => new AssayError('payload_too_large', `request body exceeds the limit of ${bodyLimitBytes} bytes`);
-  const streamingLimit = bodyLimit({
-    maxSize: bodyLimitBytes,
-    onError: () => {
-      throw tooLarge();
-    },
-  }) as MiddlewareHandler<AppEnv>;
-  return async (c, next) => {
-    const method = c.req.method;
-    if (method === 'GET' || method === 'HEAD') return next();
-    const length = c.req.header('content-length');
-    if (length !== undefined && c.req.header('transfer-encoding') === undefined) {
-      if (Number(length) > bodyLimitBytes) throw tooLarge();
-      return next();
-    }
-    return streamingLimit(c, next);
-  };
-}
-
-/**
  * Authentication, then the per-key rate limit, then the scope check, then the body limit: nothing of
  * an unauthenticated request's body is read or buffered. Unknown and revoked keys get the same 401.
  */
 export function guard(opts: { verifyKey: KeyVerifier; limiter: FixedWindowLimiter; bodyLimitBytes: number }) {
-  const limit = limitBody(opts.bodyLimitBytes);
+  const tooLarge = () => new AssayError('payload_too_large', `request body exceeds the limit of ${opts.bodyLimitBytes} bytes`);
+  // hono's bodyLimit counts a streamed body chunk by chunk; it is needed only when no Content-Length
+  // bounds the body (chunked uploads). Node's parser never delivers more than Content-Length bytes,
+  // so a declared length is checked from the header alone, which keeps the adapter's fast body path.
+  const streamingLimit = bodyLimit({
+    maxSize: opts.bodyLimitBytes,
+    onError: () => {
+      throw tooLarge();
+    },
+  }) as MiddlewareHandler<AppEnv>;
+  const limitBody: MiddlewareHandler<AppEnv> = async (c, next) => {
+    const method = c.req.method;
+    if (method === 'GET' || method === 'HEAD') return next();
+    // Pages run the edge check (input-guard.ts) first; it has read the whole body under this same
+    // limit, and a consumed stream cannot be counted again.
+    if (c.req.raw.bodyUsed) return next();
+    const length = c.req.header('content-length');
+    if (length !== undefined && c.req.header('transfer-encoding') === undefined) {
+      if (Number(length) > opts.bodyLimitBytes) throw tooLarge();
+      return next();
+    }
+    return streamingLimit(c, next);
+  };
   return (scope: RouteScope): MiddlewareHandler<AppEnv>[] => {
     if (scope === 'public') return [];
     const authorize: MiddlewareHandler<AppEnv> = async (c, next) => {
@@ -56,6 +52,6 @@ export function guard(opts: { verifyKey: KeyVerifier; limiter: FixedWindowLimite
       c.set('caller', caller);
       await next();
     };
-    return [authorize, limit];
+    return [authorize, limitBody];
   };
 }

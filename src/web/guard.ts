@@ -1,6 +1,5 @@
 import type { Context, MiddlewareHandler, Next } from 'hono';
 import type { AppEnv, Caller, KeyVerifier } from '../api/context.ts';
-import { limitBody } from '../api/auth.ts';
 import type { Api } from '../api/define-route.ts';
 import { grants, type RouteScope } from '../api/scopes.ts';
 import { AssayError } from '../domain/errors.ts';
@@ -78,11 +77,8 @@ export async function enforceCsrf(c: Context, session: Session): Promise<void> {
   let formToken: string | undefined;
   const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   if (c.req.header('x-csrf-token') === undefined && requestSource(c) === 'same' && FORM_TYPES.has(type)) {
-    // A body over the limit stays a 413; a malformed form just has no token.
-    const form: Record<string, unknown> = await c.req.parseBody().catch((e: unknown) => {
-      if (e instanceof AssayError) throw e;
-      return {};
-    });
+    // A malformed form just has no token.
+    const form: Record<string, unknown> = await c.req.parseBody().catch(() => ({}));
     const t = form._csrf;
     formToken = typeof t === 'string' ? t : undefined;
   }
@@ -92,7 +88,6 @@ export async function enforceCsrf(c: Context, session: Session): Promise<void> {
 export function pageGuard(api: Api, auth: PageAuth, scope: RouteScope): MiddlewareHandler<AppEnv>[] {
   if (scope === 'public') return [];
   const bearer = api.guard(scope);
-  const limit = limitBody(api.deps.config.bodyLimitBytes);
   const viaBearer = async (c: Context<AppEnv>, next: Next, i = 0): Promise<void> => {
     const mw = bearer[i];
     if (!mw) return next();
@@ -106,13 +101,10 @@ export function pageGuard(api: Api, auth: PageAuth, scope: RouteScope): Middlewa
           throw new AssayError('forbidden', `this page needs the '${scope}' scope; you are logged in with a key that has ${s.caller.scopes.join(', ')}`);
         }
         c.set('caller', s.caller);
-        // Every unsafe method on a session, whatever its Content-Type; the body (a form's token) is
-        // read under the body limit.
-        if (!isUnsafeMethod(c.req.method)) return next();
-        return limit(c, async () => {
-          await enforceCsrf(c, s.session);
-          await next();
-        });
+        // Every unsafe method on a session, whatever its Content-Type. The body (a form's token) was
+        // already read under the body limit by the edge check (src/api/input-guard.ts).
+        if (isUnsafeMethod(c.req.method)) await enforceCsrf(c, s.session);
+        return next();
       }
       if (wantsHtml(c) && c.req.method === 'GET') {
         const url = new URL(c.req.url);
