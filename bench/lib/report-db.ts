@@ -92,7 +92,8 @@ export async function fillReportDatabase(database: Database, total = 10_000, see
     const run = runs[i % runs.length]!;
     const k = Math.floor(i / runs.length);
     const puzzle = puzzles[k % puzzles.length]!;
-    const task = k % 2 === 0 ? 'describe' : 'assemble';
+    // Alternate blocks of every puzzle, so each run describes and assembles the same puzzles (describe-then-solve pairs).
+    const task = Math.floor(k / puzzles.length) % 2 === 0 ? 'describe' : 'assemble';
     const external = `g${k}`;
     planned.push({ run, puzzle, task, external });
     const status = rng() < 0.02 ? 'no_answer' : 'ok';

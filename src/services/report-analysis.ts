@@ -22,39 +22,45 @@ const FILTERS = `($1::text is null or r.name = $1) and ($2::text is null or r.mo
  */
 export async function calibrationRows(database: Database, scale: LabelScale, f: ReportFilters = {}): Promise<LabelRow[]> {
   const params = [f.run ?? null, f.model ?? null];
-  const labels = await database.execute(
-    `select l.answer_id as "answerId", l.item_key as item, l.annotator as rater, l.kind, l.label, r.model
+  // One JSON array per query (see report-data.ts: decoding many rows field by field is what costs on PGlite).
+  const labels = await jsonArray<[number, string, string, string, string, string]>(
+    database,
+    `select coalesce(json_agg(json_build_array(l.answer_id, l.item_key, l.annotator, l.kind, l.label, r.model) order by l.answer_id, l.item_key, l.annotator), '[]')::text as j
        from labels l join answers a on a.id = l.answer_id join runs r on r.id = a.run_id
-      where ${FILTERS} and l.item_key not like 'claim:%' order by l.answer_id, l.item_key, l.annotator`,
+      where ${FILTERS} and l.item_key not like 'claim:%'`,
     params,
   );
-  const rows: LabelRow[] = labels.rows.map((l) => ({
-    answer: String(l.answerId),
-    ...(l.item ? { item: String(l.item) } : {}),
-    model: String(l.model),
-    rater: String(l.rater),
-    kind: l.kind === 'judge' ? 'judge' : 'human',
-    label: scale === 'numeric' && Number.isFinite(Number(l.label)) ? Number(l.label) : String(l.label),
+  const rows: LabelRow[] = labels.map(([answerId, item, rater, kind, label, model]) => ({
+    answer: String(answerId),
+    ...(item ? { item } : {}),
+    model,
+    rater,
+    kind: kind === 'judge' ? 'judge' : 'human',
+    label: scale === 'numeric' && Number.isFinite(Number(label)) ? Number(label) : label,
   }));
-  const grades = await database.execute(
-    `select g.answer_id as "answerId", g.items, g.meta->>'label' as label, g.f1, j.slug as judge, r.model
+  const grades = await jsonArray<[number, Array<{ id: string; verdict: string }> | null, string | null, number | null, string, string]>(
+    database,
+    `select coalesce(json_agg(json_build_array(g.answer_id, g.items, g.meta->>'label', g.f1, j.slug, r.model) order by g.answer_id, j.slug), '[]')::text as j
        from grades g join judges j on j.id = g.judge_id join answers a on a.id = g.answer_id join runs r on r.id = a.run_id
       where g.status = 'ok' and ${FILTERS} and ($3::text is null or j.slug = $3)
-        and exists (select 1 from labels l where l.answer_id = g.answer_id and l.kind = 'human')
-      order by g.answer_id, j.slug`,
+        and exists (select 1 from labels l where l.answer_id = g.answer_id and l.kind = 'human')`,
     [...params, f.judge ?? null],
   );
-  for (const g of grades.rows) {
-    const base = { answer: String(g.answerId), model: String(g.model), rater: String(g.judge), kind: 'judge' as const };
+  for (const [answerId, items, label, f1, judge, model] of grades) {
+    const base = { answer: String(answerId), model, rater: judge, kind: 'judge' as const };
     if (scale === 'verdict') {
-      for (const it of (g.items ?? []) as Array<{ id: string; verdict: string }>) rows.push({ ...base, item: it.id, label: it.verdict });
-    } else if (scale === 'binary' && g.label !== null && SCALES.binary.normalise(g.label) !== null) {
-      rows.push({ ...base, label: String(g.label) });
-    } else if (scale === 'numeric' && g.f1 !== null) {
-      rows.push({ ...base, label: Number(g.f1) });
+      for (const it of items ?? []) rows.push({ ...base, item: it.id, label: it.verdict });
+    } else if (scale === 'binary' && label !== null && SCALES.binary.normalise(label) !== null) {
+      rows.push({ ...base, label });
+    } else if (scale === 'numeric' && f1 !== null) {
+      rows.push({ ...base, label: f1 });
     }
   }
   return rows;
+}
+
+async function jsonArray<T>(database: Database, sql: string, params: unknown[]): Promise<T[]> {
+  return JSON.parse(String((await database.execute(sql, params)).rows[0]!.j)) as T[];
 }
 
 /** Judges of the report that are the lexical baseline, by slug, with the note to show beside them. */

@@ -3,7 +3,7 @@ import { ablationTable, effortTable, orientationTable } from '../../services/rep
 import { JudgeNote } from '../judge-note.tsx';
 import type { PageSpec } from '../respond.tsx';
 import { DataTable, type Table } from '../table.tsx';
-import { param } from './report-page.ts';
+import { cachedPage, param } from './report-page.ts';
 
 /** Benchmark tables: orientation, condition ablation (plain vs tagged), reasoning effort. */
 
@@ -11,7 +11,13 @@ const frac = (k: string, n: string) => (r: Record<string, unknown>) => `${String
 
 export async function benchmarksPage(q: URLSearchParams, database: Database): Promise<PageSpec> {
   const tag = param(q, 'tag') ?? 'tagged';
-  const [o, a, e] = await Promise.all([orientationTable(database), ablationTable(database, { tag }, { seed: 1 }), effortTable(database, {}, { seed: 1 })]);
+  const load = () => Promise.all([orientationTable(database), ablationTable(database, { tag }, { seed: 1 }), effortTable(database, {}, { seed: 1 })]);
+  return cachedPage(database, 'benchmarks', q, load, (tables) => view(q, tag, tables));
+}
+
+type Tables = [Awaited<ReturnType<typeof orientationTable>>, Awaited<ReturnType<typeof ablationTable>>, Awaited<ReturnType<typeof effortTable>>];
+
+function view(q: URLSearchParams, tag: string, [o, a, e]: Tables): PageSpec {
   const orientation: Table = {
     id: 'orientation',
     caption: 'Orientation: is the stated landscape / portrait orientation correct?',

@@ -1,7 +1,7 @@
 import type { CalibrationReport, JudgeReport, PairStats } from '../../analysis/calibration/index.ts';
 import type { Database } from '../../db/client.ts';
 import { LABEL_SCALES, type LabelScale } from '../../domain/labels.ts';
-import { pageCalibration } from '../../services/web-calibration.ts';
+import { pageCalibration, type PageCalibration } from '../../services/web-calibration.ts';
 import { num } from '../format.ts';
 import { JudgesNote } from '../judge-note.tsx';
 import { Figure } from '../layout.tsx';
@@ -9,7 +9,7 @@ import type { PageSpec } from '../respond.tsx';
 import { SelectField } from '../select-field.tsx';
 import { DataTable, type Row, type Table } from '../table.tsx';
 import { charts, type HeatmapInput } from './report-charts.ts';
-import { oneOf, param } from './report-page.ts';
+import { cachedPage, oneOf, param } from './report-page.ts';
 
 /** Judge calibration against stored human labels: kappa, confusion, per model, per item, judge vs judge, human–human. */
 
@@ -95,7 +95,11 @@ function confusion(j: JudgeReport): HeatmapInput | null {
 export async function calibrationPage(q: URLSearchParams, database: Database): Promise<PageSpec> {
   const scale = oneOf<LabelScale>(q, 'scale', LABEL_SCALES, 'verdict');
   const judge = param(q, 'judge');
-  const cal = await pageCalibration(database, { scale, ...(judge ? { judge } : {}) });
+  const load = () => pageCalibration(database, { scale, ...(judge ? { judge } : {}) });
+  return cachedPage(database, 'calibration', q, load, (cal) => view(q, scale, judge, cal));
+}
+
+function view(q: URLSearchParams, scale: LabelScale, judge: string | undefined, cal: PageCalibration): PageSpec {
   const ts = cal.report ? tables(cal.report) : [];
   const form = (
     <form method="get" class="filters">

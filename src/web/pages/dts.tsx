@@ -1,5 +1,5 @@
 import type { Database } from '../../db/client.ts';
-import { describeThenSolveReport, DTS_METRICS, flattenDts, type DtsMetric } from '../../services/reports.ts';
+import { describeThenSolveReport, DTS_METRICS, flattenDts, type DtsMetric, type DtsResult } from '../../services/reports.ts';
 import type { IntervalPoint } from '../charts.ts';
 import { JudgeNote } from '../judge-note.tsx';
 import { Figure } from '../layout.tsx';
@@ -7,7 +7,7 @@ import type { PageSpec } from '../respond.tsx';
 import { SelectField } from '../select-field.tsx';
 import { DataTable, type Table } from '../table.tsx';
 import { charts } from './report-charts.ts';
-import { oneOf } from './report-page.ts';
+import { cachedPage, oneOf } from './report-page.ts';
 
 /** Describe-then-solve: does a good description go with a good assembly? Wilson intervals per model. */
 
@@ -22,7 +22,11 @@ export async function dtsPage(q: URLSearchParams, database: Database): Promise<P
   const metric = oneOf<DtsMetric>(q, 'metric', DTS_METRICS, 'neighbour');
   const perception = oneOf(q, 'perception', ['f1', 'label'] as const, 'f1');
   const tau = threshold(q);
-  const r = await describeThenSolveReport(database, { metric, perception, threshold: tau });
+  const load = () => describeThenSolveReport(database, { metric, perception, threshold: tau });
+  return cachedPage(database, 'describe-then-solve', q, load, (r) => view(q, metric, perception, tau, r));
+}
+
+function view(q: URLSearchParams, metric: DtsMetric, perception: 'f1' | 'label', tau: number, r: DtsResult): PageSpec {
   const table: Table = {
     id: 'describe-then-solve',
     caption: `Per model and size bucket (P✓: ${perception === 'f1' ? `description F1 ≥ ${tau}` : 'human label'}; A✓: ${metric} ≥ ${tau})`,

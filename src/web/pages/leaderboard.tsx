@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
-import { leaderboard, type LeaderboardRow } from '../../services/reports.ts';
-import { cachedReport } from '../../services/report-cache.ts';
+import type { Database } from '../../db/client.ts';
+import { leaderboard, type Leaderboard, type LeaderboardRow } from '../../services/reports.ts';
 import { listRuns } from '../../services/runs.ts';
 import type { LinePoint } from '../charts.ts';
 import { JudgeNote } from '../judge-note.tsx';
@@ -8,7 +8,7 @@ import { Figure } from '../layout.tsx';
 import type { PageSpec } from '../respond.tsx';
 import { DataTable, type Table } from '../table.tsx';
 import { charts, type LineChartInput } from './report-charts.ts';
-import { param } from './report-page.ts';
+import { cachedPage, param } from './report-page.ts';
 
 /** Runs and the leaderboard: per model × size bucket, with line charts of each metric by size. */
 
@@ -19,13 +19,18 @@ const METRICS = [
   { key: 'proximity', label: 'Proximity', help: '1 = perfect, 0 = random arrangement, below 0 = worse than random' },
 ] as const;
 
-export async function leaderboardPage(c: Context, q: URLSearchParams, database: Parameters<typeof leaderboard>[0]): Promise<PageSpec> {
+type Runs = Awaited<ReturnType<typeof listRuns>>;
+
+export async function leaderboardPage(_c: Context, q: URLSearchParams, database: Database): Promise<PageSpec> {
   const judge = param(q, 'judge');
-  const [lb, runs] = await Promise.all([
-    leaderboard(database, judge ? { judge } : {}, { seed: 1 }),
-    // Counting answers per run scans them all; cached per data version like the reports.
-    cachedReport(database, 'page-runs', () => listRuns(database, { limit: 500 })),
-  ]);
+  const load = async () => {
+    const [lb, runs] = await Promise.all([leaderboard(database, judge ? { judge } : {}, { seed: 1 }), listRuns(database, { limit: 500 })]);
+    return { lb, runs };
+  };
+  return cachedPage(database, 'leaderboard', q, load, ({ lb, runs }) => view(q, lb, runs));
+}
+
+function view(q: URLSearchParams, lb: Leaderboard, runs: Runs): PageSpec {
   const runsTable: Table = {
     id: 'runs',
     caption: `Runs (${runs.total})`,

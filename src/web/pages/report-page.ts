@@ -1,10 +1,30 @@
 import type { Context } from 'hono';
+import { Fragment, jsx } from 'hono/jsx';
+import { raw } from 'hono/html';
+import type { Database } from '../../db/client.ts';
+import { cachedReport, reportKey } from '../../services/report-cache.ts';
 import type { Web } from '../index.tsx';
 import { respondPage, type PageSpec } from '../respond.tsx';
 
 /** A GET page over stored data: readable without a key on loopback, with a read key otherwise. */
 export function reportPage(web: Web, path: string, build: (c: Context, q: URLSearchParams) => Promise<PageSpec>): void {
   web.page('GET', path, web.readScope, async (c) => respondPage(c, await web.frame(c), await build(c, new URL(c.req.url).searchParams)));
+}
+
+/**
+ * A report page cached per data version and query string (services/report-cache.ts): `load` reads
+ * the page's data, `view` turns it into tables and a body. The data and the body's HTML are kept, so a
+ * request over unchanged data renders nothing but the frame; `view` runs again on the cached data for
+ * the tables (cheap, and their render functions cannot be cached as data). The body depends on the
+ * data and the query only, never on the visitor: the frame (session, CSRF token) is added per request.
+ */
+export async function cachedPage<D>(database: Database, name: string, q: URLSearchParams, load: () => Promise<D>, view: (data: D) => PageSpec): Promise<PageSpec> {
+  const cached = await cachedReport(database, reportKey(`page:${name}`, q.toString()), async () => {
+    const data = await load();
+    const body = await view(data).body();
+    return { data, html: String(await jsx(Fragment, {}, body).toString()) };
+  });
+  return { ...view(cached.data), body: () => raw(cached.html) };
 }
 
 /** A query parameter, trimmed; undefined when blank (so empty form fields mean "no filter"). */
