@@ -136,7 +136,7 @@ function normaliseLine(line: string): string {
     // a lone * between two numbers is a multiplication sign ("6*9"), every other * is markdown
     .replace(/(?<=\d\s*)\*(?=\s*\d)/g, '×')
     .replace(/[*_`]/g, '')
-    .replace(/^\s*(?:[-+•>#]+|\d+[.)])\s+/, '')
+    .replace(/^\s*(?:[-+•>]+|#+(?!\s+of\b)|\d+[.)])\s+/, '') // "# of pieces" is a label, not a heading
     .replace(/[ \t]+/g, ' ')
     .trim();
 }

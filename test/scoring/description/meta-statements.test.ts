@@ -38,6 +38,8 @@ describe('several labelled statements on one line', () => {
     ['Pieces: 1,000, Grid: 25 x 40.', { grid: { rows: 25, cols: 40 }, pieceCount: 1000 }],
     ['No. of pieces: 96. Orientation is landscape.', { orientation: 'landscape', pieceCount: 96 }],
     ['Count of pieces: 96 | Piece total: 97', { pieceCount: 97 }],
+    ['# of pieces: 96, Grid: 12 pieces wide and 8 tall', { grid: { rows: 8, cols: 12 }, pieceCount: 96 }],
+    ['Grid: 8 ✕ 12. Pieces: ~96', { grid: { rows: 8, cols: 12 }, pieceCount: 96 }],
     ['**Orientation:** landscape. **Grid:** 8 × 12. **Piece count:** 96.', { orientation: 'landscape', grid: { rows: 8, cols: 12 }, pieceCount: 96 }],
     ['- Orientation: landscape; - Grid: 8x12', { orientation: 'landscape', grid: { rows: 8, cols: 12 } }],
   ];
