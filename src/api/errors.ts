@@ -3,6 +3,7 @@ import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { ZodError } from 'zod';
 import { AssayError, badInput, type ErrorCode } from '../domain/errors.ts';
+import { explainIssue } from '../domain/issues.ts';
 import { isUniqueViolation } from '../services/db-errors.ts';
 
 /** The one error envelope of the API: {"error":{"code","message"}}. */
@@ -60,6 +61,11 @@ export function onError(err: Error, c: Context, log: (line: string) => void = (l
     const message = err.message || (err.status === 413 ? 'request body too large' : `HTTP ${err.status}`);
     return envelope(c, code, err.status === 400 && /json/i.test(message) ? `body: ${message}` : message, status);
   }
+  if (isAbortedBody(err)) {
+    // The client hung up (or broke the chunked framing) mid-body: nobody is left to read a reply, and it
+    // is not our failure. Answered as bad input so nothing is logged as an internal error.
+    return envelope(c, 'bad_input', 'body: the request body was cut off before it ended', 400);
+  }
   if (isUniqueViolation(err)) {
     return envelope(c, 'conflict', 'a concurrent request changed the same record; retry the request', 409);
   }
@@ -68,12 +74,19 @@ export function onError(err: Error, c: Context, log: (line: string) => void = (l
   return envelope(c, 'internal', 'internal error', 500);
 }
 
+/** Node's error for a request body whose connection closed (or failed to parse) before its end. */
+export const isAbortedBody = (err: unknown): boolean => {
+  const e = err as { code?: string; message?: string } | null;
+  return e?.code === 'ECONNRESET' && e.message === 'aborted';
+};
+
 const TARGET_NAMES: Readonly<Record<string, string>> = { json: 'body', query: 'query', param: 'path', header: 'header', form: 'body' };
 
 /** "body.items[0].id: expected string, received number" — the first few issues, each with its path. */
 export function describeZodError(error: ZodError, target: string): string {
   const where = TARGET_NAMES[target] ?? target;
-  const parts = error.issues.slice(0, 3).map((i) => {
+  const parts = error.issues.slice(0, 3).map((issue) => {
+    const i = explainIssue(issue);
     const path = i.path
       .map((p, k) => (typeof p === 'number' ? `[${p}]` : k === 0 ? String(p) : `.${String(p)}`))
       .join('');

@@ -3,6 +3,7 @@ import { AssayError, badInput } from '../domain/errors.ts';
 import { decodeUtf8, parseCheckedJson } from '../domain/json-check.ts';
 import { textProblem } from '../domain/limits.ts';
 import type { AppEnv } from './context.ts';
+import { isAbortedBody } from './errors.ts';
 
 /**
  * The edge check every route and page runs before its handler: what no field of assay may hold is
@@ -37,7 +38,7 @@ function checkPairs(encoded: string, where: string): void {
   for (const pair of encoded.split('&')) {
     if (pair === '') continue;
     const eq = pair.indexOf('=');
-    const name = strictDecode(eq < 0 ? pair : pair.slice(0, eq), where, true);
+    const name = strictDecode(eq < 0 ? pair : pair.slice(0, eq), `${where} (a field name)`, true);
     if (eq >= 0) strictDecode(pair.slice(eq + 1), `${where}.${clip(name)}`, true);
   }
 }
@@ -63,7 +64,10 @@ async function readBody(c: Context, limit: number): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    const { done, value } = await reader.read().catch((e: unknown) => {
+      if (isAbortedBody(e)) throw badInput('body: the request body was cut off before it ended');
+      throw e;
+    });
     if (done) break;
     size += value.length;
     if (size > limit) {

@@ -61,7 +61,7 @@ export function jsonValueProblem(root: unknown, maxDepth: number = MAX_JSON_DEPT
     const f = stack.pop()!;
     const v = f.value;
     if (typeof v === 'string') {
-      const p = textProblem(v) ?? (v.length > CAPS.longText ? `must be at most ${CAPS.longText} characters` : null);
+      const p = textProblem(v) ?? (v.length > CAPS.longText && codePoints(v) > CAPS.longText ? `must be at most ${CAPS.longText} characters` : null);
       if (p) return { path: pathOf(f), problem: p };
     } else if (typeof v === 'number') {
       if (!Number.isFinite(v)) return { path: pathOf(f), problem: 'is not a finite number' };
@@ -79,6 +79,13 @@ export function jsonValueProblem(root: unknown, maxDepth: number = MAX_JSON_DEPT
     }
   }
   return null;
+}
+
+/** Characters as zod counts them for length caps: Unicode code points. */
+function codePoints(s: string): number {
+  let n = 0;
+  for (const _ of s) n++;
+  return n;
 }
 
 /** `meta.a[0]` from a path; '' for the root. */

@@ -5,8 +5,8 @@ import { badInput } from './errors.ts';
  * The input limits of assay, in one place: every text field has one length cap, every integer the range
  * of the column it lands in, every JSON document a nesting limit. The API (zod-openapi), the CLI and the
  * importers all build their field schemas from here (src/domain/fields.ts), so a value refused by one
- * front is refused by every front with the same words. Lengths count UTF-16 code units, as JavaScript
- * and zod do (an emoji outside the BMP counts 2).
+ * front is refused by every front with the same words. Lengths count characters (Unicode code points),
+ * as zod does: an emoji is one character.
  */
 
 /** Largest value of a PostgreSQL `integer` (int4) column: every id, token count and grid size is one. */
@@ -15,7 +15,7 @@ export const INT4_MAX = 2_147_483_647;
 /** Nesting limit of every JSON (and YAML) document: far above any real payload, far below a stack overflow. */
 export const MAX_JSON_DEPTH = 32;
 
-/** Length caps (UTF-16 code units). */
+/** Length caps, in characters (code points). */
 export const CAPS = {
   /** Identifiers and short names: run, model, effort, tag, slug, answer/item/piece id, annotator, label, key name. */
   name: 200,
