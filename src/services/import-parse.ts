@@ -1,6 +1,7 @@
 import { LineCounter, parseDocument, isNode } from 'yaml';
 import type { z } from 'zod';
 import { badInput, type AssayError } from '../domain/errors.ts';
+import { explainIssue } from '../domain/issues.ts';
 import { exceedsDepth, jsonValueProblem } from '../domain/json-check.ts';
 import { MAX_JSON_DEPTH } from '../domain/limits.ts';
 import { checkYamlSize, yamlDocumentToJs } from '../input/yaml.ts';
@@ -53,7 +54,8 @@ export function parseLocated<S extends z.ZodType>(schema: S, loc: Located): z.ou
     const known = issue.keys.length > 1 ? ` (also: ${issue.keys.slice(1).join(', ')})` : '';
     throw locatedError(loc, [...issue.path, issue.keys[0]], `unknown field${known}`);
   }
-  throw locatedError(loc, issue.path, issue.message + more);
+  const explained = explainIssue(issue);
+  throw locatedError(loc, explained.path, explained.message + more);
 }
 
 /** JSON Lines: one value per non-blank line; a malformed line names its number. */

@@ -1,6 +1,7 @@
 import { and, asc, count, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { badInput, notFound } from '../domain/errors.ts';
+import { Fields } from '../domain/fields.ts';
 import type { Database, Queryable } from '../db/client.ts';
 import { answers, LABEL_KINDS, labels, rubricItems, rubricVersions, runs } from '../db/schema.ts';
 import { locatedError, type Located } from './import-parse.ts';
@@ -10,19 +11,19 @@ import { locatedError, type Located } from './import-parse.ts';
  * the label, so annotation pages can save as the annotator goes. item '' = a label of the whole answer.
  */
 
-const scalar = z.union([z.string().min(1), z.number(), z.boolean()]).transform(String);
+const scalar = (text: z.ZodType<string>) => z.union([text, z.number(), z.boolean()]).transform(String);
 
 export const LabelRowSchema = z
   .strictObject({
-    answer: scalar.optional(),
-    answer_id: z.union([z.number().int().positive(), z.string().regex(/^\d+$/, 'must be a whole number')]).transform(Number).optional(),
-    run: z.string().min(1).optional(),
-    model: z.string().min(1).optional(),
-    item: z.string().min(1).nullable().optional(),
-    rater: z.string().min(1).optional(),
-    annotator: z.string().min(1).optional(),
+    answer: scalar(Fields.answerExternalId).optional(),
+    answer_id: z.union([z.number(), z.string().regex(/^\d+$/, 'must be a whole number')]).transform(Number).pipe(Fields.rowId).optional(),
+    run: Fields.run.optional(),
+    model: Fields.model.optional(),
+    item: Fields.labelItem.nullable().optional(),
+    rater: Fields.annotator.optional(),
+    annotator: Fields.annotator.optional(),
     kind: z.enum(LABEL_KINDS).optional(),
-    label: scalar,
+    label: scalar(Fields.label),
   })
   .refine((r) => r.answer !== undefined || r.answer_id !== undefined, { path: ['answer'], message: 'required ("answer" with its run, or "answer_id")' })
   .refine((r) => r.rater !== undefined || r.annotator !== undefined, { path: ['rater'], message: 'required ("rater" or "annotator")' });

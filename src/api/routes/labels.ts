@@ -1,5 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { LABEL_KINDS } from '../../db/schema.ts';
+import { Fields } from '../../domain/fields.ts';
 import { annotationQueue } from '../../services/annotation-queue.ts';
 import { importLabels } from '../../services/import-labels.ts';
 import { listLabels, saveLabel } from '../../services/labels.ts';
@@ -12,13 +13,13 @@ import { ErrorSchema, errorResponses, notFoundResponse, PageQuery, tooLargeRespo
 /** Calibration labels (bulk, write scope) and one-at-a-time annotation (annotate scope). */
 
 const json = (description: string) => ({ description, content: { 'application/json': { schema: z.any() } } });
-const Name = z.string().min(1).max(200);
+const Name = Fields.annotator;
 
 const AnnotationBody = z
   .object({
-    answerId: z.number().int().positive(),
-    item: z.string().min(1).nullable().optional().openapi({ description: 'Rubric item id; absent for a whole-answer label' }),
-    label: z.union([z.string().min(1), z.number(), z.boolean()]).transform(String),
+    answerId: Fields.rowId,
+    item: Fields.labelItem.nullable().optional().openapi({ description: 'Rubric item id; absent for a whole-answer label' }),
+    label: z.union([Fields.label, z.number(), z.boolean()]).transform(String),
     annotator: Name.optional().openapi({ description: "The key's name (the default); any other name is refused with 403" }),
   })
   .strict()

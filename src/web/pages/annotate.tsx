@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import { z } from 'zod';
 import type { AppEnv } from '../../api/context.ts';
 import { badInput } from '../../domain/errors.ts';
+import { parseRowId } from '../../domain/limits.ts';
 import { CLAIM_VERDICTS, ITEM_VERDICTS } from '../../domain/verdicts.ts';
 import { annotationProgress, annotationTask, annotatorLabels, saveAnnotation, saveAnnotations, type AnnotationMark, type AnnotationTask, type Progress } from '../../services/web-annotation.ts';
 import { checkCsrf, sessionCaller } from '../guard.ts';
@@ -20,11 +21,7 @@ import { DataTable, type Table } from '../table.tsx';
 const ITEM_KEYS = ['1', '2', '3', '4'] as const;
 const CLAIM_KEYS: Readonly<Record<string, string>> = { true: 't', false: 'f', unverifiable: 'u' };
 
-const answerId = (c: Context): number => {
-  const id = Number(c.req.param('id'));
-  if (!Number.isInteger(id) || id <= 0) throw badInput(`answer id: must be a positive whole number, got '${c.req.param('id')}'`);
-  return id;
-};
+const answerId = (c: Context): number => parseRowId(c.req.param('id') ?? '', 'answer id');
 
 /** The next unfinished answer after this one (wrapping around), or null. */
 export function nextAfter(p: Progress, current: number): number | null {
