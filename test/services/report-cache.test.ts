@@ -1,3 +1,4 @@
+import type { Context } from 'hono';
 import { afterAll, expect, it } from 'vitest';
 import { fillReportDatabase } from '../../bench/lib/report-db.ts';
 import { openDatabase, type Database } from '../../src/db/client.ts';
@@ -7,6 +8,7 @@ import { assemblyRowsText, chooseJudge, descriptionRowsText } from '../../src/se
 import { buildLeaderboard, calibrationReport, describeThenSolveReport, leaderboard } from '../../src/services/reports.ts';
 import { pageCalibration } from '../../src/services/web-calibration.ts';
 import { runHere, runInThread, stopThreads, taskModule } from '../../src/threads/pool.ts';
+import { leaderboardPage } from '../../src/web/pages/leaderboard.tsx';
 import { describeDb } from '../helpers/db.ts';
 
 /**
@@ -47,7 +49,9 @@ describeDb('report cache', (ctx) => {
     expect(after.rows).toEqual(await uncachedLeaderboard(ctx.database));
   });
 
-  it('a new answer with its grade appears at once, and so does a new label in calibration', async () => {
+  it('a new answer with its grade appears at once (report and page), and so does a new label in calibration', async () => {
+    const page = async () => String(await (await leaderboardPage({} as Context, new URLSearchParams(), ctx.database)).body());
+    expect(await page()).not.toContain('fresh-model');
     const g = await firstGraded(ctx.database);
     const run = (await ctx.database.execute(`insert into runs (name, model) values ('fresh-run', 'fresh-model') returning id`)).rows[0]!.id;
     const answer = (
@@ -63,12 +67,13 @@ describeDb('report cache', (ctx) => {
     );
     const lb = await leaderboard(ctx.database);
     expect(lb.rows.find((r) => r.model === 'fresh-model' && r.sizeBucket === 'all')).toMatchObject({ descriptions: 1, f1: 0.25 });
+    expect(await page()).toContain('fresh-model');
 
     const cal = await calibrationReport(ctx.database, { scale: 'verdict' });
-    const page = await pageCalibration(ctx.database, { scale: 'verdict' });
+    const calPage = await pageCalibration(ctx.database, { scale: 'verdict' });
     await ctx.database.execute(`insert into labels (answer_id, item_key, annotator, kind, label) values ($1, 'item-0', 'annotator-1', 'human', 'correct')`, [answer]);
     expect((await calibrationReport(ctx.database, { scale: 'verdict' })).answers).toBe(cal.answers + 1);
-    expect((await pageCalibration(ctx.database, { scale: 'verdict' })).report!.answers).toBe(page.report!.answers + 1);
+    expect((await pageCalibration(ctx.database, { scale: 'verdict' })).report!.answers).toBe(calPage.report!.answers + 1);
   });
 
   it('a write from another connection (another process: a worker, the CLI) is seen at once', async () => {
