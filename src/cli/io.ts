@@ -81,6 +81,8 @@ export function requireFlag(values: Record<string, unknown>, name: string): stri
   return v;
 }
 
+const DECIMAL = /^[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?$/;
+
 /** An optional number flag with validation. */
 export function numberFlag(
   values: Record<string, unknown>,
@@ -89,11 +91,12 @@ export function numberFlag(
 ): number | undefined {
   const v = values[name];
   if (v === undefined) return undefined;
-  const n = Number(v);
-  if (typeof v !== 'string' || v.trim() === '' || !Number.isFinite(n)) {
-    throw badInput(`--${name} must be a number, got '${String(v)}'`);
+  // Plain decimal only: Number() would also take '0x10', ' 7 ' and '' (as 16, 7 and 0).
+  if (typeof v !== 'string' || !DECIMAL.test(v) || !Number.isFinite(Number(v))) {
+    throw badInput(`--${name} must be a number, got '${String(v).slice(0, 60)}'`);
   }
-  if (opts.integer && !Number.isInteger(n)) throw badInput(`--${name} must be a whole number, got '${v}'`);
+  const n = Number(v);
+  if (opts.integer && (!Number.isInteger(n) || !/^[-+]?\d+$/.test(v))) throw badInput(`--${name} must be a whole number, got '${v}'`);
   if (opts.min !== undefined && n < opts.min) throw badInput(`--${name} must be ≥ ${opts.min}, got ${v}`);
   if (opts.max !== undefined && n > opts.max) throw badInput(`--${name} must be ≤ ${opts.max}, got ${v}`);
   return n;

@@ -58,7 +58,15 @@ export async function main(argv: string[]): Promise<number> {
       options: { ...command.options, json: { type: 'boolean' } },
       allowPositionals: command.positionals ?? false,
       strict: true,
+      tokens: true,
     });
+    // parseArgs keeps the last of a repeated single-value flag: the first would be dropped silently.
+    const seen = new Set<string>();
+    for (const t of parsed.tokens ?? []) {
+      if (t.kind !== 'option' || t.name === 'json' || command.options[t.name]?.multiple || command.options[t.name]?.type === 'boolean') continue;
+      if (seen.has(t.name)) throw new Error(`--${t.name} given more than once (it takes one value)`);
+      seen.add(t.name);
+    }
   } catch (e) {
     process.stderr.write(`assay ${command.path.join(' ')}: ${argsProblem(e as Error, rest)}\n`);
     return 2;

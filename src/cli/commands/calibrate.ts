@@ -49,7 +49,7 @@ const calibrate: Command = {
   },
   async run({ values }) {
     const scale = scaleFlag(values);
-    const seed = numberFlag(values, 'seed', { integer: true, min: 0 });
+    const seed = numberFlag(values, 'seed', { integer: true, min: 0, max: 2 ** 32 - 1 });
     const judge = typeof values.judge === 'string' ? values.judge : undefined;
     const labels = typeof values.labels === 'string' ? values.labels : undefined;
     const run = typeof values.run === 'string' ? values.run : undefined;

@@ -1,4 +1,5 @@
 import { badInput } from '../../domain/errors.ts';
+import { MAX_GRID_SIDE } from '../../domain/limits.ts';
 import { parseGivenIds, parseGridTruth } from '../../domain/grid.ts';
 import {
   DEFAULT_SEED,
@@ -74,8 +75,9 @@ const baseline: Command = {
   async run({ values }) {
     requireFlag(values, 'rows');
     requireFlag(values, 'cols');
-    const rows = numberFlag(values, 'rows', { integer: true, min: 1 })!;
-    const cols = numberFlag(values, 'cols', { integer: true, min: 1 })!;
+    // The same side limit as puzzle truth: a larger grid is never scored, so its baseline means nothing.
+    const rows = numberFlag(values, 'rows', { integer: true, min: 1, max: MAX_GRID_SIDE })!;
+    const cols = numberFlag(values, 'cols', { integer: true, min: 1, max: MAX_GRID_SIDE })!;
     const shapes = values.shapes === true;
     const trialsFlag = numberFlag(values, 'trials', { integer: true, min: 1 });
     const seedFlag = numberFlag(values, 'seed', { integer: true, min: 0, max: 2 ** 32 - 1 });
