@@ -97,7 +97,8 @@ export function countTable(a: readonly Label[], b: readonly Label[], categories?
   assertOneLabelType(labels, categories ? 'categories' : 'labels');
   if (excluded > 0 && labels.length > 0) {
     const kind = typeof labels[0];
-    for (const v of [a, b]) for (let j = 0; j < n; j++) if (typeof v[j] !== kind) assertOneLabelType([labels[0]!, v[j]!], 'labels and categories');
+    const other = a.find((v) => typeof v !== kind) ?? b.find((v) => typeof v !== kind);
+    if (other !== undefined) assertOneLabelType([labels[0]!, other], 'labels and categories');
   }
   const k = labels.length;
   const order = grow ? [...labels.keys()].sort((x, y) => compareLabels(labels[x]!, labels[y]!)) : labels.map((_, x) => x);
