@@ -17,8 +17,9 @@ const migrate: Command = {
       await apply(database);
       const after = await appliedMigrations(database);
       const doc = {
-        engine: database.kind,
-        database: database.kind === 'postgres' ? redact(config.databaseUrl!) : config.dataDir,
+        // A PGlite directory reached through its owner's socket is still PGlite.
+        engine: database.pgliteDir ? 'pglite' : database.kind,
+        database: database.pgliteDir ? config.dataDir : redact(config.databaseUrl!),
         applied: after - before,
         total: after,
       };
