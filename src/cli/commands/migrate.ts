@@ -19,7 +19,7 @@ const migrate: Command = {
       const doc = {
         // A PGlite directory reached through its owner's socket is still PGlite.
         engine: database.pgliteDir ? 'pglite' : database.kind,
-        database: database.pgliteDir ? config.dataDir : redact(config.databaseUrl!),
+        database: database.kind === 'postgres' && !database.pgliteDir ? redact(config.databaseUrl!) : config.dataDir,
         applied: after - before,
         total: after,
       };
