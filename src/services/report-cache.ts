@@ -23,48 +23,83 @@ export interface CacheStats {
   computes: number;
 }
 
-interface Entry {
-  version: string;
-  value: unknown;
+interface Slot {
+  /** The last settled value and the version it was computed at. */
+  entry?: { version: string; value: unknown };
+  /** The computation under way, and the version it reads. */
+  running?: { version: string; promise: Promise<unknown> };
+  /** Requests that came while `running` computes an older version: one computation, started after it. */
+  queued?: Promise<unknown>;
 }
 
-/** A small LRU of settled values plus the computations in flight, keyed by key + version. */
+/**
+ * Per key: the last value, at most one computation running and at most one queued behind it. A request
+ * whose version differs from the running computation's waits for the queued one, which reads the version
+ * only when it starts (after every request that joined it arrived), so nobody gets data older than they
+ * asked for, and writes faster than a computation cannot pile computations up on the report thread.
+ */
 class VersionedCache {
-  readonly entries = new Map<string, Entry>();
-  readonly flights = new Map<string, Promise<unknown>>();
+  private readonly slots = new Map<string, Slot>();
   readonly stats: CacheStats = { hits: 0, misses: 0, computes: 0 };
   constructor(private readonly capacity: number) {}
 
-  async get<T>(key: string, version: string, compute: () => Promise<T>): Promise<T> {
-    const hit = this.entries.get(key);
-    if (hit && hit.version === version) {
+  async get<T>(key: string, readVersion: () => Promise<string>, compute: () => Promise<T>): Promise<T> {
+    const version = await readVersion();
+    const slot = this.slot(key);
+    if (slot.entry?.version === version) {
       this.stats.hits++;
-      this.entries.delete(key);
-      this.entries.set(key, hit);
-      return structuredClone(hit.value) as T;
+      return structuredClone(slot.entry.value) as T;
     }
     this.stats.misses++;
-    const flightKey = `${version}\u0000${key}`;
-    let flight = this.flights.get(flightKey);
-    if (!flight) {
-      this.stats.computes++;
-      flight = compute().then(
-        (value) => {
-          this.flights.delete(flightKey);
-          this.entries.delete(key);
-          this.entries.set(key, { version, value });
-          while (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!);
-          return value;
-        },
-        (e: unknown) => {
-          // Errors are not cached: the next request tries again.
-          this.flights.delete(flightKey);
-          throw e;
-        },
-      );
-      this.flights.set(flightKey, flight);
+    let p: Promise<unknown>;
+    if (slot.running?.version === version) p = slot.running.promise;
+    else if (slot.queued) p = slot.queued;
+    else if (slot.running) p = slot.queued = this.queue(slot, slot.running.promise, readVersion, compute);
+    else p = this.run(slot, version, compute);
+    return structuredClone(await p) as T;
+  }
+
+  private async queue(slot: Slot, before: Promise<unknown>, readVersion: () => Promise<string>, compute: () => Promise<unknown>): Promise<unknown> {
+    await before.catch(() => undefined);
+    // Closed to newcomers before the version is read: everyone who joined asked before this read.
+    slot.queued = undefined;
+    const version = await readVersion();
+    if (slot.entry?.version === version) return slot.entry.value;
+    if (slot.running?.version === version) return slot.running.promise;
+    return this.run(slot, version, compute);
+  }
+
+  private run(slot: Slot, version: string, compute: () => Promise<unknown>): Promise<unknown> {
+    this.stats.computes++;
+    const promise: Promise<unknown> = compute().then(
+      (value) => {
+        slot.entry = { version, value };
+        if (slot.running?.promise === promise) slot.running = undefined;
+        return value;
+      },
+      (e: unknown) => {
+        // Errors are not cached: the next request tries again.
+        if (slot.running?.promise === promise) slot.running = undefined;
+        throw e;
+      },
+    );
+    slot.running = { version, promise };
+    return promise;
+  }
+
+  /** The key's slot, most recently used last; idle slots beyond the capacity are dropped, oldest first. */
+  private slot(key: string): Slot {
+    let slot = this.slots.get(key);
+    if (slot) this.slots.delete(key);
+    else slot = {};
+    this.slots.set(key, slot);
+    if (this.slots.size > this.capacity) {
+      for (const [k, s] of this.slots) {
+        if (this.slots.size <= this.capacity) break;
+        if (!s.running && !s.queued) this.slots.delete(k);
+      }
     }
-    return structuredClone(await flight) as T;
+    return slot;
   }
 }
 
@@ -87,7 +122,7 @@ export async function dataVersion(database: Database): Promise<string> {
  * from the cache, from a computation already in flight for that version, or computed now.
  */
 export async function cachedReport<T>(database: Database, key: string, compute: () => Promise<T>): Promise<T> {
-  return cacheOf(database).get(key, await dataVersion(database), compute);
+  return cacheOf(database).get(key, () => dataVersion(database), compute);
 }
 
 /** Hit, miss and computation counts of a database's report cache (tests and the bench read them). */
@@ -108,5 +143,5 @@ const content = new VersionedCache(100);
  */
 export function memoByContent<T>(name: string, input: unknown, compute: () => Promise<T>): Promise<T> {
   const digest = createHash('sha256').update(JSON.stringify(input) ?? 'undefined').digest('base64url');
-  return content.get(`${name}:${digest}`, '', compute);
+  return content.get(`${name}:${digest}`, async () => '', compute);
 }

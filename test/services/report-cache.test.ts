@@ -3,7 +3,7 @@ import { afterAll, expect, it } from 'vitest';
 import { fillReportDatabase } from '../../bench/lib/report-db.ts';
 import { openDatabase, type Database } from '../../src/db/client.ts';
 import { AssayError } from '../../src/domain/errors.ts';
-import { dataVersion, reportCacheStats } from '../../src/services/report-cache.ts';
+import { cachedReport, dataVersion, reportCacheStats } from '../../src/services/report-cache.ts';
 import { assemblyRowsText, chooseJudge, descriptionRowsText } from '../../src/services/report-data.ts';
 import { buildLeaderboard, calibrationReport, describeThenSolveReport, leaderboard } from '../../src/services/reports.ts';
 import { pageCalibration } from '../../src/services/web-calibration.ts';
@@ -107,6 +107,40 @@ describeDb('report cache', (ctx) => {
     expect((await leaderboard(ctx.database, {}, { seed: 3 })).rows.length).toBeGreaterThan(0);
     // Unchanged data: served from the cache, not computed again.
     if ((await dataVersion(ctx.database)) === version) expect(reportCacheStats(ctx.database)).toMatchObject({ computes: again.computes, hits: again.hits + 1 });
+  });
+
+  it('requests after a write wait for one new computation behind the running one, never for its older result', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let readFirst!: () => void;
+    const firstRead = new Promise<void>((r) => (readFirst = r));
+    let n = 0;
+    let released = false;
+    const startedWhileFirstRan: number[] = [];
+    const compute = async () => {
+      const mine = ++n;
+      if (!released) startedWhileFirstRan.push(mine);
+      const runs = Number((await ctx.database.execute('select count(*)::int as c from runs')).rows[0]!.c);
+      if (mine === 1) {
+        readFirst();
+        await gate;
+      }
+      return { mine, runs };
+    };
+    const first = cachedReport(ctx.database, 'test:queue', compute);
+    await firstRead;
+    await ctx.database.execute(`insert into runs (name, model) values ('queued-run', 'queued-model')`);
+    const later = Promise.all([1, 2, 3].map(() => cachedReport(ctx.database, 'test:queue', compute)));
+    await new Promise((r) => setTimeout(r, 50));
+    released = true;
+    release();
+    const a = await first;
+    const b = await later;
+    expect(a.mine).toBe(1);
+    expect(b.map((x) => x.mine)).toEqual([2, 2, 2]);
+    expect(b[0]!.runs).toBe(a.runs + 1);
+    // Queued, not run beside the first: a write per second cannot stack computations on the thread.
+    expect(startedWhileFirstRan).toEqual([1]);
   });
 
   it('the thread computes what this thread computes (leaderboard, calibration, describe-then-solve)', async () => {
