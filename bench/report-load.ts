@@ -178,7 +178,8 @@ async function scenario(label: string, dataDir: string): Promise<void> {
       const p99 = quantile(r.health, 0.99);
       console.log(
         `\n${IN_FLIGHT} GET / in flight, ${name}: ${r.load.requests} pages in ${SECONDS} s (p50 ${f(r.load.p50)} ms, p99 ${f(r.load.p99)} ms, statuses ${JSON.stringify(r.load.statuses)})\n` +
-          `  /health p50 ${f(quantile(r.health, 0.5))} ms, p99 ${f(p99)} ms, max ${f(Math.max(...r.health))} ms over ${r.health.length} samples → ${f(p99 / HEALTH_TARGET_MS, 2)}× of the ${HEALTH_TARGET_MS} ms target (${p99 <= HEALTH_TARGET_MS ? 'met' : 'NOT met'})`,
+          `  /health p50 ${f(quantile(r.health, 0.5))} ms, p99 ${f(p99)} ms, max ${f(Math.max(...r.health))} ms over ${r.health.length} samples → ${f(p99 / HEALTH_TARGET_MS, 2)}× of the ${HEALTH_TARGET_MS} ms target (${p99 <= HEALTH_TARGET_MS ? 'met' : 'NOT met'}); ` +
+          `${f(p99 / quantile(idle, 0.99), 2)}× the p99 of /health alone`,
       );
     }
   } finally {
