@@ -1,4 +1,5 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
+import type { Handler } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/api/app.ts';
 import { guard } from '../../src/api/auth.ts';
@@ -22,7 +23,7 @@ const KEY = 'assay_0123abcd_' + 'K'.repeat(43);
 const CALLER: Caller = { keyId: 1, prefix: '0123abcd', name: 'annotator-x', scopes: ['annotate'] };
 
 /** Content types a browser (or an attacker's form) can send, and the body each would carry. */
-const BODIES: Array<{ type: string | undefined; body: (token?: string) => BodyInit }> = [
+const BODIES: Array<{ type: string | undefined; body: (token?: string) => string }> = [
   { type: 'application/json', body: (t) => JSON.stringify({ item: 'barn', label: 'correct', ...(t ? { _csrf: t } : {}) }) },
   // The original hole: "form" in the type skipped the check although the body was JSON.
   { type: 'application/x-www-form-urlencoded', body: () => JSON.stringify({ item: 'barn', label: 'correct' }) },
@@ -44,19 +45,18 @@ function toyApp() {
   };
   const hits: string[] = [];
   app.onError((err, c) => onError(err, c, () => {}));
-  for (const method of ['GET', ...METHODS]) {
-    app.on(method, '/thing', ...pageGuard(api, auth, 'annotate'), async (c) => {
-      hits.push(`${method} ${c.get('caller').name}`);
-      return c.json({ ok: true });
-    });
-  }
+  const handler: Handler<AppEnv> = async (c) => {
+    hits.push(`${c.req.method} ${c.get('caller').name}`);
+    return c.json({ ok: true });
+  };
+  for (const method of ['GET', ...METHODS] as const) app.on(method, '/thing', ...pageGuard(api, auth, 'annotate'), handler);
   const session = sessions.create(KEY);
   return { app, session, hits, cookie: `${SESSION_COOKIE}=${session.id}` };
 }
 
 describe('the page guard on a cookie session', () => {
   const t = toyApp();
-  const send = (method: string, headers: Record<string, string | undefined>, body?: BodyInit) => {
+  const send = (method: string, headers: Record<string, string | undefined>, body?: string) => {
     const h: Record<string, string> = {};
     for (const [k, v] of Object.entries(headers)) if (v !== undefined) h[k] = v;
     return t.app.request('/thing', { method, headers: h, body });
@@ -171,7 +171,8 @@ describe('every unsafe route of the app that accepts a session cookie', () => {
     for (const r of sessionRoutes) {
       const path = r.path.replaceAll(/:[A-Za-z]+/g, String(f.ids.hostile));
       for (const b of BODIES) {
-        for (const headers of [{ origin: 'http://evil.example' }, { origin: 'http://evil.example', 'x-csrf-token': csrf }, { 'x-csrf-token': csrf }, { origin: SELF }]) {
+        const variants: Array<Record<string, string>> = [{ origin: 'http://evil.example' }, { origin: 'http://evil.example', 'x-csrf-token': csrf }, { 'x-csrf-token': csrf }, { origin: SELF }];
+        for (const headers of variants) {
           const res = await app.request(path, { method: r.method, headers: { cookie, ...(b.type ? { 'content-type': b.type } : {}), ...headers }, body: b.body() });
           expect(res.status, `${r.method} ${path} ${b.type} ${JSON.stringify(headers)}`).toBe(403);
         }
