@@ -223,9 +223,9 @@ export async function startWorker(database: Database, o: WorkerOptions): Promise
         },
         async (err: unknown) => {
           if (abandoned) return;
-          stats.failed++;
           try {
-            if (!(await failLeased(database, boss, lease, (err as Error)?.message ?? String(err)))) stats.leaseLost++;
+            if (await failLeased(database, boss, lease, (err as Error)?.message ?? String(err))) stats.failed++;
+            else stats.leaseLost++;
           } finally {
             held.delete(job.id);
           }
