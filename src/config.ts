@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { canonicalHostName } from './api/host-names.ts';
 import { badInput } from './domain/errors.ts';
-import type { Database } from './db/client.ts';
+import type { Database, OpenOptions } from './db/client.ts';
 import type { ProviderKeys } from './judges/adapters/index.ts';
 
 /**
@@ -99,8 +99,11 @@ export const providerKeys = (config: Partial<Pick<Config, 'anthropicApiKey' | 'a
   openaiBaseUrl: config.openaiBaseUrl,
 });
 
-/** PostgreSQL when DATABASE_URL is set, otherwise PGlite in ASSAY_DATA_DIR. Not migrated. */
-export async function openConfiguredDatabase(config: Config): Promise<Database> {
+/**
+ * PostgreSQL when DATABASE_URL is set, otherwise PGlite in ASSAY_DATA_DIR — owned by this process, or
+ * reached through the process that owns it (src/db/pglite-directory.ts). Not migrated.
+ */
+export async function openConfiguredDatabase(config: Config, opts: Pick<OpenOptions, 'waitForShortLivedOwner'> = {}): Promise<Database> {
   const { openDatabase } = await import('./db/client.ts');
-  return config.databaseUrl ? openDatabase({ url: config.databaseUrl }) : openDatabase({ dataDir: config.dataDir });
+  return config.databaseUrl ? openDatabase({ url: config.databaseUrl }) : openDatabase({ dataDir: config.dataDir, ...opts });
 }

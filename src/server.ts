@@ -58,7 +58,12 @@ export async function startService(config: Config, opts: { seed?: boolean } = {}
   const { migrate } = await import('./db/client.ts');
   const { createApp } = await import('./api/app.ts');
   const { createKey, hasActiveAdminKey } = await import('./services/keys.ts');
-  const database = await openConfiguredDatabase(config);
+  const { describeOwner } = await import('./db/pglite-owner.ts');
+  // A short command owning the directory (an import) is waited for: leaning on it, the server would
+  // lose its database when the command ends.
+  const database = await openConfiguredDatabase(config, {
+    waitForShortLivedOwner: (o) => process.stderr.write(`assay: waiting for ${describeOwner(o)} to finish with ${config.dataDir}…\n`),
+  });
   try {
     await migrate(database);
     const seeded = opts.seed === false ? false : await seedIfEmpty(database);

@@ -53,6 +53,8 @@ export interface OpenOptions {
   max?: number;
   /** How long to wait for another process that owns `dataDir` and is still starting (default 30 s). */
   ownerWaitMs?: number;
+  /** A server's choice: wait for a short-lived command owning `dataDir` rather than reach through it (see pglite-directory.ts). */
+  waitForShortLivedOwner?: (owner: OwnerInfo) => void;
 }
 
 /** migrations/ at the package root, wherever the process was started from. */
@@ -62,7 +64,10 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
   if (opts.url) return openPostgres(opts.url, opts.max ?? 10);
   if (opts.memory) return openPglite(undefined);
   const { openPgliteDirectory } = await import('./pglite-directory.ts');
-  return openPgliteDirectory(opts.dataDir ?? './data', { waitMs: opts.ownerWaitMs });
+  return openPgliteDirectory(opts.dataDir ?? './data', {
+    ...(opts.ownerWaitMs !== undefined ? { waitMs: opts.ownerWaitMs } : {}),
+    ...(opts.waitForShortLivedOwner ? { waitForShortLivedOwner: opts.waitForShortLivedOwner } : {}),
+  });
 }
 
 /** The embedded engine, in memory or on a directory this process owns (pglite-directory.ts claims it first). */

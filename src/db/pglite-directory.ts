@@ -3,7 +3,7 @@ import { connect } from 'node:net';
 import type { PGlite } from '@electric-sql/pglite';
 import { AssayError } from '../domain/errors.ts';
 import { openPglite, openPostgres, type Database } from './client.ts';
-import { claimOwnership, describeOwner, isLive, type OwnerInfo, type OwnerLock } from './pglite-owner.ts';
+import { claimOwnership, describeOwner, isLive, isLongRunning, type OwnerInfo, type OwnerLock } from './pglite-owner.ts';
 import { serveOverSocket } from './pglite-socket-server.ts';
 
 /**
@@ -17,6 +17,11 @@ export interface DirectoryOptions {
   waitMs?: number;
   /** A socket client holding a transaction this long without a message is disconnected. */
   idleMs?: number;
+  /**
+   * Given: an owner that is a short-lived command (an import, `keys create`) is waited for, so that this
+   * process — a server — owns the directory rather than lose it when that command ends. Called once.
+   */
+  waitForShortLivedOwner?: (owner: OwnerInfo) => void;
 }
 
 /** An owner that published its socket gets this many probes (100 ms apart) before it counts as unreachable. */
@@ -27,10 +32,17 @@ export async function openPgliteDirectory(dataDir: string, o: DirectoryOptions =
   const deadline = Date.now() + (o.waitMs ?? 30_000);
   let misses = 0;
   let token = '';
+  let waitedFor = '';
   for (;;) {
     const claim = claimOwnership(dataDir);
     if (claim.owned) return openAsOwner(dataDir, claim.lock, o);
     const owner = claim.owner;
+    if (o.waitForShortLivedOwner && !isLongRunning(owner)) {
+      if (owner.token !== waitedFor) o.waitForShortLivedOwner(owner);
+      waitedFor = owner.token;
+      await new Promise((r) => setTimeout(r, 250));
+      continue;
+    }
     if (owner.token !== token) misses = 0;
     token = owner.token;
     if (owner.socket && (await answers(owner.socket))) {

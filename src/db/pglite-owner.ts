@@ -95,6 +95,14 @@ export function currentOwner(dataDir: string): OwnerInfo | null {
   return info && isLive(info) ? info : null;
 }
 
+/**
+ * Servers, workers and grading runs stay a while; any other command is done soon (a server would rather
+ * wait for it than lean on it and stop with it).
+ */
+export function isLongRunning(o: OwnerInfo): boolean {
+  return /^(npm start|assay (serve|server|worker|run))\b/.test(o.command);
+}
+
 /** One line naming an owner, for messages. */
 export function describeOwner(o: OwnerInfo): string {
   const where = o.host === hostname() ? '' : ` on ${o.host}`;
@@ -210,13 +218,13 @@ export function startTicksOf(pid: number): number | null {
 }
 
 function describeProcess(): string {
-  if (process.env.npm_lifecycle_event) return `npm ${process.env.npm_lifecycle_event === 'start' ? 'start' : `run ${process.env.npm_lifecycle_event}`}`;
   const script = process.argv[1] ?? '';
   if (/cli[/\\]main\.ts$/.test(script)) {
     const args = process.argv.slice(2);
     const firstFlag = args.findIndex((a) => a.startsWith('-'));
     return `assay ${args.slice(0, firstFlag < 0 ? 2 : Math.min(firstFlag, 2)).join(' ')}`.trim();
   }
-  if (/src[/\\]main\.ts$/.test(script)) return 'assay server';
+  // npm_lifecycle_event leaks into everything below npm and npx, so it only names the server itself.
+  if (/src[/\\]main\.ts$/.test(script)) return process.env.npm_lifecycle_event === 'start' ? 'npm start' : 'assay server';
   return script ? `node ${script}` : 'node';
 }

@@ -230,6 +230,26 @@ describe('the owner lock', () => {
     }
   }, 90_000);
 
+  it('held by a short command: a server waits for it and then owns the directory', async () => {
+    const { proc, line } = await child(['claim', shared]);
+    expect(line).toBe('owned');
+    const waitedFor: number[] = [];
+    const opened = openPgliteDirectory(shared, {
+      waitForShortLivedOwner: (o) => {
+        waitedFor.push(o.pid);
+        proc.kill('SIGKILL');
+      },
+    });
+    const next = await opened;
+    try {
+      expect(waitedFor).toEqual([proc.pid]);
+      expect(next.owner).toBeUndefined();
+      expect(await idsOf(next, 't1')).toEqual([1, 2]);
+    } finally {
+      await next.close();
+    }
+  }, 90_000);
+
   it('of a dead owner, claimed by six processes at once, has exactly one new owner', async () => {
     const dir = freshDir();
     mkdirSync(join(dir, OWNER_DIR), { recursive: true });
