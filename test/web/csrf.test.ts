@@ -49,7 +49,8 @@ function toyApp() {
     hits.push(`${c.req.method} ${c.get('caller').name}`);
     return c.json({ ok: true });
   };
-  for (const method of ['GET', ...METHODS] as const) app.on(method, '/thing', ...pageGuard(api, auth, 'annotate'), handler);
+  const [pageMw] = pageGuard(api, auth, 'annotate');
+  for (const method of ['GET', ...METHODS]) app.on(method, '/thing', pageMw!, handler);
   const session = sessions.create(KEY);
   return { app, session, hits, cookie: `${SESSION_COOKIE}=${session.id}` };
 }
