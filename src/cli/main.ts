@@ -109,6 +109,8 @@ function argsProblem(e: Error, args: string[]): string {
 export const EXIT_GRACE_MS = 5_000;
 function exitBackstop(code: number): void {
   setTimeout(() => {
+    // Output still flowing to a slow reader is not a leak: wait for it rather than cut it short.
+    if (process.stdout.writableLength > 0 || process.stderr.writableLength > 0) return exitBackstop(code);
     process.stderr.write(`assay: internal error: still running ${EXIT_GRACE_MS / 1000} s after the command finished (something it started was not released); exiting\n`);
     process.exit(code === 0 ? 1 : code);
   }, EXIT_GRACE_MS).unref();
