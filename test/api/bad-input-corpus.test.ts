@@ -226,7 +226,7 @@ describeDb('bad input against the real server', (ctx) => {
       }
       if (r.status !== e.expect) failures.push(`${label}: status ${r.status}, expected ${e.expect}: ${r.body.slice(0, 200)}`);
       else if (!/^application\/json/.test(r.type)) failures.push(`${label}: Content-Type ${r.type}, expected JSON`);
-      else if (envelope?.error?.code !== CODE_OF[e.expect] || typeof envelope.error.message !== 'string' || envelope.error.message === '') {
+      else if (envelope?.error?.code !== CODE_OF[e.expect] || typeof envelope?.error?.message !== 'string' || envelope.error.message === '') {
         failures.push(`${label}: not the envelope with code ${CODE_OF[e.expect]}: ${r.body.slice(0, 200)}`);
       }
       const after = await fingerprint(ctx.database);
