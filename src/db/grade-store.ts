@@ -100,6 +100,7 @@ const upsert = (leased: boolean) => `
   returning id, answer_id, judge_id`;
 // A grade under a job lease is written only while that fetch of the job still holds it (the same check
 // as the pending ledger row): a worker whose job was handed to another one cannot replace its grade.
+// FOR SHARE orders it against a takeover (which rewrites the job row): written before it, or refused.
 const LEASE_HELD = `where exists (select 1 from pgboss.job j where j.name = t.queue and j.id = t.job_id and j.state = 'active' and j.retry_count = t.token for share)`;
 const UPSERT = upsert(false);
 const UPSERT_LEASED = upsert(true);
