@@ -103,13 +103,30 @@ export async function chooseJudge(database: Database, slug?: string): Promise<Ju
 const FILTER_SQL = `($1::text is null or r.name = $1) and ($2::text is null or r.model = $2)`;
 
 /*
- * The row queries return their rows as one JSON array (json_agg): on PGlite, decoding thousands of rows
+ * The row queries return their rows as JSON arrays (json_agg): on PGlite, decoding thousands of rows
  * field by field costs several times the query itself, and a string also crosses to the report thread
  * (src/threads) by a plain copy. JSON carries float8 in its shortest exact form, so every number is the
- * same double the drivers would return.
+ * same double the drivers would return. The rows come in chunks of CHUNK answers (keyset on the answer
+ * id): embedded PGlite runs a query on the event loop, and a chunk keeps each such pause short.
  */
-const jsonRows = async (database: Database, sql: string, params: unknown[]): Promise<string> =>
-  String((await database.execute(`select coalesce(json_agg(x order by x."answerId"), '[]')::text as rows from (${sql}) x`, params)).rows[0]!.rows);
+const CHUNK = 5000;
+
+async function jsonRows(database: Database, sql: string, params: unknown[]): Promise<string> {
+  const chunks: string[] = [];
+  const after = `$${params.length + 1}`;
+  for (let last = -1; ; ) {
+    const r = await database.execute(
+      `select coalesce(json_agg(x order by x."answerId"), '[]')::text as rows, max(x."answerId") as last, count(*)::int as n
+         from (${sql} and a.id > ${after}::int order by a.id limit ${CHUNK}) x`,
+      [...params, last],
+    );
+    const row = r.rows[0] as { rows: string; last: number | null; n: number };
+    if (Number(row.n) > 0) chunks.push(String(row.rows).slice(1, -1));
+    if (Number(row.n) < CHUNK) break;
+    last = Number(row.last);
+  }
+  return `[${chunks.join(',')}]`;
+}
 
 /** descriptionRows as JSON text (parse with JSON.parse). */
 export function descriptionRowsText(database: Database, f: ReportFilters, judge: JudgeRef | null): Promise<string> {
