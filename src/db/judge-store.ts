@@ -76,6 +76,22 @@ const BEGIN_LEASED = `
   select ${LEDGER_COLUMNS} from jsonb_to_recordset($1::jsonb) as t(${LEDGER_TYPES}, queue text, job_id uuid, token int)
   where exists (select 1 from pgboss.job j where j.name = t.queue and j.id = t.job_id and j.state = 'active' and j.retry_count = t.token)
   order by k on conflict do nothing returning call_key`;
+// The cache lookup and the pending write in one statement: a hit writes nothing and returns the verdict.
+const beginUnlessCachedSql = (leased: boolean) => `
+  with input as materialized (
+    select * from jsonb_to_recordset($1::jsonb) as t(${LEDGER_TYPES}, cache_key text${leased ? ', queue text, job_id uuid, token int' : ''})
+  ),
+  hit as (select i.k, c.response from input i join judge_cache c on c.key = i.cache_key),
+  ins as (
+    insert into usage_ledger (${LEDGER_COLUMNS})
+    select ${LEDGER_COLUMNS} from input t where not exists (select 1 from hit where hit.k = t.k)
+      ${leased ? 'and exists (select 1 from pgboss.job j where j.name = t.queue and j.id = t.job_id and j.state = \'active\' and j.retry_count = t.token)' : ''}
+    order by k on conflict do nothing returning call_key
+  )
+  select k, response, null::text as call_key from hit union all select null::int, null::jsonb, call_key from ins`;
+const BEGIN_UNLESS_CACHED = beginUnlessCachedSql(false);
+const BEGIN_UNLESS_CACHED_LEASED = beginUnlessCachedSql(true);
+
 const RECORD = `insert into usage_ledger (${LEDGER_COLUMNS}) select ${LEDGER_COLUMNS} from jsonb_to_recordset($1::jsonb) as t(${LEDGER_TYPES}) order by k ${SETTLE}`;
 
 /**
@@ -99,9 +115,28 @@ export function dbUsageLedger(database: Database, owner: LedgerOwner, settleGrou
     await database.execute(RECORD, [JSON.stringify(entries.map((e, k) => ledgerRow(e, owner, k)))], { prepare: true });
     return entries.map(() => undefined);
   }, settleGroup);
+  type Lookup = { key: string; e: LedgerEntry; lease: JobLease | undefined };
+  const lookup = groupCommit(async (items: Lookup[]) => {
+    const out: Array<{ hit: CachedResponse } | { begun: boolean }> = items.map(() => ({ begun: false }));
+    for (const leased of [false, true]) {
+      const input = items.flatMap((x, k) =>
+        Boolean(x.lease) !== leased ? [] : [{ ...ledgerRow(x.e, owner, k), cache_key: x.key, ...(x.lease ? { queue: x.lease.queue, job_id: x.lease.jobId, token: x.lease.token } : {}) }],
+      );
+      if (input.length === 0) continue;
+      const r = await database.execute(leased ? BEGIN_UNLESS_CACHED_LEASED : BEGIN_UNLESS_CACHED, [JSON.stringify(input)], { prepare: true });
+      const begun = new Set<string>();
+      for (const row of r.rows) {
+        if (row.call_key != null) begun.add(String(row.call_key));
+        else out[Number(row.k)] = { hit: row.response as CachedResponse };
+      }
+      for (const { k } of input) if (!('hit' in out[k]!)) out[k] = { begun: !leased || begun.has(items[k]!.e.callKey) };
+    }
+    return out;
+  });
   return {
     begin: (e, lease) => begin({ e, lease }),
     record,
+    beginUnlessCached: (key, e, lease) => lookup({ key, e, lease }),
   };
 }
 

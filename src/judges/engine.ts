@@ -187,8 +187,12 @@ export function createJudgeEngine(o: EngineOptions): JudgeEngine {
     });
 
     if (stopped) return finish('provider_error', `run stopped: ${stopped}`, null, null, { stopRun: true });
-    const hit = await cache.get(cacheKey);
-    if (hit) return finish('ok', null, hit.output, hit.raw, { cached: true });
+    // With a combined lookup the cache is read in the first attempt's pending write (inside the gate).
+    const combined = ledger.beginUnlessCached?.bind(ledger);
+    if (!combined) {
+      const hit = await cache.get(cacheKey);
+      if (hit) return finish('ok', null, hit.output, hit.raw, { cached: true });
+    }
 
     const req: JudgeRequest = {
       mode: cfg.mode,
@@ -230,8 +234,18 @@ export function createJudgeEngine(o: EngineOptions): JudgeEngine {
     // The pending row is written just before the request leaves; `begun` says whether this attempt's was.
     let begun = false;
     let leaseLost = false;
+    let lookedUp = !combined;
+    let cachedHit: CachedResponse | undefined;
+    const begin = async (entry: LedgerEntry): Promise<boolean> => {
+      if (lookedUp) return ledger.begin(entry, input.lease);
+      lookedUp = true;
+      const r = await combined!(cacheKey, entry, input.lease);
+      if ('begun' in r) return r.begun;
+      cachedHit = r.hit;
+      throw new Error('cache hit');
+    };
     const send = async (): Promise<JudgeReply> => {
-      if (!(await ledger.begin(entryFor('pending', pendingEstimate(req, cfg.params.max_tokens), 0), input.lease))) {
+      if (!(await begin(entryFor('pending', pendingEstimate(req, cfg.params.max_tokens), 0)))) {
         leaseLost = true;
         throw new ProviderCallError('fatal', 'lease lost: another worker holds this job now');
       }
@@ -251,6 +265,7 @@ export function createJudgeEngine(o: EngineOptions): JudgeEngine {
         const err = e instanceof ProviderCallError ? e : new ProviderCallError('fatal', `adapter error: ${(e as Error)?.message ?? String(e)}`);
         // Nothing was sent (refused at the gate or lease lost): no call to count or record.
         if (!begun) calls--;
+        if (cachedHit) return finish('ok', null, cachedHit.output, cachedHit.raw, { cached: true });
         if (leaseLost) return finish('provider_error', err.message, null, lastRaw, { leaseLost: true });
         const kindStatus = { retryable: 'retryable_error', fatal: 'fatal_error', 'stop-run': 'stop_run' }[err.kind];
         if (begun) await record(kindStatus, ZERO_USAGE, clock() - t0, err.message);

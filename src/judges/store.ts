@@ -62,6 +62,11 @@ export interface UsageLedger {
   begin(entry: LedgerEntry, lease?: JobLease): Promise<boolean>;
   /** Settles the call begun under the same call key with its outcome, tokens and cost (or records it). */
   record(entry: LedgerEntry): Promise<void>;
+  /**
+   * The response cache lookup and begin() at once: the cached verdict when there is one (nothing
+   * written), else begin()'s answer. The engine then looks up and records a call in one round trip.
+   */
+  beginUnlessCached?(cacheKey: string, entry: LedgerEntry, lease?: JobLease): Promise<{ hit: CachedResponse } | { begun: boolean }>;
 }
 
 export class MemoryCache implements ResponseCache {

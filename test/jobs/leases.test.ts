@@ -107,6 +107,17 @@ describeDb('job leases', (ctx) => {
       ['lf-new', 'ok', 40, 9, 0.002, 31, 'w-x', true],
     ]);
 
+    // The cache lookup and the begin in one statement: a hit writes nothing; a miss begins (under a held lease only).
+    const verdict = { output: { items: [], claims: [] }, raw: 'cached', stop: 'complete', usage, calls: 1, model: 'm', promptHash: 'p' } as never;
+    await ctx.database.execute(`insert into judge_cache (key, response) values ('lf-cached', $1::jsonb)`, [JSON.stringify(verdict)]);
+    expect(await Promise.all([
+      ledger.beginUnlessCached!('lf-cached', entry('lf-hit', 'pending', answerIds[1]!), now[1]),
+      ledger.beginUnlessCached!('lf-miss', entry('lf-miss', 'pending', answerIds[1]!), now[1]),
+      ledger.beginUnlessCached!('lf-miss2', entry('lf-stale', 'pending', answerIds[1]!), old[1]),
+      ledger.beginUnlessCached!('lf-cached', entry('lf-hit2', 'pending', answerIds[1]!)),
+    ])).toEqual([{ hit: verdict }, { begun: true }, { begun: false }, { hit: verdict }]);
+    expect((await ctx.database.execute(`select call_key from usage_ledger where call_key in ('lf-hit', 'lf-miss', 'lf-stale', 'lf-hit2') order by call_key`)).rows.map((r) => r.call_key)).toEqual(['lf-miss']);
+
     const version = (await queuedAnswerReader(ctx.database, judgeId)(answerIds[0]!))!.versionId!;
     const grade = (f1: number): GradeRow => ({ answerId: answerIds[0]!, judgeId, rubricVersionId: version, promptHash: 'p', status: 'ok', reason: null, completeness: f1, correctness: f1, f1, items: [], claims: [], meta: {}, rawOutput: null, inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0, latencyMs: 1 });
     const upsert = gradeUpserter(ctx.database);
