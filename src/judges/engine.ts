@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { storableReply } from './storable-reply.ts';
 import type { Rubric } from '../domain/rubric.ts';
 import { mulberry32, type Rng } from '../stats/random.ts';
 import { canonicalJson, type LoadedJudge, resolveJudgeFile, sha256 } from './config.ts';
@@ -260,7 +261,7 @@ export function createJudgeEngine(o: EngineOptions): JudgeEngine {
       let reply: JudgeReply;
       begun = false;
       try {
-        reply = await gate(req, send);
+        reply = storableReply(await gate(req, send));
       } catch (e) {
         const err = e instanceof ProviderCallError ? e : new ProviderCallError('fatal', `adapter error: ${(e as Error)?.message ?? String(e)}`);
         // Nothing was sent (refused at the gate or lease lost): no call to count or record.

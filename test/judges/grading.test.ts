@@ -52,6 +52,22 @@ describeDb('grading service', (ctx) => {
     expect((await ctx.database.db.select().from(judgeCache)).length).toBeGreaterThanOrEqual(1);
   });
 
+  // A judge that emits U+0000 (raw or as a JSON escape) must still leave a stored grade: PostgreSQL text
+  // and jsonb refuse the character, which used to fail the insert instead of storing the verdicts.
+  it.each(['raw', 'escaped'] as const)('a judge reply with a %s NUL is stored with U+FFFD in its place', async (form) => {
+    const v = fullVerdicts() as { items: Array<Record<string, unknown>>; claims: unknown[] };
+    v.items[0] = { ...v.items[0], evidence: 'the barn\u0000 is red' };
+    const text = form === 'raw' ? JSON.stringify(v).replace('\\u0000', '\u0000') : JSON.stringify(v);
+    expect(text.includes(form === 'raw' ? '\u0000' : '\\u0000')).toBe(true);
+    fake.setScript([{ kind: 'text', text }]);
+    const g = await gradeAnswer(ctx.database, { judge: 'claude', keys: keysFor(fake), engine: quiet, rubric: farmyard, answer: { text: `${farmyardAnswer} (${form} NUL)`, run: 'nul-judge' } });
+    expect(g.status).toBe('ok');
+    expect(g.completeness!.toFixed(4)).toBe('0.5814');
+    const [row] = await ctx.database.db.select().from(grades).where(eq(grades.id, g.gradeId));
+    expect(row!.rawOutput).not.toContain('\u0000');
+    expect(JSON.stringify(row!.items)).toContain('the barn\ufffd is red');
+  });
+
   // Every fault of issue 5 §4, stored: the grade row's status, null scores, and the provider calls made
   // (a judge with max_attempts 3, and a 300 ms timeout for the hang, through each real SDK).
   const fixed = { kind: 'verdicts' as const, output: fullVerdicts() };
