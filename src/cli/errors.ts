@@ -39,10 +39,18 @@ function chain(e: unknown): Errish[] {
 
 const firstLine = (m: unknown) => String(m ?? '').split('\n')[0]!.trim();
 
+/** postgres.js when the server (or the PGlite owner we reached it through) went away mid-command. */
+const CLOSED_CODES = new Set(['CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED']);
+
 export function classify(e: unknown): Failure {
   if (isAssayError(e) && e.code !== 'internal') return { exitCode: 2, message: oneLine(e.message) };
   for (const x of chain(e)) {
     const code = typeof x.code === 'string' ? x.code : '';
+    // The database going away mid-command is neither the user's input nor a bug of ours: one line,
+    // exit 1, so a script retries rather than fixes its arguments.
+    if (CLOSED_CODES.has(code)) {
+      return { exitCode: 1, message: 'database: the connection closed while the command ran (the database server, or the process owning the PGlite directory, stopped); run the command again' };
+    }
     if (CONNECT_ERRNO.has(code) || CONNECT_SQLSTATE.has(code)) {
       return { exitCode: 2, message: `database: cannot connect (${code}: ${oneLine(firstLine(x.message))}); check DATABASE_URL` };
     }

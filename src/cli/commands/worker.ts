@@ -26,6 +26,13 @@ const worker: Command = {
       const stop = () => void w.stop({ graceful: true });
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
+      // Reached through another process's PGlite directory: when that owner goes, so does our database.
+      // Stop at once rather than let every poll fail against a closed socket.
+      let ownerLost = false;
+      void database.owner?.lost.then(() => {
+        ownerLost = true;
+        void w.stop({ graceful: false });
+      });
       try {
         process.stderr.write(`worker ${process.pid}: ${concurrency} provider calls at once (as many jobs again read ahead), polling every ${pollMs} ms\n`);
         await w.done;
@@ -33,6 +40,11 @@ const worker: Command = {
         await w.stop({ graceful: true });
         process.off('SIGINT', stop);
         process.off('SIGTERM', stop);
+      }
+      if (ownerLost) {
+        process.stderr.write(`assay worker: the process owning the data directory (pid ${database.owner!.info.pid}) stopped; start the worker again\n`);
+        process.exitCode = 1;
+        return;
       }
       const s = w.stats;
       process.stderr.write(`worker ${process.pid}: stopped after ${s.graded} graded, ${s.skipped} skipped (already graded), ${s.failed} failed attempts\n`);
