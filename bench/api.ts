@@ -5,7 +5,7 @@
 // latency per engine and the PostgreSQL/PGlite ratio, all measured in this one run.
 //   npm run bench -- api      (BENCH_SECONDS, BENCH_CONCURRENCY, BENCH_PG_URL override the defaults;
 //   BENCH_CPU_PROF=DIR writes the servers' V8 CPU profiles there)
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
 import { mulberry32, shuffleInPlace } from '../src/stats/random.ts';
 
+import { startServer, stopServer, type StartedServer as Started } from './lib/server-process.ts';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const WARMUP = 2;
@@ -31,40 +32,6 @@ for (let k = 0; k < 6; k++) {
   answers.push(Array.from({ length: N }, (_, r) => ids.slice(r * N, r * N + N)));
 }
 
-interface Started {
-  child: ChildProcess;
-  url: string;
-  key: string;
-}
-
-function startServer(env: Record<string, string>): Promise<Started> {
-  return new Promise((resolve, reject) => {
-    const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-    const child = spawn(process.execPath, [...prof, '--import', 'tsx', 'src/main.ts'], {
-      cwd: ROOT,
-      env: { ...process.env, PORT: '0', RATE_LIMIT_PER_MINUTE: '100000000', ANTHROPIC_API_KEY: '', OPENAI_API_KEY: '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const url = /listening on (http:\/\/\S+)/.exec(out)?.[1];
-      const key = /^\s+(assay_[0-9a-f]{8}_\S+)$/m.exec(out)?.[1];
-      if (url && key) resolve({ child, url, key });
-    });
-    child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-    child.once('exit', (code) => reject(new Error(`server exited (${code}) before listening:\n${err}`)));
-  });
-}
-
-function stopServer(s: Started): Promise<void> {
-  return new Promise((resolve) => {
-    if (s.child.exitCode !== null) return resolve();
-    s.child.once('exit', () => resolve());
-    s.child.kill('SIGTERM');
-  });
-}
 
 interface LoadResult {
   /** Requests completed including the warm-up (the server's CPU is measured over all of them). */
@@ -108,7 +75,7 @@ function runLoad(s: Started, runName: string): Promise<LoadResult & { serverCpuM
 }
 
 async function bench(engine: 'pglite' | 'postgres', env: Record<string, string>): Promise<LoadResult & { serverCpuMs: number | null }> {
-  const s = await startServer(env);
+  const s = await startServer(env, process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []);
   try {
     const puzzle = JSON.stringify({ id: 'bench-10x10', rows: N, cols: N, layout });
     const res = await fetch(`${s.url}/api/puzzles`, { method: 'POST', headers: { authorization: `Bearer ${s.key}`, 'content-type': 'application/x-ndjson' }, body: puzzle });

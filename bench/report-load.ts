@@ -9,7 +9,7 @@
 //     a write every second (each write empties the cache, so the leaderboard is recomputed under load);
 //   - the ratios to the targets: /health p99 ≤ 50 ms, each page ≤ 150 ms of server time.
 //   npm run bench -- report-load     (BENCH_SECONDS per load phase, default 10; BENCH_ANSWERS, default 10000)
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +18,7 @@ import { migrate, openDatabase } from '../src/db/client.ts';
 import { seedExamples } from '../src/services/seed.ts';
 import { fillReportDatabase } from './lib/report-db.ts';
 
+import { startServer, stopServer, type StartedServer as Started } from './lib/server-process.ts';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const ANSWERS = Number(process.env.BENCH_ANSWERS ?? 10_000);
@@ -27,39 +28,6 @@ const HEALTH_TARGET_MS = 50;
 const PAGE_TARGET_MS = 150;
 const PAGES = ['/', '/calibration', '/describe-then-solve', '/benchmarks', '/api/reports/leaderboard', '/api/reports/calibration'];
 
-interface Started {
-  child: ChildProcess;
-  url: string;
-  key: string;
-}
-
-function startServer(dataDir: string): Promise<Started> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-      cwd: ROOT,
-      env: { ...process.env, PORT: '0', ASSAY_DATA_DIR: dataDir, DATABASE_URL: '', RATE_LIMIT_PER_MINUTE: '100000000', ANTHROPIC_API_KEY: '', OPENAI_API_KEY: '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const url = /listening on (http:\/\/\S+)/.exec(out)?.[1];
-      const key = /^\s+(assay_[0-9a-f]{8}_\S+)$/m.exec(out)?.[1];
-      if (url && key) resolve({ child, url, key });
-    });
-    child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-    child.once('exit', (code) => reject(new Error(`server exited (${code}) before listening:\n${err}`)));
-  });
-}
-
-function stopServer(s: Started): Promise<void> {
-  return new Promise((resolve) => {
-    if (s.child.exitCode !== null) return resolve();
-    s.child.once('exit', () => resolve());
-    s.child.kill('SIGTERM');
-  });
-}
 
 /** CPU seconds (user + system, every thread) a process has used so far, from /proc (Linux). */
 function cpuSeconds(pid: number): number {
@@ -145,7 +113,7 @@ async function loadPhase(s: Started, withWrites: boolean, path = '/'): Promise<{
 const f = (x: number, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : '—');
 
 async function scenario(label: string, dataDir: string): Promise<void> {
-  const s = await startServer(dataDir);
+  const s = await startServer({ ASSAY_DATA_DIR: dataDir, DATABASE_URL: '' });
   try {
     const idle = await sampleHealth(s, sleep(2000));
     const first = new Map<string, Awaited<ReturnType<typeof timed>>>();
