@@ -129,6 +129,7 @@ export async function importLabels(database: Database, file: ImportFile, opts: L
     const keys = await itemKeys(tx, [...new Set(resolved.flatMap((a) => (a.rubricId === null ? [] : [a.rubricId])))]);
     const stored = await storedLabels(tx, [...new Set(resolved.map((a) => a.id))]);
     const fresh: Array<typeof labels.$inferInsert> = [];
+    const freshFrom: Array<{ loc: Located; answer: Candidate }> = [];
     const changed: Array<typeof labels.$inferInsert> = [];
     const examples: string[] = [];
     let unchanged = 0;
@@ -142,7 +143,10 @@ export async function importLabels(database: Database, file: ImportFile, opts: L
       if (seen.has(key)) throw locatedError(r.loc, ['label'], `second label by '${annotator}' for the same answer and item (first on line ${seen.get(key)})`);
       seen.set(key, r.loc.line);
       const before = stored.get(key);
-      if (!before) fresh.push(value);
+      if (!before) {
+        fresh.push(value);
+        freshFrom.push({ loc: r.loc, answer });
+      }
       else if (before.label === value.label && before.kind === value.kind) unchanged++;
       else {
         changed.push(value);
@@ -150,12 +154,34 @@ export async function importLabels(database: Database, file: ImportFile, opts: L
       }
     }
     if (changed.length > 0 && !opts.replace) throw replaceRefused(file, examples, changed.length);
+    // A concurrent writer may have stored some of the fresh labels since the read above. The same label
+    // is no conflict (two seeders write the same rows); a different one is a replacement like any other.
+    let inserted = 0;
+    const raced: number[] = [];
     for (let i = 0; i < fresh.length; i += CHUNK) {
-      // A label stored since the read above (a concurrent writer) must not be overwritten unasked.
-      const written = await tx.insert(labels).values(fresh.slice(i, i + CHUNK)).onConflictDoNothing().returning({ id: labels.id });
-      if (written.length !== fresh.slice(i, i + CHUNK).length) {
-        throw new AssayError('conflict', `${file.path}: labels were stored by someone else during this import; nothing written — import again`);
+      const chunk = fresh.slice(i, i + CHUNK);
+      const written = await tx
+        .insert(labels)
+        .values(chunk)
+        .onConflictDoNothing()
+        .returning({ answerId: labels.answerId, itemKey: labels.itemKey, annotator: labels.annotator });
+      inserted += written.length;
+      if (written.length === chunk.length) continue;
+      const done = new Set(written.map(keyOf));
+      chunk.forEach((v, j) => done.has(keyOf(v as Stored)) || raced.push(i + j));
+    }
+    if (raced.length > 0) {
+      const now = await storedLabels(tx, [...new Set(raced.map((j) => fresh[j]!.answerId))]);
+      for (const j of raced) {
+        const value = fresh[j]!;
+        const s = now.get(keyOf(value as Stored));
+        if (s && s.label === value.label && s.kind === value.kind) unchanged++;
+        else {
+          changed.push(value);
+          if (s && examples.length < EXAMPLES) examples.push(describeChange(freshFrom[j]!.loc, freshFrom[j]!.answer, s, value));
+        }
       }
+      if (changed.length > 0 && !opts.replace) throw replaceRefused(file, examples, changed.length);
     }
     for (let i = 0; i < changed.length; i += CHUNK) {
       await tx
@@ -166,6 +192,6 @@ export async function importLabels(database: Database, file: ImportFile, opts: L
           set: { label: sql`excluded.label`, kind: sql`excluded.kind`, createdAt: sql`now()` },
         });
     }
-    return { inserted: fresh.length, replaced: changed.length, unchanged, runs: [...new Set(resolved.map((a) => a.run))].sort() };
+    return { inserted, replaced: changed.length, unchanged, runs: [...new Set(resolved.map((a) => a.run))].sort() };
   });
 }
