@@ -43,12 +43,12 @@ class VersionedCache {
   readonly stats: CacheStats = { hits: 0, misses: 0, computes: 0 };
   constructor(private readonly capacity: number) {}
 
-  async get<T>(key: string, readVersion: () => Promise<string>, compute: () => Promise<T>): Promise<T> {
+  async get<T>(key: string, readVersion: () => Promise<string>, compute: () => Promise<T>, copy: (v: T) => T = structuredClone): Promise<T> {
     const version = await readVersion();
     const slot = this.slot(key);
     if (slot.entry?.version === version) {
       this.stats.hits++;
-      return structuredClone(slot.entry.value) as T;
+      return copy(slot.entry.value as T);
     }
     this.stats.misses++;
     let p: Promise<unknown>;
@@ -56,7 +56,7 @@ class VersionedCache {
     else if (slot.queued) p = slot.queued;
     else if (slot.running) p = slot.queued = this.queue(slot, slot.running.promise, readVersion, compute);
     else p = this.run(slot, version, compute);
-    return structuredClone(await p) as T;
+    return copy((await p) as T);
   }
 
   private async queue(slot: Slot, before: Promise<unknown>, readVersion: () => Promise<string>, compute: () => Promise<unknown>): Promise<unknown> {
@@ -123,6 +123,19 @@ export async function dataVersion(database: Database): Promise<string> {
  */
 export async function cachedReport<T>(database: Database, key: string, compute: () => Promise<T>): Promise<T> {
   return cacheOf(database).get(key, () => dataVersion(database), compute);
+}
+
+/** A finished response kept by the pages: strings only, so callers share it and nothing is cloned. */
+export interface KeptResponse {
+  readonly status: number;
+  readonly type: string | null;
+  readonly disposition: string | null;
+  readonly body: string;
+}
+
+/** `cachedReport` for a rendered response (immutable strings: the 90 kB of a page are not copied per request). */
+export async function cachedResponse(database: Database, key: string, compute: () => Promise<KeptResponse>): Promise<KeptResponse> {
+  return cacheOf(database).get(key, () => dataVersion(database), compute, (v) => v);
 }
 
 /** Hit, miss and computation counts of a database's report cache (tests and the bench read them). */

@@ -2,13 +2,31 @@ import type { Context } from 'hono';
 import { Fragment, jsx } from 'hono/jsx';
 import { raw } from 'hono/html';
 import type { Database } from '../../db/client.ts';
-import { cachedReport, reportKey } from '../../services/report-cache.ts';
+import { cachedReport, cachedResponse, reportKey } from '../../services/report-cache.ts';
 import type { Web } from '../index.tsx';
-import { respondPage, type PageSpec } from '../respond.tsx';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { respondPage, SECURITY_HEADERS, type PageSpec } from '../respond.tsx';
 
-/** A GET page over stored data: readable without a key on loopback, with a read key otherwise. */
+/**
+ * A GET page over stored data: readable without a key on loopback, with a read key otherwise. Without a
+ * login session every visitor sees the same frame, so the whole response (page, or a table download) is
+ * kept per data version, path and query: a warm request then costs a version check and a write, and a
+ * crowd of readers cannot queue the event loop up behind page renders (issue 11, finding 10).
+ */
 export function reportPage(web: Web, path: string, build: (c: Context, q: URLSearchParams) => Promise<PageSpec>): void {
-  web.page('GET', path, web.readScope, async (c) => respondPage(c, await web.frame(c), await build(c, new URL(c.req.url).searchParams)));
+  web.page('GET', path, web.readScope, async (c) => {
+    const q = new URL(c.req.url).searchParams;
+    const frame = await web.frame(c);
+    if (frame.user !== null) return respondPage(c, frame, await build(c, q));
+    const kept = await cachedResponse(web.api.deps.database, reportKey(`response:${c.req.path}`, q.toString()), async () => {
+      const res = await respondPage(c, frame, await build(c, q));
+      return { status: res.status, type: res.headers.get('Content-Type'), disposition: res.headers.get('Content-Disposition'), body: await res.text() };
+    });
+    const headers: Record<string, string> = { ...SECURITY_HEADERS };
+    if (kept.type) headers['Content-Type'] = kept.type;
+    if (kept.disposition) headers['Content-Disposition'] = kept.disposition;
+    return c.body(kept.body, kept.status as ContentfulStatusCode, headers);
+  });
 }
 
 /**
