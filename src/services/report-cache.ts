@@ -111,10 +111,28 @@ const cacheOf = (database: Database) => {
   return c;
 };
 
-/** The data version of the whole database (see above). */
-export async function dataVersion(database: Database): Promise<string> {
-  const r = await database.execute('select pg_current_snapshot()::text as v');
-  return String(r.rows[0]!.v);
+const batched = new WeakMap<Database, Promise<string>>();
+
+/**
+ * The data version of the whole database (see above). Callers that arrive together share one read, and
+ * only a read that starts after all of them arrived (on the next turn of the event loop): whatever any of
+ * them saw committed before asking is inside it, so sharing never hands anyone an older version — while a
+ * crowd of readers costs one query per turn instead of one each (on PGlite, every query runs on the main
+ * thread).
+ */
+export function dataVersion(database: Database): Promise<string> {
+  let p = batched.get(database);
+  if (!p) {
+    p = new Promise<string>((resolve, reject) => {
+      setImmediate(() => {
+        // Closed before the read starts: a caller arriving from now on waits for the next read.
+        batched.delete(database);
+        database.execute('select pg_current_snapshot()::text as v').then((r) => resolve(String(r.rows[0]!.v)), reject);
+      });
+    });
+    batched.set(database, p);
+  }
+  return p;
 }
 
 /**
