@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/client.ts';
 import { runCli } from '../helpers/cli.ts';
-import { ENGINES, openTestDatabase, rowCounts } from '../helpers/db.ts';
+import { ENGINES, cliDatabaseEnv, rowCounts } from '../helpers/db.ts';
 
 /** Each step spawns the real binary (and PGlite opens its data directory): slow on a busy machine. */
 const SLOW = 300_000;
@@ -34,14 +34,7 @@ for (const engine of ENGINES) {
     };
 
     beforeAll(async () => {
-      if (engine === 'postgres') {
-        const t = await openTestDatabase('postgres');
-        await t.database.close();
-        env = { DATABASE_URL: t.url };
-        drop = t.drop;
-      } else {
-        env = { DATABASE_URL: '', ASSAY_DATA_DIR: join(tmp, 'data') };
-      }
+      ({ env, drop } = await cliDatabaseEnv(engine, tmp));
       expect(runCli(['import', 'rubrics', 'rubrics/farmyard.yaml'], { env }).code).toBe(0);
       const answers = ['run-a', 'run-b'].flatMap((run) => [0, 1].map((id) => ({ id, run, model: `m-${run}`, task: 'describe', rubric: 'farmyard-54', text: `answer ${id}` })));
       const r = runCli(['import', 'answers', file('answers.jsonl', jsonl(...answers))], { env });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.ts';
-import { ENGINES, openTestDatabase } from '../helpers/db.ts';
+import { cliDatabaseEnv, ENGINES } from '../helpers/db.ts';
 
 /** Each step spawns the real binary (and PGlite opens its data directory): slow on a busy machine. */
 const SLOW = 300_000;
@@ -16,14 +16,7 @@ for (const engine of ENGINES) {
     let drop: (() => Promise<void>) | undefined;
 
     beforeAll(async () => {
-      if (engine === 'postgres') {
-        const t = await openTestDatabase('postgres');
-        await t.database.close();
-        env = { DATABASE_URL: t.url };
-        drop = t.drop;
-      } else {
-        env = { DATABASE_URL: '', ASSAY_DATA_DIR: join(tmp, 'data') };
-      }
+      ({ env, drop } = await cliDatabaseEnv(engine, tmp));
     });
     afterAll(async () => {
       await drop?.().catch(() => {});

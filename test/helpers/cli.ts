@@ -1,3 +1,4 @@
+import { expect } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
@@ -60,4 +61,14 @@ export function runCliAsync(args: string[], opts: { cwd?: string; env?: NodeJS.P
       resolve({ code: code ?? -1, signal, stdout, stderr, timedOut, json: () => JSON.parse(stdout) });
     });
   });
+}
+
+/** The CLI's bad-input contract: exit 2, nothing on stdout, exactly one stderr line matching `pattern`. */
+export function expectBadInput(args: string[], pattern: RegExp): void {
+  const r = runCli(args);
+  expect(r.code, r.stderr).toBe(2);
+  expect(r.stdout).toBe('');
+  const lines = r.stderr.trim().split('\n');
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toMatch(pattern);
 }

@@ -99,3 +99,14 @@ export async function rowCounts(database: Database): Promise<Record<string, numb
   }
   return out;
 }
+
+/**
+ * The environment that points the real binary at a fresh database of `engine`: a new PostgreSQL database
+ * (dropped by `drop`), or a PGlite directory under `tmp`.
+ */
+export async function cliDatabaseEnv(engine: 'pglite' | 'postgres', tmp: string): Promise<{ env: NodeJS.ProcessEnv; drop?: () => Promise<void> }> {
+  if (engine === 'pglite') return { env: { DATABASE_URL: '', ASSAY_DATA_DIR: `${tmp}/data` } };
+  const t = await openTestDatabase('postgres');
+  await t.database.close();
+  return { env: { DATABASE_URL: t.url }, drop: t.drop };
+}

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.ts';
+import { expectBadInput, runCli } from '../helpers/cli.ts';
 
 /** `assay stats …` through the real binary: output keys of design §3, exit 2 with one line naming the file. */
 
@@ -21,15 +21,6 @@ const sasA = [...Array(5).fill(0), ...Array(8).fill(1), ...Array(6).fill(2)];
 const sasB = [1, 1, 1, 1, 2, ...Array(8).fill(1), 1, 2, 2, 2, 2, 2];
 const A = file('a.json', sasA);
 const B = file('b.json', sasB);
-
-function expectBadInput(args: string[], pattern: RegExp) {
-  const r = runCli(args);
-  expect(r.code, r.stderr).toBe(2);
-  expect(r.stdout).toBe('');
-  const lines = r.stderr.trim().split('\n');
-  expect(lines).toHaveLength(1);
-  expect(lines[0]).toMatch(pattern);
-}
 
 describe('assay stats kappa', () => {
   it('prints kappa, SE, CI, agreement, n and categories (SAS: 0.4842, ASE 0.1380, CI 0.2137–0.7547)', () => {

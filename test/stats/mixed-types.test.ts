@@ -8,7 +8,7 @@ import { countsFromRatings, fleissKappa } from '../../src/stats/fleiss.ts';
 import { cohenKappa, gwetAC, scottPi } from '../../src/stats/kappa.ts';
 import { krippendorffAlpha } from '../../src/stats/krippendorff.ts';
 import { unifyLabelTypes } from '../../src/stats/label-types.ts';
-import { runCli } from '../helpers/cli.ts';
+import { expectBadInput, runCli } from '../helpers/cli.ts';
 
 /**
  * Issue 11, finding 8: numbers that are silently wrong. `stats kappa` with integer labels in one file
@@ -25,15 +25,6 @@ const file = (name: string, content: unknown) => {
   return path;
 };
 const badInput = expect.objectContaining({ code: 'bad_input' });
-
-function expectBadInput(args: string[], pattern: RegExp) {
-  const r = runCli(args);
-  expect(r.code, r.stderr).toBe(2);
-  expect(r.stdout).toBe('');
-  const lines = r.stderr.trim().split('\n');
-  expect(lines).toHaveLength(1);
-  expect(lines[0]).toMatch(pattern);
-}
 
 describe('the library refuses label sets that mix numbers and text', () => {
   it('kappa, pi, AC1, agreement and confusion: 1 and "1" are not two categories', () => {
