@@ -5,7 +5,7 @@ import { badInput } from '../../domain/errors.ts';
 import { parseRowId } from '../../domain/limits.ts';
 import { CLAIM_VERDICTS, ITEM_VERDICTS } from '../../domain/verdicts.ts';
 import { annotationProgress, annotationTask, annotatorLabels, saveAnnotation, saveAnnotations, type AnnotationMark, type AnnotationTask, type Progress } from '../../services/web-annotation.ts';
-import { checkCsrf, sessionCaller } from '../guard.ts';
+import { sessionCaller } from '../guard.ts';
 import type { Web } from '../index.tsx';
 import { renderHtml, respondPage, type PageFrame } from '../respond.tsx';
 import { DataTable, type Table } from '../table.tsx';
@@ -171,11 +171,8 @@ export function registerAnnotationPages(web: Web): void {
   // Without script: the whole form at once, then on to the next answer.
   web.page('POST', '/annotate/:id', 'annotate', async (c) => {
     const id = answerId(c);
+    // The page guard already checked the session's CSRF token and origin (every unsafe method).
     const form = await c.req.parseBody({ all: true });
-    if (!c.req.header('authorization')) {
-      const s = await sessionCaller(web.auth, c);
-      if (s) checkCsrf(c, s.session, typeof form._csrf === 'string' ? form._csrf : undefined);
-    }
     await saveAnnotations(db, { answerId: id, annotator: who(c), marks: formMarks(form) });
     const next = nextAfter(await annotationProgress(db, who(c)), id);
     return c.redirect(next ? `/annotate/${next}` : '/annotate', 303);
