@@ -8,9 +8,6 @@ export const PageQuery = z.object({
   offset: z.coerce.number().int().min(0).default(0).openapi({ description: 'Rows to skip.' }),
 });
 
-export const pageOf = <S extends z.ZodType>(item: S) =>
-  z.object({ items: z.array(item), total: z.number().int(), limit: z.number().int(), offset: z.number().int() });
-
 export const ErrorSchema = z
   .object({ error: z.object({ code: z.string(), message: z.string() }) })
   .openapi('Error');

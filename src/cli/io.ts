@@ -33,20 +33,6 @@ export function readStructured(path: string, what = 'file'): unknown {
   return /\.ya?ml$/i.test(path) ? readYaml(path, what) : readJson(path, what);
 }
 
-/** JSON Lines: one object per non-blank line; errors name the line. */
-export function readJsonl(path: string, what = 'file'): unknown[] {
-  const text = readText(path, what);
-  const rows: unknown[] = [];
-  const lines = text.split(/\r?\n/);
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!.trim();
-    if (line === '') continue;
-    rows.push(parseCheckedJson(line, `${what} ${path}: line ${i + 1}`));
-  }
-  if (rows.length === 0) throw badInput(`${what} ${path}: empty (no JSON lines)`);
-  return rows;
-}
-
 /** Pictures for a judge: a real image of a known type, at most this big (providers refuse larger ones). */
 export const MAX_IMAGE_BYTES = 20 * 1024 * 1024;
 const IMAGE_MAGIC: Array<[RegExp, (b: Buffer) => boolean]> = [

@@ -103,7 +103,3 @@ export async function getAnswer(database: Database | { db: Queryable }, id: numb
   if (!row) throw notFound(`answer ${id} not found`);
   return toView(row);
 }
-
-export async function countAnswers(database: Database, filters: Omit<AnswerFilters, 'limit' | 'offset'> = {}): Promise<number> {
-  return (await listAnswers(database, { ...filters, limit: 0 })).total;
-}

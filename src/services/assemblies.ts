@@ -57,22 +57,6 @@ export async function scoreAndStoreAssembly(database: Database, answerId: number
   return database.db.transaction((tx) => scoreOne(tx, answerId));
 }
 
-/** Scores every assembly answer of a run (or all runs); returns how many were scored. */
-export async function scoreAssemblies(database: Database, opts: { run?: string } = {}): Promise<{ scored: number }> {
-  return database.db.transaction(async (tx) => {
-    const c: SQL[] = [eq(answers.task, 'assemble')];
-    if (opts.run) c.push(eq(runs.name, opts.run));
-    const ids = await tx
-      .select({ id: answers.id })
-      .from(answers)
-      .innerJoin(runs, eq(runs.id, answers.runId))
-      .where(and(...c))
-      .orderBy(asc(answers.id));
-    for (const { id } of ids) await scoreOne(tx, id);
-    return { scored: ids.length };
-  });
-}
-
 export interface AssemblyScoreView extends StoredAssemblyScore {
   answer: string;
   run: string;

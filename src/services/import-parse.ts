@@ -119,8 +119,7 @@ function checked(loc: Located): Located {
   return loc;
 }
 
-/** Files of a directory import, by extension. */
-export const isStructured = (path: string): boolean => /\.(ya?ml|json)$/i.test(path);
+/** A JSON Lines file (one value a line), by extension; anything else is one YAML/JSON document. */
 export const isJsonl = (path: string): boolean => /\.jsonl$/i.test(path);
 
 /** Every value of a file: one per JSONL line, or the single YAML/JSON document. */
