@@ -116,8 +116,22 @@ function exitBackstop(code: number): void {
   }, EXIT_GRACE_MS).unref();
 }
 
+/**
+ * A reader that stops early (`assay … | head`) closes the pipe. That is the reader's choice, not a
+ * failure of the command: the rest of the output is discarded and the command still finishes what it
+ * started (a run keeps grading, an import still commits), ending with its own exit status. Without
+ * this, Node reports the EPIPE as an unhandled error and the process dies mid-command.
+ */
+export function discardOutputOnBrokenPipe(stream: NodeJS.WriteStream): void {
+  stream.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code !== 'EPIPE') throw e;
+    stream.write = (() => true) as typeof stream.write;
+  });
+}
+
 const isEntry = process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/'));
 if (isEntry) {
+  discardOutputOnBrokenPipe(process.stdout);
   main(process.argv.slice(2)).then(
     (code) => {
       process.exitCode = code;
