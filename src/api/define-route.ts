@@ -39,7 +39,11 @@ export function scopeOf(app: object, method: string, path: string): RouteScope |
   return routeRegistry(app).get(keyOf(method, path))?.scope;
 }
 
-/** Marks an app-wide middleware (app.use) so the security test can tell it from a route. */
+/**
+ * Marks an app-wide middleware (app.use) so the security test can tell it from a route: hono records
+ * app.use('*', mw) and app.all('*', h) alike in app.routes, so the handler's identity is the only mark
+ * that exempts the host check without exempting an unguarded catch-all route.
+ */
 export function markMiddleware<T extends object>(mw: T): T {
   middlewareHandlers.add(mw);
   return mw;

@@ -41,6 +41,16 @@ describeDb('every registered route is classified and enforced', (ctx) => {
     expect(api.app.routes.length).toBeGreaterThan(5);
   });
 
+  it('exempts only the marked app-wide host check from the walk, never an unmarked catch-all', () => {
+    // hono records app.use('*', mw) and app.all('*', h) alike ({method: 'ALL', path, handler}), so only
+    // the handler's identity tells the app-wide middleware from a catch-all route: exactly one entry is
+    // exempt, and it is the first thing every request meets.
+    const exempt = api.app.routes.filter((r) => r.method === 'ALL' && isMarkedMiddleware(r.handler)).map((r) => `${r.method} ${r.path}`);
+    expect(exempt).toEqual(['ALL /*']);
+    expect(api.app.routes[0]!.method === 'ALL' && isMarkedMiddleware(api.app.routes[0]!.handler)).toBe(true);
+    expect(isMarkedMiddleware(async (_c: unknown, next: () => Promise<void>) => next())).toBe(false);
+  });
+
   it('answers 401 without a key, with an unknown key and with a revoked key, and 403 without the scope', async () => {
     const seen = new Set<string>();
     let checked = 0;
