@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { calibrate, formatCalibration } from '../../src/analysis/calibration/index.ts';
+import { calibrate } from '../../src/analysis/calibration/index.ts';
+import { formatCalibration } from '../../src/cli/format/calibration.ts';
 import { parseLabels, type LabelRow } from '../../src/domain/labels.ts';
 import { FIXTURES } from '../helpers/cli.ts';
 

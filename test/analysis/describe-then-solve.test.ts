@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { describeThenSolve, formatDescribeThenSolve, parseDtsJsonl, type DtsRow } from '../../src/analysis/describe-then-solve/index.ts';
+import { describeThenSolve, parseDtsJsonl, type DtsRow } from '../../src/analysis/describe-then-solve/index.ts';
+import { formatDescribeThenSolve } from '../../src/cli/format/describe-then-solve.ts';
 import { FIXTURES } from '../helpers/cli.ts';
 
 /**

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { calibrate, formatCalibration } from '../../src/analysis/calibration/index.ts';
+import { calibrate } from '../../src/analysis/calibration/index.ts';
+import { formatCalibration } from '../../src/cli/format/calibration.ts';
 import { normaliseLabel, parseLabels, parseLabelsCsv, parseLabelsJsonl, type LabelRow } from '../../src/domain/labels.ts';
 
 const jl = (...rows: object[]) => rows.map((r) => JSON.stringify(r)).join('\n');

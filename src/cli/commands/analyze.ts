@@ -1,4 +1,5 @@
 import type { Command } from '../command.ts';
+import { formatDescribeThenSolve } from '../format/describe-then-solve.ts';
 import { numberFlag, readText, requireFlag } from '../io.ts';
 
 const describeThenSolve: Command = {
@@ -16,7 +17,7 @@ const describeThenSolve: Command = {
     const threshold = numberFlag(values, 'threshold');
     const perceptionThreshold = numberFlag(values, 'perception-threshold');
     const answerThreshold = numberFlag(values, 'answer-threshold');
-    const { describeThenSolve: analyse, formatDescribeThenSolve, parseDtsJsonl } = await import('../../analysis/describe-then-solve/index.ts');
+    const { describeThenSolve: analyse, parseDtsJsonl } = await import('../../analysis/describe-then-solve/index.ts');
     const rows = parseDtsJsonl(readText(input, 'input'), input);
     const report = analyse(rows, { threshold, perceptionThreshold, answerThreshold, source: input });
     return { json: report, text: formatDescribeThenSolve(report) };

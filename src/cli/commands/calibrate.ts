@@ -1,6 +1,7 @@
 import type { Command, CommandContext } from '../command.ts';
 import { badInput } from '../../domain/errors.ts';
 import { isLabelScale, LABEL_SCALES, parseLabels, type LabelRow, type LabelScale } from '../../domain/labels.ts';
+import { formatCalibration } from '../format/calibration.ts';
 import { numberFlag, readStructured, readText, requireFlag } from '../io.ts';
 
 /** Where the labels come from: a labels file, or a stored run's judge verdicts joined with its human labels. */
@@ -58,7 +59,7 @@ const calibrate: Command = {
     const weights = typeof values.rubric === 'string' ? await rubricWeights(values.rubric) : undefined;
     const source = labels !== undefined ? labelsFromFile(labels, scale) : await labelsFromRun(run!, judge);
 
-    const { calibrate: calibrateLabels, formatCalibration } = await import('../../analysis/calibration/index.ts');
+    const { calibrate: calibrateLabels } = await import('../../analysis/calibration/index.ts');
     const opts: Parameters<typeof calibrateLabels>[1] = { scale, source: source.name };
     if (judge !== undefined) opts.judge = judge;
     if (seed !== undefined) opts.seed = seed;

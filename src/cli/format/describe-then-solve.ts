@@ -1,5 +1,7 @@
-import { table, type Cell } from '../../cli/table.ts';
-import type { DtsGroup, DtsReport, Proportion } from './types.ts';
+import type { DtsGroup, DtsReport, Proportion } from '../../analysis/describe-then-solve/index.ts';
+import { table, type Cell } from '../table.ts';
+
+/** The terminal rendering of a describe-then-solve report (`assay analyze describe-then-solve`); analysis/describe-then-solve/ returns the data. */
 
 const pct = (p: Proportion): string =>
   p.estimate === null ? '—' : `${(100 * p.estimate).toFixed(1)}% [${(100 * p.ci![0]).toFixed(1)}, ${(100 * p.ci![1]).toFixed(1)}]`;

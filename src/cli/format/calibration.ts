@@ -1,9 +1,11 @@
-import { table, type Cell } from '../../cli/table.ts';
-import type { AlphaStat, CalibrationReport, Comparison, JudgeReport, PairStats, TrustReading } from './types.ts';
+import type { AlphaStat, CalibrationReport, Comparison, JudgeReport, PairStats, TrustReading } from '../../analysis/calibration/index.ts';
+import { table, type Cell } from '../table.ts';
+
+/** The terminal rendering of a calibration report (`assay calibrate`); analysis/calibration/ returns the data. */
 
 const D = 3;
 const num = (v: number | null | undefined): string => (v === null || v === undefined ? '—' : v.toFixed(D));
-export const ci = (c: [number, number] | null | undefined): string => (c ? `[${num(c[0])}, ${num(c[1])}]` : '—');
+const ci = (c: [number, number] | null | undefined): string => (c ? `[${num(c[0])}, ${num(c[1])}]` : '—');
 
 /** Table columns per scale: kappa family on categorical scales, correlations on numeric. */
 function pairColumns(scale: CalibrationReport['scale']): { headers: string[]; cells(p: PairStats): Cell[] } {
