@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import {
+  type AnyPgColumn,
   check,
   doublePrecision,
   index,
@@ -11,6 +12,9 @@ import {
   timestamp,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
+import { ANSWER_STATUSES, type AnswerStatus, TASK_KINDS, type TaskKind } from '../domain/answers.ts';
+import type { GradeStatus } from '../domain/grades.ts';
+import { LABEL_KINDS, type LabelKind } from '../domain/label-kinds.ts';
 
 /**
  * The whole data model (see src/db/README.md). One schema for both engines (PGlite and PostgreSQL);
@@ -20,6 +24,8 @@ import {
 
 const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
 const tokens = (name: string) => integer(name);
+/** `column in ('a', 'b', …)` from a list in domain/: the check constraint and the column type share one list. */
+const isOneOf = (column: AnyPgColumn, values: readonly string[]) => sql`${column} in (${sql.raw(values.map((v) => `'${v}'`).join(', '))})`;
 
 export const rubrics = pgTable('rubrics', {
   id: serial('id').primaryKey(),
@@ -99,11 +105,6 @@ export const runs = pgTable(
   (t) => [index('runs_model_idx').on(t.model)],
 );
 
-export const TASK_KINDS = ['describe', 'assemble', 'describe-then-solve', 'choice'] as const;
-export const ANSWER_STATUSES = ['ok', 'no_answer', 'truncated', 'error'] as const;
-export type TaskKind = (typeof TASK_KINDS)[number];
-export type AnswerStatus = (typeof ANSWER_STATUSES)[number];
-
 export const answers = pgTable(
   'answers',
   {
@@ -128,8 +129,8 @@ export const answers = pgTable(
     index('answers_puzzle_idx').on(t.puzzleId),
     index('answers_rubric_idx').on(t.rubricId),
     index('answers_task_idx').on(t.task),
-    check('answers_task_check', sql`${t.task} in ('describe', 'assemble', 'describe-then-solve', 'choice')`),
-    check('answers_status_check', sql`${t.status} in ('ok', 'no_answer', 'truncated', 'error')`),
+    check('answers_task_check', isOneOf(t.task, TASK_KINDS)),
+    check('answers_status_check', isOneOf(t.status, ANSWER_STATUSES)),
   ],
 );
 
@@ -168,8 +169,8 @@ export const grades = pgTable(
       .references(() => judges.id, { onDelete: 'cascade' }),
     rubricVersionId: integer('rubric_version_id').references(() => rubricVersions.id, { onDelete: 'restrict' }),
     promptHash: text('prompt_hash'),
-    /** ok | truncated | refused | parse_failure | provider_error | ...: a failure is a status, never a score. */
-    status: text('status').notNull(),
+    /** One of GRADE_STATUSES (src/domain/grades.ts): a failure is a status, never a score. */
+    status: text('status').$type<GradeStatus>().notNull(),
     reason: text('reason'),
     completeness: doublePrecision('completeness'),
     correctness: doublePrecision('correctness'),
@@ -213,8 +214,6 @@ export const assemblyScores = pgTable('assembly_scores', {
   createdAt: createdAt(),
 });
 
-export const LABEL_KINDS = ['human', 'judge'] as const;
-
 /**
  * Human (or judge) labels for calibration. item_key '' means an answer-level label: a plain column
  * keeps the unique key a simple upsert target on both engines (NULLs never collide in a unique index).
@@ -228,14 +227,14 @@ export const labels = pgTable(
       .references(() => answers.id, { onDelete: 'cascade' }),
     itemKey: text('item_key').notNull().default(''),
     annotator: text('annotator').notNull(),
-    kind: text('kind').$type<(typeof LABEL_KINDS)[number]>().notNull().default('human'),
+    kind: text('kind').$type<LabelKind>().notNull().default('human'),
     label: text('label').notNull(),
     createdAt: createdAt(),
   },
   (t) => [
     uniqueIndex('labels_answer_item_annotator_uq').on(t.answerId, t.itemKey, t.annotator),
     index('labels_annotator_idx').on(t.annotator),
-    check('labels_kind_check', sql`${t.kind} in ('human', 'judge')`),
+    check('labels_kind_check', isOneOf(t.kind, LABEL_KINDS)),
   ],
 );
 

@@ -1,7 +1,8 @@
 import { and, asc, count, eq, type SQL } from 'drizzle-orm';
 import { notFound } from '../domain/errors.ts';
 import type { Database, Queryable } from '../db/client.ts';
-import { answers, puzzles, rubrics, runs, type AnswerStatus, type TaskKind } from '../db/schema.ts';
+import { answers, puzzles, rubrics, runs } from '../db/schema.ts';
+import type { AnswerStatus, TaskKind } from '../domain/answers.ts';
 
 export { importAnswersJsonl, type AnswerDefaults, type AnswerImportResult } from './import-answers.ts';
 

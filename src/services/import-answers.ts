@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { badInput } from '../domain/errors.ts';
 import { Fields } from '../domain/fields.ts';
 import type { Database, Queryable } from '../db/client.ts';
-import { ANSWER_STATUSES, answers, puzzles, rubrics, runs, TASK_KINDS, type AnswerStatus, type TaskKind } from '../db/schema.ts';
+import { answers, puzzles, rubrics, runs } from '../db/schema.ts';
+import { ANSWER_STATUSES, TASK_KINDS, type AnswerStatus, type TaskKind } from '../domain/answers.ts';
 import { scoreOne } from './assemblies.ts';
 import { fieldPath, locatedError, parseJsonl, parseLocated, type ImportFile, type Located } from './import-parse.ts';
 

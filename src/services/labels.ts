@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { badInput, notFound } from '../domain/errors.ts';
 import { Fields } from '../domain/fields.ts';
 import type { Database, Queryable } from '../db/client.ts';
-import { answers, LABEL_KINDS, labels, rubricItems, rubricVersions, runs } from '../db/schema.ts';
+import { answers, labels, rubricItems, rubricVersions, runs } from '../db/schema.ts';
+import { LABEL_KINDS } from '../domain/label-kinds.ts';
 import { locatedError, type Located } from './import-parse.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { ANSWER_STATUSES, TASK_KINDS } from '../../db/schema.ts';
+import { ANSWER_STATUSES, TASK_KINDS } from '../../domain/answers.ts';
 import { Fields, JsonValueSchema } from '../../domain/fields.ts';
 import { CAPS, INT4_MAX, RowIdParamSchema } from '../../domain/limits.ts';
 import { getAnswer, importAnswersJsonl, listAnswers } from '../../services/answers.ts';

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { LABEL_KINDS } from '../../db/schema.ts';
+import { LABEL_KINDS } from '../../domain/label-kinds.ts';
 import { Fields } from '../../domain/fields.ts';
 import { annotationQueue } from '../../services/annotation-queue.ts';
 import { importLabels } from '../../services/import-labels.ts';

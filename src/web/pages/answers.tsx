@@ -1,4 +1,4 @@
-import { TASK_KINDS } from '../../db/schema.ts';
+import { TASK_KINDS } from '../../domain/answers.ts';
 import { parseRowId } from '../../domain/limits.ts';
 import { puzzleTruth } from '../../services/puzzles.ts';
 import { answerDetail, listAnswerRows } from '../../services/web-answer.ts';
