@@ -1,4 +1,5 @@
 import { jsonrepair } from 'jsonrepair';
+import { topLevelObjectSpans } from '../domain/json-spans.ts';
 import type { JudgeReply } from './types.ts';
 
 /**
@@ -13,32 +14,6 @@ export type Parsed = { ok: true; value: unknown } | { ok: false; error: string }
 
 const squash = (s: string): string => s.replace(/\s+/g, '');
 
-/** Balanced {...} spans, outermost first, skipping braces inside strings. */
-export function jsonObjectSpans(text: string): string[] {
-  const spans: string[] = [];
-  let depth = 0;
-  let start = -1;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (inString) {
-      if (c === '\\') i++;
-      else if (c === '"') inString = false;
-      continue;
-    }
-    if (c === '"' && depth > 0) inString = true;
-    else if (c === '{') {
-      if (depth === 0) start = i;
-      depth++;
-    } else if (c === '}' && depth > 0) {
-      depth--;
-      if (depth === 0) spans.push(text.slice(start, i + 1));
-    }
-  }
-  // An unclosed object at the end is near-JSON worth one repair attempt.
-  if (depth > 0 && start >= 0) spans.push(text.slice(start));
-  return spans;
-}
 
 function tryParse(candidate: string): { value: unknown } | null {
   try {
@@ -62,7 +37,8 @@ export function parseReply(reply: JudgeReply, untrusted: readonly string[]): Par
   if (text === '') return { ok: false, error: 'empty reply' };
   const echoed = untrusted.map(squash).filter((u) => u.length > 0);
   const fromAnswer = (c: string): boolean => echoed.some((u) => u.includes(squash(c)));
-  for (const span of jsonObjectSpans(text)) {
+  for (const { from, to } of topLevelObjectSpans(text)) {
+    const span = text.slice(from, to);
     if (fromAnswer(span)) continue;
     const p = tryParse(span);
     if (p && typeof p.value === 'object' && p.value !== null && !Array.isArray(p.value)) return { ok: true, value: p.value };

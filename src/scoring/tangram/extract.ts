@@ -1,4 +1,5 @@
 import { jsonrepair } from 'jsonrepair';
+import { topLevelObjectSpans, type JsonSpan } from '../../domain/json-spans.ts';
 import { parseExactNumber } from './expression.ts';
 
 /**
@@ -46,30 +47,9 @@ function lastFenceWith(text: string, key: string): string | null {
   return null;
 }
 
-/** Top-level {…} spans, string-aware; the last one containing `key` (unclosed → to the end). */
-function lastObjectWith(s: string, key: string): { from: number; to: number } | null {
-  let best: { from: number; to: number } | null = null;
-  let depth = 0;
-  let from = -1;
-  let inString = false;
-  for (let i = 0; i < s.length; i++) {
-    const ch = s[i]!;
-    if (inString) {
-      if (ch === '\\') i++;
-      else if (ch === '"') inString = false;
-      continue;
-    }
-    if (ch === '"' && depth > 0) inString = true;
-    else if (ch === '{') {
-      if (depth === 0) from = i;
-      depth++;
-    } else if (ch === '}' && depth > 0) {
-      depth--;
-      if (depth === 0 && s.slice(from, i + 1).includes(key)) best = { from, to: i + 1 };
-    }
-  }
-  if (depth > 0 && s.slice(from).includes(key)) best = { from, to: s.length };
-  return best;
+/** The last top-level {…} span containing `key` (an unclosed one runs to the end). */
+function lastObjectWith(s: string, key: string): JsonSpan | null {
+  return topLevelObjectSpans(s).findLast((span) => s.slice(span.from, span.to).includes(key)) ?? null;
 }
 
 /**
