@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 
-/** Schemas shared by the route files: pagination and the error envelope. */
+/** Schemas and OpenAPI response entries shared by the route files: pagination, JSON bodies, the error envelope. */
 
 /** Query parameters shared by every list endpoint. */
 export const PageQuery = z.object({
@@ -11,6 +11,12 @@ export const PageQuery = z.object({
 export const ErrorSchema = z
   .object({ error: z.object({ code: z.string(), message: z.string() }) })
   .openapi('Error');
+
+/**
+ * A JSON response documented by its description only: the body is a service's view (its shape is
+ * documented in prose and tested), so the spec does not restate it as a schema.
+ */
+export const jsonResponse = (description: string) => ({ description, content: { 'application/json': { schema: z.any() } } });
 
 const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: ErrorSchema } } });
 

@@ -8,11 +8,10 @@ import { submitAssembly } from '../../services/assembly-submit.ts';
 import { jsonlBody, jsonlRequestBody } from '../body.ts';
 import { respondList } from '../csv.ts';
 import { defineRoute, type Api } from '../define-route.ts';
-import { errorResponses, notFoundResponse, PageQuery, tooLargeResponse } from '../schemas.ts';
+import { errorResponses, jsonResponse, notFoundResponse, PageQuery, tooLargeResponse } from '../schemas.ts';
 
 /** Answers (bulk JSON Lines upload, lists, one answer) and assembly scoring. */
 
-const json = (description: string) => ({ description, content: { 'application/json': { schema: z.any() } } });
 // Domain schemas predate the .openapi() extension (zod 4 sets methods per instance): wrap, then describe.
 const Id = z.string().pipe(RowIdParamSchema).openapi({ type: 'integer', minimum: 1, maximum: INT4_MAX });
 
@@ -70,7 +69,7 @@ export function registerAnswers(api: Api): void {
       tags: ['answers'],
       summary: 'List answers, filtered by run, model, rubric, puzzle, task, status',
       request: { query: AnswerFilters },
-      responses: { 200: json('A page of answers (or CSV)'), ...errorResponses },
+      responses: { 200: jsonResponse('A page of answers (or CSV)'), ...errorResponses },
     }),
     handler: async (c) => {
       const q = c.req.valid('query');
@@ -87,7 +86,7 @@ export function registerAnswers(api: Api): void {
       tags: ['answers'],
       summary: 'One answer',
       request: { params: z.object({ id: Id }) },
-      responses: { 200: json('The answer'), ...errorResponses, ...notFoundResponse },
+      responses: { 200: jsonResponse('The answer'), ...errorResponses, ...notFoundResponse },
     }),
     handler: async (c) => c.json(await getAnswer(database, c.req.valid('param').id), 200),
   });
@@ -103,7 +102,7 @@ export function registerAnswers(api: Api): void {
         'Each line: {"id","run"?,"model"?,"task":"describe|assemble|describe-then-solve|choice","puzzle"?,"rubric"?,"text",' +
         '"effort"?,"tags"?,"usage"?|"input_tokens"?,"output_tokens"?,"stop_reason"?,"meta"?}. Query parameters give defaults.',
       request: { query: UploadDefaults, body: jsonlRequestBody('One answer per line') },
-      responses: { 200: json('Runs touched, answers imported and unchanged'), ...errorResponses, ...tooLargeResponse },
+      responses: { 200: jsonResponse('Runs touched, answers imported and unchanged'), ...errorResponses, ...tooLargeResponse },
     }),
     handler: async (c) => {
       const q = c.req.valid('query');
@@ -121,7 +120,7 @@ export function registerAnswers(api: Api): void {
       summary: 'Submit one assembly answer: it is scored against the puzzle truth and stored with its score',
       request: { body: { required: true, content: { 'application/json': { schema: AssemblyBody } } } },
       responses: {
-        201: json('Stored and scored: {answerId, created, status, problems, direct, exactMatch, neighbour, adjacency, proximity, shapeCompatibility, byPosition}'),
+        201: jsonResponse('Stored and scored: {answerId, created, status, problems, direct, exactMatch, neighbour, adjacency, proximity, shapeCompatibility, byPosition}'),
         ...errorResponses,
         ...notFoundResponse,
         ...tooLargeResponse,
@@ -141,7 +140,7 @@ export function registerAnswers(api: Api): void {
       tags: ['assemblies'],
       summary: 'List stored assembly scores, filtered by run, model, puzzle',
       request: { query: PageQuery.extend({ run: Fields.run.optional(), model: Fields.model.optional(), puzzle: Fields.ref.optional() }) },
-      responses: { 200: json('A page of scores (or CSV)'), ...errorResponses },
+      responses: { 200: jsonResponse('A page of scores (or CSV)'), ...errorResponses },
     }),
     handler: async (c) => {
       const q = c.req.valid('query');
@@ -158,7 +157,7 @@ export function registerAnswers(api: Api): void {
       tags: ['assemblies'],
       summary: 'The stored score of one assembly answer',
       request: { params: z.object({ answerId: Id }) },
-      responses: { 200: json('The score'), ...errorResponses, ...notFoundResponse },
+      responses: { 200: jsonResponse('The score'), ...errorResponses, ...notFoundResponse },
     }),
     handler: async (c) => c.json(await getAssemblyScore(database, c.req.valid('param').answerId), 200),
   });

@@ -8,12 +8,11 @@ import { getRun, listRuns } from '../../services/runs.ts';
 import { jsonlBody, jsonlRequestBody } from '../body.ts';
 import { respondList } from '../csv.ts';
 import { defineRoute, type Api } from '../define-route.ts';
-import { ErrorSchema, errorResponses, notFoundResponse, PageQuery, tooLargeResponse } from '../schemas.ts';
+import { ErrorSchema, errorResponses, jsonResponse, notFoundResponse, PageQuery, tooLargeResponse } from '../schemas.ts';
 
 /** Rubrics, puzzles and runs: the things answers are given against. */
 
 const Slug = Fields.ref;
-const json = (description: string) => ({ description, content: { 'application/json': { schema: z.any() } } });
 
 export function registerCatalog(api: Api): void {
   const { database } = api.deps;
@@ -26,7 +25,7 @@ export function registerCatalog(api: Api): void {
       tags: ['rubrics'],
       summary: 'List rubrics (latest version and item count)',
       request: { query: PageQuery },
-      responses: { 200: json('A page of rubrics (or CSV)'), ...errorResponses },
+      responses: { 200: jsonResponse('A page of rubrics (or CSV)'), ...errorResponses },
     }),
     handler: async (c) => {
       const q = c.req.valid('query');
@@ -43,7 +42,7 @@ export function registerCatalog(api: Api): void {
       tags: ['rubrics'],
       summary: 'One rubric version with its items (latest unless ?version=)',
       request: { params: z.object({ id: Slug }), query: z.object({ version: z.coerce.number().pipe(int4(1)).optional() }) },
-      responses: { 200: json('The rubric'), ...errorResponses, ...notFoundResponse },
+      responses: { 200: jsonResponse('The rubric'), ...errorResponses, ...notFoundResponse },
     }),
     handler: async (c) => c.json(await getRubric(database, c.req.valid('param').id, c.req.valid('query').version), 200),
   });
@@ -58,7 +57,7 @@ export function registerCatalog(api: Api): void {
       request: {
         body: { required: true, content: { 'application/json': { schema: z.union([RubricSchema, z.array(RubricSchema).min(1).max(1000)]) } } },
       },
-      responses: { 200: json('What was created, versioned or unchanged'), ...errorResponses, ...tooLargeResponse },
+      responses: { 200: jsonResponse('What was created, versioned or unchanged'), ...errorResponses, ...tooLargeResponse },
     }),
     handler: async (c) => {
       const body = c.req.valid('json');
@@ -74,7 +73,7 @@ export function registerCatalog(api: Api): void {
       tags: ['puzzles'],
       summary: 'List puzzles',
       request: { query: PageQuery.extend({ sizeBucket: Fields.sizeBucket.optional(), rubric: Slug.optional() }) },
-      responses: { 200: json('A page of puzzles (or CSV)'), ...errorResponses },
+      responses: { 200: jsonResponse('A page of puzzles (or CSV)'), ...errorResponses },
     }),
     handler: async (c) => {
       const q = c.req.valid('query');
@@ -91,7 +90,7 @@ export function registerCatalog(api: Api): void {
       tags: ['puzzles'],
       summary: 'One puzzle with its truth layout',
       request: { params: z.object({ id: Slug }) },
-      responses: { 200: json('The puzzle'), ...errorResponses, ...notFoundResponse },
+      responses: { 200: jsonResponse('The puzzle'), ...errorResponses, ...notFoundResponse },
     }),
     handler: async (c) => c.json(await getPuzzle(database, c.req.valid('param').id), 200),
   });
@@ -113,7 +112,7 @@ export function registerCatalog(api: Api): void {
         }),
         body: jsonlRequestBody('One puzzle per line'),
       },
-      responses: { 200: json('Import summary'), ...errorResponses, 409: { description: 'The import would change stored puzzles; nothing written', content: { 'application/json': { schema: ErrorSchema } } }, ...tooLargeResponse },
+      responses: { 200: jsonResponse('Import summary'), ...errorResponses, 409: { description: 'The import would change stored puzzles; nothing written', content: { 'application/json': { schema: ErrorSchema } } }, ...tooLargeResponse },
     }),
     handler: async (c) => c.json(await importPuzzles(database, [{ path: 'body.jsonl', content: await jsonlBody(c) }], { replace: c.req.valid('query').replace }), 200),
   });
@@ -126,7 +125,7 @@ export function registerCatalog(api: Api): void {
       tags: ['runs'],
       summary: 'List runs (a model at an effort under condition tags) with answer counts',
       request: { query: PageQuery.extend({ model: Fields.model.optional() }) },
-      responses: { 200: json('A page of runs (or CSV)'), ...errorResponses },
+      responses: { 200: jsonResponse('A page of runs (or CSV)'), ...errorResponses },
     }),
     handler: async (c) => {
       const q = c.req.valid('query');
@@ -143,7 +142,7 @@ export function registerCatalog(api: Api): void {
       tags: ['runs'],
       summary: 'One run',
       request: { params: z.object({ name: Slug }) },
-      responses: { 200: json('The run'), ...errorResponses, ...notFoundResponse },
+      responses: { 200: jsonResponse('The run'), ...errorResponses, ...notFoundResponse },
     }),
     handler: async (c) => c.json(await getRun(database, c.req.valid('param').name), 200),
   });

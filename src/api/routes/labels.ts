@@ -8,11 +8,10 @@ import { AssayError } from '../../domain/errors.ts';
 import { jsonlBody, jsonlRequestBody } from '../body.ts';
 import { respondList } from '../csv.ts';
 import { defineRoute, type Api } from '../define-route.ts';
-import { ErrorSchema, errorResponses, notFoundResponse, PageQuery, tooLargeResponse } from '../schemas.ts';
+import { ErrorSchema, errorResponses, jsonResponse, notFoundResponse, PageQuery, tooLargeResponse } from '../schemas.ts';
 
 /** Calibration labels (bulk, write scope) and one-at-a-time annotation (annotate scope). */
 
-const json = (description: string) => ({ description, content: { 'application/json': { schema: z.any() } } });
 const Name = Fields.annotator;
 
 const AnnotationBody = z
@@ -57,7 +56,7 @@ export function registerLabels(api: Api): void {
       tags: ['labels'],
       summary: 'List labels, filtered by run, annotator, kind',
       request: { query: PageQuery.extend({ run: Name.optional(), annotator: Name.optional(), kind: z.enum(LABEL_KINDS).optional() }) },
-      responses: { 200: json('A page of labels (or CSV)'), ...errorResponses },
+      responses: { 200: jsonResponse('A page of labels (or CSV)'), ...errorResponses },
     }),
     handler: async (c) => {
       const q = c.req.valid('query');
@@ -74,7 +73,7 @@ export function registerLabels(api: Api): void {
       tags: ['labels'],
       summary: 'Import labels as JSON Lines ({answer|answer_id, run?, item?, rater, kind?, label}); all or nothing; changing stored labels needs ?replace=true',
       request: { query: z.object({ run: Name.optional(), replace: ReplaceFlag }), body: jsonlRequestBody('One label per line') },
-      responses: { 200: json('{inserted, replaced, unchanged, runs}'), ...errorResponses, ...conflictResponse, ...tooLargeResponse },
+      responses: { 200: jsonResponse('{inserted, replaced, unchanged, runs}'), ...errorResponses, ...conflictResponse, ...tooLargeResponse },
     }),
     handler: async (c) => {
       const q = c.req.valid('query');
@@ -90,7 +89,7 @@ export function registerLabels(api: Api): void {
       tags: ['annotation'],
       summary: "Description answers the key's annotator has not labelled yet",
       request: { query: PageQuery.extend({ annotator: Name.optional().openapi({ description: "The key's name (the default); any other name is refused with 403" }), run: Name.optional() }) },
-      responses: { 200: json('A page of answers to label (or CSV)'), ...errorResponses },
+      responses: { 200: jsonResponse('A page of answers to label (or CSV)'), ...errorResponses },
     }),
     handler: async (c) => {
       const q = c.req.valid('query');
@@ -107,7 +106,7 @@ export function registerLabels(api: Api): void {
       tags: ['annotation'],
       summary: 'Save one human label (replaces this annotator’s earlier label of the same answer and item)',
       request: { body: { required: true, content: { 'application/json': { schema: AnnotationBody } } } },
-      responses: { 200: json('{created}'), ...errorResponses, ...notFoundResponse },
+      responses: { 200: jsonResponse('{created}'), ...errorResponses, ...notFoundResponse },
     }),
     handler: async (c) => {
       const b = c.req.valid('json');

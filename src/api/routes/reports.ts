@@ -12,11 +12,10 @@ import {
 } from '../../services/reports.ts';
 import { respondRows } from '../csv.ts';
 import { defineRoute, type Api } from '../define-route.ts';
-import { errorResponses, notFoundResponse } from '../schemas.ts';
+import { errorResponses, jsonResponse, notFoundResponse } from '../schemas.ts';
 
 /** Reports over stored data. Table reports answer CSV too (Accept: text/csv). */
 
-const json = (description: string) => ({ description, content: { 'application/json': { schema: z.any() } } });
 const Name = z.string().min(1).max(200);
 const Filters = z.object({
   run: Name.optional(),
@@ -30,7 +29,7 @@ const Tau = z.coerce.number().min(-1).max(1);
 export function registerReports(api: Api): void {
   const { database } = api.deps;
   const tableRoute = (path: string, summary: string, query: z.ZodObject = Seeded) =>
-    createRoute({ method: 'get', path, tags: ['reports'], summary, request: { query }, responses: { 200: json('Rows (or CSV)'), ...errorResponses, ...notFoundResponse } });
+    createRoute({ method: 'get', path, tags: ['reports'], summary, request: { query }, responses: { 200: jsonResponse('Rows (or CSV)'), ...errorResponses, ...notFoundResponse } });
 
   defineRoute(api, {
     scope: 'read',
