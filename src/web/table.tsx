@@ -6,40 +6,49 @@ import { DASH, int, interval, num } from './format.ts';
  * every page is one of these, so the download is always the same data as the page shows.
  */
 
-export type Row = Record<string, unknown>;
+/**
+ * A row as the page and the downloads see it: cells by column key. The services' row types are
+ * interfaces, which have no implicit index signature, and TypeScript lets an interface stand for an
+ * index-signature type only when its values are `any`; so `any` here, and every cell read below
+ * reads it as `unknown`.
+ */
+export type Row = Record<string, any>;
 
-export interface Column {
+/** Columns over rows of type R; a Table<R> is a Table (its callbacks only ever see its own rows). */
+export interface Column<R extends object = Row> {
   key: string;
   label: string;
   /** num: 3 decimals; int; text (default); ci: the value with [low, high] from `${key}Low`/`${key}High`. */
   kind?: 'num' | 'int' | 'text' | 'ci';
   /** A link target for the cell (same-origin path). */
-  href?: (row: Row) => string | null;
+  href?(row: R): string | null;
   /** Custom rendering (e.g. a bar). */
-  render?: (row: Row) => Child;
+  render?(row: R): Child;
   /** Short explanation shown as the header's title. */
   help?: string;
 }
 
-export interface Table {
+export interface Table<R extends object = Row> {
   /** Unique on its page: the download links use it (?table=id&format=csv). */
   id: string;
   caption: string;
-  columns: Column[];
-  rows: Row[];
+  columns: Column<R>[];
+  rows: R[];
   /** Shown instead of an empty table. */
   empty?: string;
 }
 
 function cellText(col: Column, row: Row): string {
-  const v = row[col.key];
+  const v: unknown = row[col.key];
   switch (col.kind) {
     case 'num':
       return num(v);
     case 'int':
       return int(v);
     case 'ci': {
-      const ci = interval(row[`${col.key}Low`], row[`${col.key}High`]);
+      const low: unknown = row[`${col.key}Low`];
+      const high: unknown = row[`${col.key}High`];
+      const ci = interval(low, high);
       return ci ? `${num(v)} ${ci}` : num(v);
     }
     default:

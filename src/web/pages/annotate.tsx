@@ -41,7 +41,7 @@ function queueTable(p: Progress): Table {
       { key: 'labelled', label: 'Items labelled', render: (r) => `${String(r.labelled)} / ${String(r.items)}` },
       { key: 'done', label: 'Done', render: (r) => (r.done ? 'yes' : 'no') },
     ],
-    rows: p.rows as unknown as Table['rows'],
+    rows: p.rows,
     empty: 'No description answers with a rubric to annotate.',
   };
 }

@@ -36,7 +36,7 @@ async function listPage(q: URLSearchParams, web: Web): Promise<PageSpec> {
       { key: 'direct', label: 'Direct', kind: 'num' },
       { key: 'humanLabels', label: 'Annotators', kind: 'int' },
     ],
-    rows: r.rows as unknown as Table['rows'],
+    rows: r.rows,
     empty: 'No answers match.',
   };
   const pageLink = (o: number) => {

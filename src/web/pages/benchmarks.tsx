@@ -28,7 +28,7 @@ function view(q: URLSearchParams, tag: string, [o, a, e]: Tables): PageSpec {
       { key: 'notStated', label: 'Not stated', kind: 'int' },
       { key: 'accuracy', label: 'Accuracy', kind: 'ci', help: '95% Wilson interval' },
     ],
-    rows: o.rows as unknown as Table['rows'],
+    rows: o.rows,
     empty: 'No graded descriptions of puzzles with a known orientation yet.',
   };
   const ablation: Table = {
@@ -44,7 +44,7 @@ function view(q: URLSearchParams, tag: string, [o, a, e]: Tables): PageSpec {
       { key: 'assemblies', label: 'Assemblies', kind: 'int' },
       { key: 'neighbour', label: 'Neighbour', kind: 'num' },
     ],
-    rows: a.rows as unknown as Table['rows'],
+    rows: a.rows,
   };
   const effort: Table = {
     id: 'effort',
@@ -58,7 +58,7 @@ function view(q: URLSearchParams, tag: string, [o, a, e]: Tables): PageSpec {
       { key: 'neighbour', label: 'Neighbour', kind: 'ci' },
       { key: 'medianOutputTokens', label: 'Median output tokens', kind: 'int' },
     ],
-    rows: e.rows as unknown as Table['rows'],
+    rows: e.rows,
   };
   return {
     title: 'Benchmark tables',

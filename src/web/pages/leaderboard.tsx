@@ -55,7 +55,7 @@ function view(q: URLSearchParams, lb: Leaderboard, runs: Runs): PageSpec {
       { key: 'assemblies', label: 'Assemblies', kind: 'int' },
       ...METRICS.slice(1).map((m) => ({ key: m.key, label: m.label, kind: 'ci' as const, help: m.help })),
     ],
-    rows: lb.rows as unknown as Table['rows'],
+    rows: lb.rows,
     empty: 'Nothing graded or scored yet.',
   };
   const buckets = [...new Set(lb.rows.map((r) => r.sizeBucket))];
