@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { canonicalHostName } from './api/host-names.ts';
 import { badInput } from './domain/errors.ts';
+import { canonicalHostName } from './domain/host-names.ts';
 import type { Database, OpenOptions } from './db/client.ts';
 import type { ProviderKeys } from './judges/adapters/index.ts';
 

@@ -56,7 +56,7 @@ export interface StartedService {
 export async function startService(config: Config, opts: { seed?: boolean } = {}): Promise<StartedService> {
   const { openConfiguredDatabase } = await import('./config.ts');
   const { migrate } = await import('./db/client.ts');
-  const { createApp } = await import('./api/app.ts');
+  const { createApp } = await import('./app.ts');
   const { createKey, hasActiveAdminKey } = await import('./services/keys.ts');
   const { describeOwner } = await import('./db/pglite-owner.ts');
   // A short command owning the directory (an import) is waited for: leaning on it, the server would

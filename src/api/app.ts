@@ -7,7 +7,7 @@ import { registerDocs } from './docs.ts';
 import { envelope, onError, validationHook } from './errors.ts';
 import { hostCheck, hostPolicy } from './host-check.ts';
 import { FixedWindowLimiter } from './rate-limit.ts';
-import { ROUTE_MODULES } from './routes/index.ts';
+import { ROUTE_MODULES, type RouteModule } from './routes/index.ts';
 
 export const API_INFO = {
   openapi: '3.1.0',
@@ -22,8 +22,12 @@ export const API_INFO = {
   },
 };
 
-/** Pure wiring: the Hono app over its dependencies. Listening is src/server.ts's job. */
-export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
+/**
+ * Pure wiring: the Hono app with the API's routes over its dependencies, then `fronts`: route modules
+ * of fronts built on the same plumbing (host check, guard, route registry, error envelope). The web
+ * pages are one, mounted by src/app.ts, so that api/ never imports web/. Listening is src/server.ts's job.
+ */
+export function createApi(deps: AppDeps, fronts: readonly RouteModule[] = []): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   const log = deps.log ?? ((line: string) => process.stderr.write(line + '\n'));
   const limiter = new FixedWindowLimiter(deps.config.rateLimitPerMinute, 60_000, deps.now);
@@ -46,7 +50,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     description: 'An API key: assay_<prefix>_<secret>',
   });
 
-  for (const register of ROUTE_MODULES) register(api);
+  for (const register of [...ROUTE_MODULES, ...fronts]) register(api);
   registerDocs(api);
   definePlainRoute(api, 'GET', '/openapi.json', (c) => c.json(app.getOpenAPI31Document(API_INFO)));
   return app;

@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from './context.ts';
 import { envelope } from './errors.ts';
-import { canonicalHostName, hostnameOf, isLoopbackName } from './host-names.ts';
+import { canonicalHostName, hostnameOf, isLoopbackName } from '../domain/host-names.ts';
 
 /**
  * The Host check against DNS rebinding: a page of attacker.example whose name is re-pointed at

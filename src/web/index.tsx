@@ -15,10 +15,11 @@ import { SessionStore } from './session.ts';
 import { registerStatic } from './static.ts';
 
 /**
- * The server-rendered pages, mounted on the API's app. Every page route is recorded in the API's
- * route registry with its scope (the security test fails on unclassified routes). Read pages are
- * public when the server listens on loopback (the `npm start` default: only this machine can reach
- * them) and need a `read` key otherwise; annotation always needs an `annotate` key.
+ * The server-rendered pages, mounted on the API's app by src/app.ts (api/ never imports web/). Every
+ * page route is recorded in the API's route registry with its scope (the security test fails on
+ * unclassified routes). Read pages are public when the server listens on loopback (the `npm start`
+ * default: only this machine can reach them) and need a `read` key otherwise; annotation always needs
+ * an `annotate` key.
  */
 
 export interface Web {

@@ -1,6 +1,6 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { beforeAll } from 'vitest';
-import { createApp } from '../../src/api/app.ts';
+import { createApp } from '../../src/app.ts';
 import type { AppEnv } from '../../src/api/context.ts';
 import { createKey, type KeyScope } from '../../src/services/keys.ts';
 import type { DbContext } from '../helpers/db.ts';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../src/api/app.ts';
+import { createApp } from '../../src/app.ts';
 import { routeRegistry } from '../../src/api/define-route.ts';
 import type { Database } from '../../src/db/client.ts';
 import { listen, type RunningServer } from '../../src/server.ts';

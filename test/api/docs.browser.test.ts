@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createApp } from '../../src/api/app.ts';
+import { createApp } from '../../src/app.ts';
 import { listen, type RunningServer } from '../../src/server.ts';
 import { createKey } from '../../src/services/keys.ts';
 import { describeDb } from '../helpers/db.ts';

@@ -1,8 +1,8 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../src/api/app.ts';
+import { createApp } from '../../src/app.ts';
 import { hostPolicy } from '../../src/api/host-check.ts';
-import { canonicalHostName, hostnameOf } from '../../src/api/host-names.ts';
+import { canonicalHostName, hostnameOf } from '../../src/domain/host-names.ts';
 import { listen, type RunningServer } from '../../src/server.ts';
 import { describeDb } from '../helpers/db.ts';
 

@@ -123,7 +123,7 @@ describeDb('every registered route is classified and enforced', (ctx) => {
 
 describe('internal errors', () => {
   it('answer 500 with the envelope, no stack, and log method and path without the key', async () => {
-    const { createApp } = await import('../../src/api/app.ts');
+    const { createApp } = await import('../../src/app.ts');
     const lines: string[] = [];
     const key = 'assay_0123abcd_' + 'S'.repeat(43);
     const app = createApp({

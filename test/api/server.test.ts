@@ -1,6 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createApp } from '../../src/api/app.ts';
+import { createApp } from '../../src/app.ts';
 import { listen, type RunningServer } from '../../src/server.ts';
 import { createKey } from '../../src/services/keys.ts';
 import { describeDb, rowCounts } from '../helpers/db.ts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createApp } from '../../src/api/app.ts';
+import { createApp } from '../../src/app.ts';
 import { migrate, openDatabase, type Database } from '../../src/db/client.ts';
 import { LEXICAL_BASELINE_NOTE } from '../../src/services/reports.ts';
 import { seedExamples } from '../../src/services/seed.ts';

@@ -1,7 +1,7 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Handler } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../src/api/app.ts';
+import { createApp } from '../../src/app.ts';
 import { guard } from '../../src/api/auth.ts';
 import type { AppEnv, Caller } from '../../src/api/context.ts';
 import { routeRegistry, type Api } from '../../src/api/define-route.ts';

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../src/api/app.ts';
+import { createApp } from '../../src/app.ts';
 import { createKey } from '../../src/services/keys.ts';
 import { safeNext } from '../../src/web/pages/login.tsx';
 import { describeDb } from '../helpers/db.ts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../src/api/app.ts';
+import { createApp } from '../../src/app.ts';
 import { HOSTILE_MODEL, startWebFixture, type WebFixture } from './web-fixture.ts';
 
 /** The pages over HTTP (no browser): content, escaping, downloads, access and CSRF. */

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { createApp } from '../../src/api/app.ts';
+import { createApp } from '../../src/app.ts';
 import { migrate, openDatabase, type Database } from '../../src/db/client.ts';
 import { listen, type RunningServer } from '../../src/server.ts';
 import { importAnswersJsonl } from '../../src/services/answers.ts';

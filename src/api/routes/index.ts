@@ -7,10 +7,12 @@ import { registerJobs } from './jobs.ts';
 import { registerKeys } from './keys.ts';
 import { registerLabels } from './labels.ts';
 import { registerReports } from './reports.ts';
-import { registerWeb } from '../../web/index.tsx';
+
+/** Adds its routes through the API's plumbing (defineRoute records each route's scope; the guard checks it). */
+export type RouteModule = (api: Api) => void;
 
 /**
- * The route table: every route file exports a register function that adds its routes through
- * defineRoute (which records each route's scope). Add a file here to ship new routes.
+ * The API's route table: every route file exports a register function. Add a file here to ship new
+ * routes. The web pages are not in it — api/ never imports web/; src/app.ts mounts them on this app.
  */
-export const ROUTE_MODULES: ReadonlyArray<(api: Api) => void> = [registerHealth, registerKeys, registerCatalog, registerAnswers, registerLabels, registerReports, registerGrades, registerJobs, registerWeb];
+export const ROUTE_MODULES: readonly RouteModule[] = [registerHealth, registerKeys, registerCatalog, registerAnswers, registerLabels, registerReports, registerGrades, registerJobs];

@@ -1,4 +1,7 @@
-/** Host names as the Host check compares them (pure; also used by src/config.ts to parse ASSAY_ALLOWED_HOSTS). */
+/**
+ * Host names as the Host check (src/api/host-check.ts) compares them and as src/config.ts parses
+ * ASSAY_ALLOWED_HOSTS: pure, and below both, so configuration never imports api/.
+ */
 
 /** A Host header: a DNS name or IPv4 (letters, digits, dots, hyphens) or a bracketed IPv6, then an optional port. */
 const HOST_SYNTAX = /^(\[[0-9a-f:.]+\]|[a-z0-9._-]+)(:\d{1,5})?$/i;
