@@ -13,6 +13,8 @@ import { getRubric } from './rubrics.ts';
  * is resumed, not lost). Nothing here reads grades: the annotator never sees a judge's verdicts.
  * Claims are the answer's sentences (split deterministically, so the keys stay stable); a claim mark
  * is a label with item key `claim:<n>` and label true|false|unverifiable.
+ * Only an answer row that is really absent is not_found; a failing query is never caught here, so it
+ * reaches the fronts as the database error it is (500), not as a missing answer.
  */
 
 export const CLAIM_PREFIX = 'claim:';
