@@ -9,7 +9,8 @@ import { parseYamlInput } from '../input/yaml.ts';
 
 /**
  * Judge configuration files (judges/*.yaml, design §4). The zod schema is the source of truth;
- * judges/schema.json is generated from it (test/judges/config.test.ts asserts they agree).
+ * judges/schema.json is generated from it and the panel schema by src/judges/judge-file-schema.ts
+ * (test/judges/config.test.ts asserts they agree).
  */
 export const JUDGE_PROVIDERS = ['anthropic', 'openai', 'openai-compatible', 'lexical', 'replay'] as const;
 export const JUDGE_MODES = ['rubric', 'reference-match'] as const;
@@ -22,6 +23,8 @@ export const JudgeParamsSchema = z
     temperature: z.number().min(0).max(2).default(0),
     timeout_ms: z.number().int().positive().default(120_000),
     max_attempts: z.number().int().min(1).max(10).default(4),
+    logprobs: z.boolean().optional().describe('openai and openai-compatible: ask for token log-probabilities and keep each item verdict\'s probability'),
+    top_logprobs: z.number().int().min(0).max(20).optional().describe('with logprobs: alternatives per token; 2 or more gives each item a distribution over the verdicts'),
   })
   .strict();
 
@@ -50,6 +53,10 @@ export const JudgeConfigSchema = z
       ctx.addIssue({ code: 'custom', path: ['baseUrl'], message: 'an openai-compatible judge needs baseUrl' });
     }
     if (c.provider === 'replay' && !c.replay) ctx.addIssue({ code: 'custom', path: ['replay'], message: 'a replay judge needs a replay file' });
+    if ((c.params.logprobs || c.params.top_logprobs !== undefined) && c.provider !== 'openai' && c.provider !== 'openai-compatible') {
+      ctx.addIssue({ code: 'custom', path: ['params', c.params.logprobs ? 'logprobs' : 'top_logprobs'], message: `only openai and openai-compatible judges return token log-probabilities, not ${c.provider}` });
+    }
+    if (c.params.top_logprobs !== undefined && !c.params.logprobs) ctx.addIssue({ code: 'custom', path: ['params', 'top_logprobs'], message: 'needs logprobs: true' });
   });
 
 export type JudgeConfig = z.infer<typeof JudgeConfigSchema>;
@@ -113,17 +120,4 @@ export function resolveJudgeFile(judge: LoadedJudge, file: string): string {
   if (isAbsolute(file)) return file;
   const local = join(judge.baseDir, file);
   return existsSync(local) ? local : join(JUDGES_DIR, file);
-}
-
-/** judges/schema.json: the JSON Schema of judge files, generated from JudgeConfigSchema. */
-export function judgeJsonSchemaText(): string {
-  const { $schema, ...rest } = z.toJSONSchema(JudgeConfigSchema, { io: 'input' }) as Record<string, unknown>;
-  const doc = {
-    $schema,
-    $id: 'https://assay.invalid/judges/schema.json',
-    title: 'assay judge',
-    description: 'A judge configuration (design §4). Generated from src/judges/config.ts; regenerate with: node --import tsx -e "import(\'./src/judges/config.ts\').then(m=>process.stdout.write(m.judgeJsonSchemaText()))" > judges/schema.json',
-    ...rest,
-  };
-  return JSON.stringify(doc, null, 2) + '\n';
 }

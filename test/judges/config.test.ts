@@ -3,14 +3,16 @@ import { join } from 'node:path';
 import Ajv2020 from 'ajv/dist/2020.js';
 import { parse as parseYaml } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { JUDGES_DIR, judgeJsonSchemaText, loadJudge, parseJudgeConfig } from '../../src/judges/config.ts';
+import { JUDGES_DIR, loadJudge, parseJudgeConfig } from '../../src/judges/config.ts';
+import { judgeFileJsonSchemaText } from '../../src/judges/judge-file-schema.ts';
 import { costUsd, loadPrices } from '../../src/judges/prices.ts';
 
-const judgeFiles = readdirSync(JUDGES_DIR).filter((f) => f.endsWith('.yaml') && f !== 'prices.yaml');
+// prices.yaml and families.yaml are tables, not judges.
+const judgeFiles = readdirSync(JUDGES_DIR).filter((f) => f.endsWith('.yaml') && f !== 'prices.yaml' && f !== 'families.yaml');
 
 describe('judge configuration files', () => {
-  it('judges/schema.json is the schema generated from the zod schema', () => {
-    expect(readFileSync(join(JUDGES_DIR, 'schema.json'), 'utf8')).toBe(judgeJsonSchemaText());
+  it('judges/schema.json is the schema generated from the zod schemas (judge and panel)', () => {
+    expect(readFileSync(join(JUDGES_DIR, 'schema.json'), 'utf8')).toBe(judgeFileJsonSchemaText());
   });
 
   it.each(judgeFiles)('%s is valid for both the zod schema and the JSON Schema', (f) => {
