@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import { rowIdProblem } from '../domain/limits.ts';
 import type { LedgerAndCache } from '../judges/engine.ts';
 import type { CachedResponse, JobLease, LedgerEntry, ResponseCache, UsageLedger } from '../judges/store.ts';
 import type { Database } from './client.ts';
@@ -34,7 +35,8 @@ export function dbResponseCache(database: Database, group: GroupOptions = {}): R
   };
 }
 
-const digitsOnly = (s: string | undefined): number | null => (s !== undefined && /^\d+$/.test(s) ? Number(s) : null);
+/** The stored answer a call was for: an answer id that is a row id, else none (an ad-hoc text). */
+const answerRowId = (s: string | undefined): number | null => (s !== undefined && rowIdProblem(s) === null ? Number(s) : null);
 
 /** Who the ledger rows are for: the judges row, and the worker process making the calls (if any). */
 export interface LedgerOwner {
@@ -56,7 +58,7 @@ const ledgerRow = (e: LedgerEntry, owner: LedgerOwner, k: number) => ({
   provider: e.provider,
   model: e.model,
   judge_id: owner.judgeId,
-  answer_id: digitsOnly(e.answerId),
+  answer_id: answerRowId(e.answerId),
   input_tokens: e.usage.input,
   output_tokens: e.usage.output,
   cache_read_tokens: e.usage.cacheRead,

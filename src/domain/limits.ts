@@ -74,12 +74,16 @@ export const RowIdSchema = int4(1);
 /** A token count: 0..2147483647. */
 export const TokenCountSchema = int4(0);
 
-const DIGITS = /^[0-9]{1,10}$/;
+/**
+ * How a row id is written as text (a URL path, a flag, a file field): plain decimal digits only (no 1e3,
+ * 0x10, " 7"). The one definition; its range is rowIdProblem's to check.
+ */
+export const ROW_ID_TEXT = /^[0-9]+$/;
 const ROW_ID_RANGE = `a whole number from 1 to ${INT4_MAX}`;
 
-/** A row id written in a URL path or a command-line flag: plain decimal digits only (no 1e3, 0x10, " 7"). */
+/** A row id written in a URL path or a command-line flag: ROW_ID_TEXT, at most 10 digits, in 1..INT4_MAX. */
 export function rowIdProblem(raw: string): string | null {
-  if (!DIGITS.test(raw)) return `must be ${ROW_ID_RANGE}, got '${raw.length > 40 ? `${raw.slice(0, 40)}…` : raw}'`;
+  if (!ROW_ID_TEXT.test(raw) || raw.length > 10) return `must be ${ROW_ID_RANGE}, got '${raw.length > 40 ? `${raw.slice(0, 40)}…` : raw}'`;
   const n = Number(raw);
   return n >= 1 && n <= INT4_MAX ? null : `must be ${ROW_ID_RANGE}, got ${raw}`;
 }

@@ -2,6 +2,7 @@ import { and, asc, count, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { badInput, notFound } from '../domain/errors.ts';
 import { Fields } from '../domain/fields.ts';
+import { ROW_ID_TEXT } from '../domain/limits.ts';
 import type { Database, Queryable } from '../db/client.ts';
 import { answers, labels, rubricItems, rubricVersions, runs } from '../db/schema.ts';
 import { LABEL_KINDS } from '../domain/label-kinds.ts';
@@ -17,7 +18,7 @@ const scalar = (text: z.ZodType<string>) => z.union([text, z.number(), z.boolean
 export const LabelRowSchema = z
   .strictObject({
     answer: scalar(Fields.answerExternalId).optional(),
-    answer_id: z.union([z.number(), z.string().regex(/^\d+$/, 'must be a whole number')]).transform(Number).pipe(Fields.rowId).optional(),
+    answer_id: z.union([z.number(), z.string().regex(ROW_ID_TEXT, 'must be a whole number')]).transform(Number).pipe(Fields.rowId).optional(),
     run: Fields.run.optional(),
     model: Fields.model.optional(),
     item: Fields.labelItem.nullable().optional(),
