@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { badInput } from './errors.ts';
 import { Fields } from './fields.ts';
 import { assertStorableJson } from './json-check.ts';
+import type { LabelKind } from './label-kinds.ts';
 import { ITEM_VERDICTS, VERDICT_POINTS, type ItemVerdict } from './verdicts.ts';
 
 /**
@@ -33,7 +34,7 @@ export interface LabelRow {
   item?: string;
   model?: string;
   rater: string;
-  kind: 'human' | 'judge';
+  kind: LabelKind;
   label: string | number | boolean;
   line?: number;
 }

@@ -19,14 +19,14 @@ const RULES: readonly Rule[] = [
   {
     why: 'the pure core (scoring, stats, analysis) imports only domain/ and itself; formatting for a terminal belongs to cli/',
     from: PURE,
-    to: ['db', 'api', 'judges', 'jobs', 'cli', 'web', 'services', 'server', 'config', 'main', 'threads', 'input'],
+    to: ['db', 'api', 'judges', 'jobs', 'cli', 'web', 'services', 'app', 'server', 'config', 'main', 'threads', 'input'],
   },
   { why: 'api/, web/ and cli/ call services/, never the ORM (enums and shared types live in domain/)', from: FRONTS, to: ['db'], allow: handleOnly },
   { why: 'api/, web/ and cli/ grade through services/grading/, never the judge engine or the queue directly', from: FRONTS, to: ['judges', 'jobs'] },
-  { why: 'the judge engine receives its cache and ledger as interfaces; it never imports db/ or a use case', from: ['judges'], to: ['db', 'services', 'jobs', 'api', 'web', 'cli'] },
+  { why: 'the judge engine receives its cache and ledger as interfaces; it never imports db/ or a use case', from: ['judges'], to: ['db', 'services', 'jobs', 'api', 'web', 'cli', 'app', 'server'] },
   { why: 'the queue is infrastructure under services/: grading lives in services/grading/', from: ['jobs'], to: ['services', 'api', 'web', 'cli'] },
   { why: 'db/ implements interfaces for the layers above; it never calls them', from: ['db'], to: ['services', 'api', 'web', 'cli', 'jobs'] },
-  { why: 'domain/ is the bottom layer', from: ['domain'], to: ['scoring', 'stats', 'analysis', 'judges', 'db', 'services', 'api', 'web', 'cli', 'jobs', 'config', 'server', 'input', 'threads'] },
+  { why: 'domain/ is the bottom layer', from: ['domain'], to: ['scoring', 'stats', 'analysis', 'judges', 'db', 'services', 'api', 'web', 'cli', 'jobs', 'app', 'config', 'server', 'main', 'input', 'threads'] },
 ];
 
 /** Packages that are provider SDKs: only the adapters (judges/adapters/, judges/batch/) may import them. */
