@@ -1,6 +1,8 @@
 /**
  * A loopback fake of the Anthropic Messages and OpenAI Chat Completions endpoints, scripted per test.
  * Tests drive the real SDKs against it: point Anthropic's baseURL at `url` and OpenAI's at `openaiBaseUrl`.
+ * Scripts can be per model name (`models`), and Chat Completions replies carry token log-probabilities
+ * when the request asks for them (logprobs.ts).
  * Routes live in a table so later work (batch APIs, load) adds entries without touching the core.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -9,13 +11,20 @@ import { ANTHROPIC_BATCH_ROUTES } from './batch-anthropic.ts';
 import { OPENAI_BATCH_ROUTES } from './batch-openai.ts';
 import { anthropicResponse, openaiResponse, PromptCacheSim, type Provider, type RecordedCall, type Step, type StepFn, type WireResponse } from './wire.ts';
 
-export type { RecordedCall, Step, StepFn } from './wire.ts';
+export type { RecordedCall, Step, StepFn, VerdictConfidence } from './wire.ts';
 
 export type Script = Array<Step | StepFn> | StepFn;
 
 export interface FakeProviderOptions {
   /** Step per call (counted from the last setScript; the last step repeats), or a function of the call. Default: 500s. */
   script?: Script;
+  /**
+   * Per model name (the request body's `model`, batched requests included): that model's own script,
+   * its steps counted over that model's calls only (from the last setModelScripts). Models not listed
+   * follow `script`. This is how a panel's members answer differently — one scripted verdict set per
+   * model, one model that always fails.
+   */
+  models?: Record<string, Script>;
   /** Delay before every response, in milliseconds. */
   latencyMs?: number;
   /** Extra or replacement routes, keyed "METHOD /path". */
@@ -44,6 +53,8 @@ export interface FakeProvider {
   openaiBaseUrl: string;
   calls: RecordedCall[];
   setScript(script: Script): void;
+  /** Replaces every per-model script (an empty object removes them) and restarts their step counts. */
+  setModelScripts(models: Record<string, Script>): void;
   close(): Promise<void>;
 }
 
@@ -87,11 +98,29 @@ export async function startFakeProvider(opts: FakeProviderOptions = {}): Promise
   const hanging = new Set<ServerResponse>();
   const state = new Map<string, unknown>();
 
-  const pick = (call: RecordedCall): Step => {
-    if (typeof script === 'function') return script(call);
-    const s = script[Math.min(call.index - base, script.length - 1)];
+  let models: Record<string, Script> = opts.models ?? {};
+  // A model's step counter advances once per distinct call (a route may pick the same call twice).
+  let modelCounts = new Map<string, number>();
+  let modelSteps = new WeakMap<RecordedCall, number>();
+
+  const stepOf = (sc: Script, i: number, call: RecordedCall): Step => {
+    if (typeof sc === 'function') return sc(call);
+    const s = sc[Math.min(i, sc.length - 1)];
     if (s === undefined) return { kind: 'status', status: 500 };
     return typeof s === 'function' ? s(call) : s;
+  };
+
+  const pick = (call: RecordedCall): Step => {
+    const model = typeof call.body?.model === 'string' ? call.body.model : undefined;
+    const own = model !== undefined && Object.hasOwn(models, model) ? models[model]! : undefined;
+    if (own === undefined) return stepOf(script, call.index - base, call);
+    let i = modelSteps.get(call);
+    if (i === undefined) {
+      i = modelCounts.get(model!) ?? 0;
+      modelCounts.set(model!, i + 1);
+      modelSteps.set(call, i);
+    }
+    return stepOf(own, i, call);
   };
 
   const server = createServer(async (req, res) => {
@@ -137,6 +166,11 @@ export async function startFakeProvider(opts: FakeProviderOptions = {}): Promise
     setScript(s) {
       script = s;
       base = calls.length;
+    },
+    setModelScripts(m) {
+      models = m;
+      modelCounts = new Map();
+      modelSteps = new WeakMap();
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -4,6 +4,8 @@
  * per token) and so is prompt caching, so benchmarks can measure the cacheable share of the input.
  */
 import { createHash } from 'node:crypto';
+import type { ClaimVerdict, ItemVerdict } from '../../src/domain/verdicts.ts';
+import { fakeLogprobs } from './logprobs.ts';
 
 export type Provider = 'anthropic' | 'openai';
 
@@ -17,8 +19,13 @@ export interface RecordedCall {
   index: number;
 }
 
+/** Probability of each item's verdict (by item id) the fake reports in OpenAI `logprobs`; unlisted → 1. */
+export type VerdictConfidence = Record<string, number>;
+
 export type Step =
-  | { kind: 'verdicts'; output: unknown }
+  | { kind: 'verdicts'; output: unknown; confidence?: VerdictConfidence }
+  /** A well-formed rubric output for whatever items the request asks about (in the request's order); unlisted items → missing. */
+  | { kind: 'verdict-set'; verdicts: Record<string, ItemVerdict>; claims?: Array<{ text: string; verdict: ClaimVerdict }>; confidence?: VerdictConfidence }
   | { kind: 'text'; text: string }
   | { kind: 'truncated'; text: string }
   | { kind: 'refusal'; text?: string }
@@ -106,8 +113,8 @@ export function anthropicResponse(step: Step, call: RecordedCall, cache: PromptC
   const tool = call.body?.tools?.[0]?.name ?? 'record_verdicts';
   let content: unknown[];
   let stop = 'end_turn';
-  if (step.kind === 'verdicts') {
-    content = [{ type: 'tool_use', id: `toolu_fake_${call.index}`, name: tool, input: step.output }];
+  if (step.kind === 'verdicts' || step.kind === 'verdict-set') {
+    content = [{ type: 'tool_use', id: `toolu_fake_${call.index}`, name: tool, input: structuredOutput(step, call) }];
     stop = 'tool_use';
   } else if (step.kind === 'echo-structured') {
     content = [{ type: 'tool_use', id: `toolu_fake_${call.index}`, name: tool, input: echoStructured(call) }];
@@ -136,7 +143,7 @@ export function openaiResponse(step: Step, call: RecordedCall, cache: PromptCach
   let content: string | null = null;
   let refusal: string | null = null;
   let finish = 'stop';
-  if (step.kind === 'verdicts') content = JSON.stringify(step.output);
+  if (step.kind === 'verdicts' || step.kind === 'verdict-set') content = JSON.stringify(structuredOutput(step, call));
   else if (step.kind === 'echo-structured') content = JSON.stringify(echoStructured(call));
   else if (step.kind === 'refusal') refusal = step.text ?? 'I cannot help with that.';
   else {
@@ -144,6 +151,9 @@ export function openaiResponse(step: Step, call: RecordedCall, cache: PromptCach
     if (step.kind === 'truncated') finish = 'length';
   }
   const completion = tokensOf((content ?? refusal ?? '').length);
+  // Chat Completions returns token log-probabilities only when the request asks (logprobs: true).
+  const confidence = step.kind === 'verdicts' || step.kind === 'verdict-set' ? step.confidence ?? {} : {};
+  const logprobs = call.body?.logprobs === true && content !== null ? { content: fakeLogprobs(content, confidence, Number(call.body?.top_logprobs ?? 0)), refusal: null } : null;
   return {
     status: 200,
     body: {
@@ -151,7 +161,7 @@ export function openaiResponse(step: Step, call: RecordedCall, cache: PromptCach
       object: 'chat.completion',
       created: 1_700_000_000,
       model: call.body?.model,
-      choices: [{ index: 0, message: { role: 'assistant', content, refusal }, finish_reason: finish, logprobs: null }],
+      choices: [{ index: 0, message: { role: 'assistant', content, refusal }, finish_reason: finish, logprobs }],
       usage: { prompt_tokens: u.input, completion_tokens: completion, total_tokens: u.input + completion, prompt_tokens_details: { cached_tokens: u.cacheRead } },
     },
   };
@@ -161,4 +171,13 @@ export function openaiResponse(step: Step, call: RecordedCall, cache: PromptCach
 function echoStructured(call: RecordedCall): unknown {
   const echo = lastUserText(call);
   return { items: requestItemIds(call).map((id) => ({ id, verdict: 'missing', evidence: echo })), claims: [{ text: echo, verdict: 'unverifiable' }] };
+}
+
+/** The structured output of a verdicts step; a verdict set is laid out over the request's own item ids. */
+function structuredOutput(step: Extract<Step, { kind: 'verdicts' | 'verdict-set' }>, call: RecordedCall): unknown {
+  if (step.kind === 'verdicts') return step.output;
+  return {
+    items: requestItemIds(call).map((id) => ({ id, verdict: step.verdicts[id] ?? 'missing', evidence: '' })),
+    claims: step.claims ?? [],
+  };
 }
