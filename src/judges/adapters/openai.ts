@@ -1,5 +1,6 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
 import type { JudgeParams } from '../config.ts';
+import { type ReplyConfidence, type TokenLogprob, verdictConfidence } from '../logprob-confidence.ts';
 import { classifyFailure } from '../retry.ts';
 import type { Judge, JudgeReply, JudgeRequest, StopKind } from '../types.ts';
 
@@ -10,6 +11,15 @@ import type { Judge, JudgeReply, JudgeRequest, StopKind } from '../types.ts';
  */
 
 const FINISH: Readonly<Record<string, StopKind>> = { length: 'truncated', content_filter: 'refused' };
+
+/**
+ * A reply of a judge whose params ask for `logprobs`: the same reply plus each item verdict's
+ * probability (src/judges/logprob-confidence.ts has the method). Judges that do not ask get a plain
+ * JudgeReply, without the field, and their requests are unchanged.
+ */
+export interface OpenAIJudgeReply extends JudgeReply {
+  confidence?: ReplyConfidence;
+}
 
 export interface OpenAIJudgeOptions {
   provider: 'openai' | 'openai-compatible';
@@ -58,32 +68,60 @@ export function buildOpenAIBody(provider: OpenAIJudgeOptions['provider'], model:
     temperature: params.temperature,
     [TOKEN_PARAM[provider]]: params.max_tokens,
     response_format: { type: 'json_schema', json_schema: { name: req.mode === 'rubric' ? 'rubric_verdicts' : 'reference_match', strict: true, schema: req.schema } },
+    // Only when the judge asks: the request of every other judge stays byte-identical (and cache-equal).
+    ...(params.logprobs ? { logprobs: true, ...(params.top_logprobs !== undefined ? { top_logprobs: params.top_logprobs } : {}) } : {}),
   };
 }
 
-/** A Chat Completions reply as a JudgeReply (shared with the Batch client). */
-export function openaiReply(res: OpenAI.ChatCompletion): JudgeReply {
+/** Item verdict confidence of a reply's text from its token log-probabilities. */
+function replyConfidence(text: string, tokens: readonly TokenLogprob[] | null | undefined): ReplyConfidence {
+  let items: unknown;
+  try {
+    items = (JSON.parse(text) as { items?: unknown })?.items;
+  } catch {
+    return { source: 'none', reason: 'the reply is not a JSON object, so no verdict can be located in it' };
+  }
+  if (!Array.isArray(items)) return { source: 'none', reason: 'the reply has no rubric items' };
+  const parsed = items.map((it) => ({ id: String((it as { id?: unknown })?.id), verdict: String((it as { verdict?: unknown })?.verdict) }));
+  return verdictConfidence(text, parsed, tokens);
+}
+
+/**
+ * A Chat Completions reply as a JudgeReply (shared with the Batch client). With `logprobs` (the judge
+ * asked for them) the reply also carries `confidence`, from the choice's token log-probabilities.
+ */
+export function openaiReply(res: OpenAI.ChatCompletion, opts: { logprobs?: boolean } = {}): OpenAIJudgeReply {
   const choice = res.choices?.[0];
   const finish = String(choice?.finish_reason ?? '');
   const refusal = choice?.message?.refusal;
   const u = res.usage;
   const cached = u?.prompt_tokens_details?.cached_tokens ?? 0;
-  return {
+  const reply: OpenAIJudgeReply = {
     text: choice?.message?.content ?? refusal ?? '',
     stop: refusal ? 'refused' : (FINISH[finish] ?? 'complete'),
     stopDetail: refusal ? `refusal: ${refusal.slice(0, 300)}` : finish,
     // prompt_tokens includes the cached ones; the ledger counts uncached input separately.
     usage: { input: Math.max(0, (u?.prompt_tokens ?? 0) - cached), output: u?.completion_tokens ?? 0, cacheRead: cached, cacheWrite: 0 },
   };
+  if (opts.logprobs) {
+    const content = choice?.message?.content;
+    reply.confidence = typeof content === 'string' ? replyConfidence(content, choice?.logprobs?.content) : { source: 'none', reason: 'the reply has no content (a refusal)' };
+  }
+  return reply;
 }
 
-export function createOpenAIJudge(o: OpenAIJudgeOptions): Judge {
+/** The OpenAI adapter: a Judge whose replies may carry `confidence`. */
+export interface OpenAIJudge extends Judge {
+  call(req: JudgeRequest): Promise<OpenAIJudgeReply>;
+}
+
+export function createOpenAIJudge(o: OpenAIJudgeOptions): OpenAIJudge {
   const client = new OpenAI({ apiKey: o.apiKey, ...(o.baseURL ? { baseURL: o.baseURL } : {}), maxRetries: 0, timeout: o.params.timeout_ms });
   return {
     provider: o.provider,
     model: o.model,
     baseline: false,
-    async call(req: JudgeRequest): Promise<JudgeReply> {
+    async call(req: JudgeRequest): Promise<OpenAIJudgeReply> {
       const body = buildOpenAIBody(o.provider, o.model, o.params, req);
       let res: OpenAI.ChatCompletion;
       try {
@@ -91,7 +129,7 @@ export function createOpenAIJudge(o: OpenAIJudgeOptions): Judge {
       } catch (e) {
         throw toCallError(e);
       }
-      return openaiReply(res);
+      return openaiReply(res, { logprobs: o.params.logprobs === true });
     },
   };
 }
