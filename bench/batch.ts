@@ -18,14 +18,14 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { loadavg } from 'node:os';
 import { migrate, openDatabase, type Database } from '../src/db/client.ts';
-import { startBoss } from '../src/jobs/boss.ts';
-import { startWorker } from '../src/jobs/worker.ts';
 import { createAdapter } from '../src/judges/adapters/index.ts';
 import { loadJudge } from '../src/judges/config.ts';
 import { createJudgeEngine, defaultTemplatePath } from '../src/judges/engine.ts';
 import { MemoryCache, MemoryLedger } from '../src/judges/store.ts';
 import { assemblePrompt, loadTemplate } from '../src/judges/prompt.ts';
-import { enqueueRunGrading } from '../src/services/runs-grading.ts';
+import { gradingQueue } from '../src/services/grading/queue.ts';
+import { enqueueRunGrading } from '../src/services/grading/run-queue.ts';
+import { startWorker } from '../src/services/grading/worker.ts';
 import { startFakeProvider } from '../test/fake-provider/server.ts';
 import { tokensOf } from '../test/fake-provider/wire.ts';
 import { farmyard } from '../test/judges/harness.ts';
@@ -93,7 +93,8 @@ async function main(): Promise<void> {
   async function phase(name: string, n: number, latencyMs: number): Promise<{ seconds: number; peakRss: number; meanCalling: number; maxCalling: number; cpuMsPerGrade: number; xactPerGrade: number }> {
     const fake = await startFake(latencyMs);
     await seedRun(database, name, n);
-    const boss = await startBoss(database, { expireInSeconds: 600 });
+    const queue = gradingQueue(database, { expireInSeconds: 600 });
+    await queue.boss();
     // The real SDK adapter, timed: how much of a job's time is the provider call as the grader sees it.
     let callMs = 0;
     let firstCall = 0;
@@ -116,7 +117,7 @@ async function main(): Promise<void> {
     };
     // A worker that is already up, as `assay worker` processes are when a run is enqueued: its SDK is
     // loaded (startWorker preloads it) and it polls the queue. The clock starts at the enqueue.
-    const w = await startWorker(database, { concurrency: K, keys, adapterFor, bossInstance: boss, pollMs: 20 });
+    const w = await startWorker(database, { concurrency: K, keys, adapterFor, queue, pollMs: 20 });
     await import('../src/judges/adapters/anthropic.ts');
     let peakRss = process.memoryUsage().rss;
     const calling: number[] = [];
@@ -132,7 +133,7 @@ async function main(): Promise<void> {
     const x0 = await xacts();
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
-    await enqueueRunGrading(database, boss, { run: name, judge: JUDGE_FILE });
+    await enqueueRunGrading(database, queue, { run: name, judge: JUDGE_FILE });
     const enqueued = performance.now();
     while (w.stats.graded + w.stats.skipped + w.stats.failed < n) await new Promise((r) => setTimeout(r, 5));
     // Stopped (the last completions written to the queue) before the clock stops.
@@ -145,7 +146,7 @@ async function main(): Promise<void> {
     await new Promise((r) => setTimeout(r, 1100));
     const xactPerGrade = ((await xacts()) - x0) / n;
     const cpuMsPerGrade = (cpu.user + cpu.system) / 1000 / n;
-    await boss.stop({ graceful: false, close: false });
+    await queue.stop();
     await fake.close();
     if (w.stats.graded !== n) throw new Error(`${name}: graded ${w.stats.graded} of ${n}`);
     const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);

@@ -1,8 +1,10 @@
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { answerClientErrors } from './api/client-error.ts';
-import type { Config } from './config.ts';
+import { type Config, providerKeys } from './config.ts';
 import type { Database } from './db/client.ts';
+import { defaultJudge } from './services/grading/default-judge.ts';
+import type { GradingQueue } from './services/grading/queue.ts';
 
 /**
  * Startup shared by `npm start` and `assay serve`: migrate, seed the bundled examples into an empty
@@ -37,19 +39,14 @@ export async function listen(fetch: (req: Request) => Response | Promise<Respons
   });
 }
 
-export const judgeDescription = (config: Pick<Config, 'anthropicApiKey' | 'openaiApiKey' | 'openaiBaseUrl'>): string =>
-  config.anthropicApiKey
-    ? 'Anthropic judge (ANTHROPIC_API_KEY set)'
-    : config.openaiApiKey || config.openaiBaseUrl
-      ? 'OpenAI-compatible judge (OPENAI_API_KEY / OPENAI_BASE_URL set)'
-      : 'lexical baseline judge (offline, not an LLM)';
-
 export interface StartedService {
   server: RunningServer;
   database: Database;
   /** The admin key created on this start, if there was none (shown once, never stored in clear). */
   adminKey: string | null;
   seeded: boolean;
+  /** The grading queue of the API's /api/runs and /api/jobs routes (stopped by stop()). */
+  queue: GradingQueue;
   stop(): Promise<void>;
 }
 
@@ -59,6 +56,7 @@ export async function startService(config: Config, opts: { seed?: boolean } = {}
   const { createApp } = await import('./app.ts');
   const { createKey, hasActiveAdminKey } = await import('./services/keys.ts');
   const { describeOwner } = await import('./db/pglite-owner.ts');
+  const { gradingQueue } = await import('./services/grading/queue.ts');
   // A short command owning the directory (an import) is waited for: leaning on it, the server would
   // lose its database when the command ends.
   const database = await openConfiguredDatabase(config, {
@@ -70,15 +68,20 @@ export async function startService(config: Config, opts: { seed?: boolean } = {}
     const adminKey = (await hasActiveAdminKey(database))
       ? null
       : (await createKey(database, { scopes: ['admin'], name: 'initial admin key (created by npm start)' })).key;
-    const app = createApp({ database, config });
+    // The server only enqueues (workers grade): pg-boss starts on the first queue request, with no
+    // maintenance of its own, and stops with the server.
+    const queue = gradingQueue(database, { supervise: false });
+    const app = createApp({ database, config, queue });
     const server = await listen(app.fetch, config.host, config.port);
     return {
       server,
       database,
+      queue,
       adminKey,
       seeded,
       stop: async () => {
         await server.close();
+        await queue.stop();
         await database.close();
       },
     };
@@ -132,7 +135,7 @@ export async function runUntilSignal(config: Config, out: (line: string) => void
     out('(more keys: assay keys create --scope read|write|admin|annotate)');
   }
   out(`Database: ${databaseLine(svc.database, config)}`);
-  out(`Judge: ${judgeDescription(config)}`);
+  out(`Judge: ${defaultJudge(providerKeys(config)).description}`);
   out(`assay listening on ${svc.server.url}  (API docs: ${svc.server.url}/docs)`);
   await stopped;
 }

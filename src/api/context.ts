@@ -1,5 +1,6 @@
 import type { Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
+import type { GradingQueue } from '../services/grading/queue.ts';
 import type { VerifiedKey } from '../services/keys.ts';
 
 /** The authenticated caller, set by the guard on every non-public route. */
@@ -21,4 +22,6 @@ export interface AppDeps {
   log?: (line: string) => void;
   /** Clock for the rate limiter (ms). */
   now?: () => number;
+  /** The grading queue the /api/runs and /api/jobs routes use, owned (and stopped) by the composition root. */
+  queue?: GradingQueue;
 }

@@ -13,6 +13,12 @@ import type { Database, Queryable } from '../db/client.ts';
 export const GRADE_QUEUE = 'assay-grade';
 export const DEAD_QUEUE = 'assay-grade-dead';
 
+/** A grading job: one answer of one grading run (which names the judge). */
+export interface GradeJobData {
+  gradingRunId: number;
+  answerId: number;
+}
+
 export interface SqlExecutor {
   executeSql(text: string, values?: unknown[]): Promise<{ rows: any[] }>;
 }

@@ -1,9 +1,9 @@
-import type PgBoss from 'pg-boss';
 import type { Database } from '../db/client.ts';
 import { badInput } from '../domain/errors.ts';
 import { GRADE_QUEUE } from '../jobs/boss.ts';
 import { LIVE } from '../jobs/leases.ts';
-import { UNSETTLED } from './progress.ts';
+import { UNSETTLED } from './grading/progress.ts';
+import type { GradingQueue } from './grading/queue.ts';
 
 /**
  * The grading queue as users see it (`assay jobs`, GET /jobs): jobs by state with their answer, run
@@ -95,7 +95,9 @@ export async function listJobs(database: Database, q: JobQuery = {}): Promise<Jo
 }
 
 /** Dead-lettered (failed) jobs back to the queue for another round of retries: by id, or all of a run. */
-export async function retryFailedJobs(database: Database, boss: PgBoss, q: { ids?: string[]; run?: string }): Promise<{ retried: number }> {
+export async function retryFailedJobs(database: Database, queue: GradingQueue, q: { ids?: string[]; run?: string }): Promise<{ retried: number }> {
+  // Started first: it creates the queue's tables on a database that never had them.
+  const boss = await queue.boss();
   let ids = q.ids ?? [];
   if (ids.length === 0) {
     const r = await database.execute(

@@ -1,8 +1,9 @@
 import type { Database } from '../db/client.ts';
 import type { CalibrationReport } from '../analysis/calibration/index.ts';
 import type { DtsGroup, DtsReport } from '../analysis/describe-then-solve/index.ts';
-import { SCALES, type LabelRow, type LabelScale } from '../domain/labels.ts';
+import type { LabelRow, LabelScale } from '../domain/labels.ts';
 import { runInThread, taskModule } from '../threads/pool.ts';
+import { calibrationLabels } from './grading/calibration-labels.ts';
 import { cachedReport, reportKey } from './report-cache.ts';
 import { assemblyRowsText, baselineNotes, chooseJudge, descriptionRowsText, filterKey, judgeInfo, type JudgeInfo, type ReportFilters } from './report-data.ts';
 
@@ -17,50 +18,11 @@ const FILTERS = `($1::text is null or r.name = $1) and ($2::text is null or r.mo
 
 /**
  * Label rows for calibration: every stored label (human and judge) plus, as judge labels, the grades
- * of answers that humans labelled — item verdicts on the verdict scale, the reference-match label on
- * the binary scale, F1 on the numeric scale. The judge's rater name is its slug.
+ * of answers that humans labelled, on the report's scale (services/grading/calibration-labels.ts).
+ * Answers are keyed by database id: a report spans runs.
  */
-export async function calibrationRows(database: Database, scale: LabelScale, f: ReportFilters = {}): Promise<LabelRow[]> {
-  const params = [f.run ?? null, f.model ?? null];
-  // One JSON array per query (see report-data.ts: decoding many rows field by field is what costs on PGlite).
-  const labels = await jsonArray<[number, string, string, string, string, string]>(
-    database,
-    `select coalesce(json_agg(json_build_array(l.answer_id, l.item_key, l.annotator, l.kind, l.label, r.model) order by l.answer_id, l.item_key, l.annotator), '[]')::text as j
-       from labels l join answers a on a.id = l.answer_id join runs r on r.id = a.run_id
-      where ${FILTERS} and l.item_key not like 'claim:%'`,
-    params,
-  );
-  const rows: LabelRow[] = labels.map(([answerId, item, rater, kind, label, model]) => ({
-    answer: String(answerId),
-    ...(item ? { item } : {}),
-    model,
-    rater,
-    kind: kind === 'judge' ? 'judge' : 'human',
-    label: scale === 'numeric' && Number.isFinite(Number(label)) ? Number(label) : label,
-  }));
-  const grades = await jsonArray<[number, Array<{ id: string; verdict: string }> | null, string | null, number | null, string, string]>(
-    database,
-    `select coalesce(json_agg(json_build_array(g.answer_id, g.items, g.meta->>'label', g.f1, j.slug, r.model) order by g.answer_id, j.slug), '[]')::text as j
-       from grades g join judges j on j.id = g.judge_id join answers a on a.id = g.answer_id join runs r on r.id = a.run_id
-      where g.status = 'ok' and ${FILTERS} and ($3::text is null or j.slug = $3)
-        and exists (select 1 from labels l where l.answer_id = g.answer_id and l.kind = 'human')`,
-    [...params, f.judge ?? null],
-  );
-  for (const [answerId, items, label, f1, judge, model] of grades) {
-    const base = { answer: String(answerId), model, rater: judge, kind: 'judge' as const };
-    if (scale === 'verdict') {
-      for (const it of items ?? []) rows.push({ ...base, item: it.id, label: it.verdict });
-    } else if (scale === 'binary' && label !== null && SCALES.binary.normalise(label) !== null) {
-      rows.push({ ...base, label });
-    } else if (scale === 'numeric' && f1 !== null) {
-      rows.push({ ...base, label: f1 });
-    }
-  }
-  return rows;
-}
-
-async function jsonArray<T>(database: Database, sql: string, params: unknown[]): Promise<T[]> {
-  return JSON.parse(String((await database.execute(sql, params)).rows[0]!.j)) as T[];
+export function calibrationRows(database: Database, scale: LabelScale, f: ReportFilters = {}): Promise<LabelRow[]> {
+  return calibrationLabels(database, { key: 'answerId', scale, humanLabelledOnly: true, ...(f.run ? { run: f.run } : {}), ...(f.model ? { model: f.model } : {}), ...(f.judge ? { judge: f.judge } : {}) });
 }
 
 /** Judges of the report that are the lexical baseline, by slug, with the note to show beside them. */

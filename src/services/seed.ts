@@ -9,7 +9,8 @@ import { iiwAnswerRow, iiwRubric, IiwRowSchema } from './iiw.ts';
 import { readImportFiles, PUZZLE_FILES } from './imports.ts';
 import { parsePuzzleFiles, storePuzzles } from './puzzles.ts';
 import { parseRubricFiles, storeRubric } from './rubrics.ts';
-import { gradeExamples, labelExamples } from './seed-grading.ts';
+import { gradeExamples } from './grading/examples.ts';
+import { labelExamples } from './seed-labels.ts';
 
 /**
  * The bundled examples (rubrics/examples/), loaded into an empty database by `npm start` so every page
@@ -21,7 +22,7 @@ import { gradeExamples, labelExamples } from './seed-grading.ts';
  *
  * Two phases. The import (rubrics, puzzles, answers, assembly scores) goes through the same parsers as
  * `assay import`, in one transaction under an advisory lock, and only into an empty database: all or
- * nothing. Grades and labels follow outside it (seed-grading.ts) and fill only what is missing, on every
+ * nothing. Grades and labels follow outside it (grading/examples.ts, seed-labels.ts) and fill only what is missing, on every
  * call: a seed that dies while grading is completed by the next start.
  */
 

@@ -1,35 +1,24 @@
 import type { Database } from '../db/client.ts';
-import type { GradeClaim, GradeItem } from '../db/schema.ts';
 import { getAnswer, type AnswerView } from './answers.ts';
 import { getAssemblyScore, type StoredAssemblyScore } from './assemblies.ts';
+import { type AnswerGrade, gradesOfAnswer } from './grading/grade-detail.ts';
 import { getPuzzle, type PuzzleView } from './puzzles.ts';
 import { getRubric, getRubricVersionById, type RubricVersionView } from './rubrics.ts';
 
 /**
- * One answer as the grade detail page shows it: the answer, every judge's grade of it (rubric items,
- * claims, scores, meta, judge, prompt, usage), the rubric version each grade used, and for assemblies
- * the puzzle and the stored score.
+ * One answer as the grade detail page shows it: the answer, every judge's grade of it (in the one
+ * grade shape, GradeDetail, with the judge's prompt file), the rubric version each grade used, and for
+ * assemblies the puzzle and the stored score.
  */
 
-export interface GradeDetail {
-  judge: { slug: string; provider: string; model: string; prompt: string | null };
-  status: string;
-  reason: string | null;
-  completeness: number | null;
-  correctness: number | null;
-  f1: number | null;
-  items: GradeItem[];
-  claims: GradeClaim[];
-  meta: Record<string, unknown>;
-  promptHash: string | null;
-  usage: { input: number | null; output: number | null; cacheRead: number | null; cacheWrite: number | null; costUsd: number | null; latencyMs: number | null };
-  rubric: RubricVersionView | null;
-  createdAt: Date;
+export interface AnswerGradeView extends AnswerGrade {
+  /** The rubric version the grade used, with its item texts. */
+  rubricVersion: RubricVersionView | null;
 }
 
 export interface AnswerDetail {
   answer: AnswerView;
-  grades: GradeDetail[];
+  grades: AnswerGradeView[];
   /** The answer's rubric (latest version) even when ungraded. */
   rubric: RubricVersionView | null;
   puzzle: PuzzleView | null;
@@ -49,38 +38,12 @@ const n = (v: unknown): number | null => (v === null || v === undefined ? null :
 
 export async function answerDetail(database: Database, id: number): Promise<AnswerDetail> {
   const answer = await getAnswer(database, id);
-  const rows = await database.execute(
-    `select g.*, j.slug as judge_slug, j.provider as judge_provider, j.model as judge_model, j.config->>'prompt' as judge_prompt
-       from grades g join judges j on j.id = g.judge_id where g.answer_id = $1 order by g.created_at desc, g.id desc`,
-    [id],
-  );
   const versions = new Map<number, RubricVersionView | null>();
-  const grades: GradeDetail[] = [];
-  for (const g of rows.rows) {
-    const vid = g.rubric_version_id === null ? null : Number(g.rubric_version_id);
+  const grades: AnswerGradeView[] = [];
+  for (const g of await gradesOfAnswer(database, id)) {
+    const vid = g.rubricVersionId;
     if (vid !== null && !versions.has(vid)) versions.set(vid, await orNull(getRubricVersionById(database, vid)));
-    grades.push({
-      judge: { slug: g.judge_slug, provider: g.judge_provider, model: g.judge_model, prompt: g.judge_prompt ?? null },
-      status: g.status,
-      reason: g.reason ?? null,
-      completeness: n(g.completeness),
-      correctness: n(g.correctness),
-      f1: n(g.f1),
-      items: (g.items ?? []) as GradeItem[],
-      claims: (g.claims ?? []) as GradeClaim[],
-      meta: (g.meta ?? {}) as Record<string, unknown>,
-      promptHash: g.prompt_hash ?? null,
-      usage: {
-        input: n(g.input_tokens),
-        output: n(g.output_tokens),
-        cacheRead: n(g.cache_read_tokens),
-        cacheWrite: n(g.cache_write_tokens),
-        costUsd: n(g.cost_usd),
-        latencyMs: n(g.latency_ms),
-      },
-      rubric: vid === null ? null : (versions.get(vid) ?? null),
-      createdAt: new Date(g.created_at),
-    });
+    grades.push({ ...g, rubricVersion: vid === null ? null : (versions.get(vid) ?? null) });
   }
   const rubric = answer.rubric ? await orNull(getRubric(database, answer.rubric)) : null;
   const puzzle = answer.puzzle ? await orNull(getPuzzle(database, answer.puzzle)) : null;

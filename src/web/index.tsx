@@ -4,7 +4,8 @@ import { routeRegistry, type Api } from '../api/define-route.ts';
 import { inputGuardFor } from '../api/input-guard.ts';
 import type { RouteScope } from '../api/scopes.ts';
 import { keyVerifier } from '../services/keys.ts';
-import { judgeDescription } from '../server.ts';
+import { providerKeys } from '../config.ts';
+import { defaultJudge } from '../services/grading/default-judge.ts';
 import { pageGuard, sessionCaller, type PageAuth } from './guard.ts';
 import { registerAnnotationPages } from './pages/annotate.tsx';
 import { registerAnswerPages } from './pages/answers.tsx';
@@ -40,11 +41,8 @@ export function isLoopbackHost(host: string | undefined): boolean {
 
 export function registerWeb(api: Api): void {
   const auth: PageAuth = { sessions: new SessionStore(api.deps.now), verifyKey: api.deps.verifyKey ?? keyVerifier(api.deps.database, api.deps.now) };
-  const judge = judgeDescription({
-    anthropicApiKey: api.deps.config.anthropicApiKey,
-    openaiApiKey: api.deps.config.openaiApiKey,
-    openaiBaseUrl: api.deps.config.openaiBaseUrl,
-  });
+  // The footer names the judge that grades when none is named: the same rule as the banner and the commands.
+  const judge = defaultJudge(providerKeys(api.deps.config)).description;
   const frame = async (c: Context): Promise<PageFrame> => {
     const s = await sessionCaller(auth, c);
     return { path: c.req.path, judge, user: s ? { name: s.caller.name, csrf: s.session.csrf } : null };

@@ -79,7 +79,7 @@ describeDb('write endpoints: one bad element, nothing written', (ctx) => {
       expect(await rowCounts(ctx.database), message).toEqual(before);
     }
     // A rubric document with answer text that clashes with a stored answer: neither is written.
-    const { gradeAnswer } = await import('../../src/services/grading.ts');
+    const { gradeAnswer } = await import('../../src/services/grading/grade-answer.ts');
     const { importAnswersJsonl } = await import('../../src/services/answers.ts');
     await importAnswersJsonl(ctx.database, { path: 'x.jsonl', content: lines({ id: 'x', run: 'adhoc-r', model: 'm', task: 'describe', rubric: 'farmyard-54', text: 'first text' }) });
     const stored = await rowCounts(ctx.database);

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate, openDatabase } from '../../src/db/client.ts';
 import { labels } from '../../src/db/schema.ts';
 import { RubricSchema } from '../../src/domain/rubric.ts';
-import { gradeAnswer } from '../../src/services/grading.ts';
+import { gradeAnswer } from '../../src/services/grading/grade-answer.ts';
 import { FIXTURES, runCli } from '../helpers/cli.ts';
 
 /**

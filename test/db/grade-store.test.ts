@@ -1,8 +1,9 @@
 import { expect, it } from 'vitest';
-import { gradeUpserter, type GradeRow, queuedAnswerReader } from '../../src/db/grade-store.ts';
+import { gradeUpserter, type GradeRow } from '../../src/db/grade-store.ts';
 import { dbLedgerAndCache, dbResponseCache } from '../../src/db/judge-store.ts';
 import { loadJudge } from '../../src/judges/config.ts';
-import { ensureJudgeRow } from '../../src/services/grading.ts';
+import { ensureJudgeRow } from '../../src/services/grading/judge-row.ts';
+import { queuedAnswerReader } from '../../src/services/grading/queued-read.ts';
 import { describeDb } from '../helpers/db.ts';
 import { seedRun } from '../jobs/helpers.ts';
 import { farmyard } from '../judges/harness.ts';
@@ -15,17 +16,20 @@ describeDb('grade store', (ctx) => {
     inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0.001, latencyMs: 7,
   });
 
-  it('reads a batch of queued answers in one go, with the latest rubric version and this judge’s grade', async () => {
+  it('reads a batch of queued answers in one go, with the latest rubric version and whether this judge graded it', async () => {
     const { answerIds } = await seedRun(ctx.database, 'gs-read', 3);
     const judgeId = await ensureJudgeRow(ctx.database, loadJudge('lexical'));
     const read = queuedAnswerReader(ctx.database, judgeId);
     const [a, b, missing] = await Promise.all([read(answerIds[0]!), read(answerIds[1]!), read(999_999)]);
-    expect(a).toMatchObject({ id: answerIds[0], status: 'ok', rubric: farmyard.id, gradeStatus: null });
+    expect(a).toMatchObject({ id: answerIds[0], status: 'ok', rubric: farmyard.id, skip: null, graded: false });
     expect(a!.text).toContain('gs-read answer 0');
     expect(b!.versionId).toBe(a!.versionId);
     expect(missing).toBeUndefined();
+    // A provider_error grade is not final (the answer still needs a grade); a refusal is.
+    await gradeUpserter(ctx.database)(row(answerIds[0]!, judgeId, a!.versionId!, 0.5, 'provider_error'));
+    expect((await read(answerIds[0]!))!.graded).toBe(false);
     await gradeUpserter(ctx.database)(row(answerIds[0]!, judgeId, a!.versionId!, 0.5, 'refused'));
-    expect((await read(answerIds[0]!))!.gradeStatus).toBe('refused');
+    expect((await read(answerIds[0]!))!.graded).toBe(true);
   });
 
   it('upserts grades in one statement; two grades of one answer in a batch are applied in order', async () => {
@@ -34,8 +38,8 @@ describeDb('grade store', (ctx) => {
     const version = (await queuedAnswerReader(ctx.database, judgeId)(answerIds[0]!))!.versionId!;
     const upsert = gradeUpserter(ctx.database);
     const ids = await Promise.all([upsert(row(answerIds[0]!, judgeId, version, 0.25)), upsert(row(answerIds[1]!, judgeId, version, 0.5)), upsert(row(answerIds[0]!, judgeId, version, 0.75))]);
-    expect(ids[0]).toBe(ids[2]);
-    expect(ids[1]).not.toBe(ids[0]);
+    expect(ids[0]!.id).toBe(ids[2]!.id);
+    expect(ids[1]!.id).not.toBe(ids[0]!.id);
     const stored = await ctx.database.execute(`select answer_id, f1, items, meta, raw_output, cost_usd from grades where judge_id = $1 and answer_id = any($2::int[]) order by answer_id`, [judgeId, answerIds]);
     expect(stored.rows.map((r) => [Number(r.answer_id), r.f1, r.meta, r.raw_output, r.cost_usd])).toEqual([
       [answerIds[0], 0.75, { n: 0.75 }, '{"f1":0.75}', 0.001],

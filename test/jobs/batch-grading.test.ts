@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/client.ts';
 import { loadJudge } from '../../src/judges/config.ts';
 import { loadPrices } from '../../src/judges/prices.ts';
-import { runBatchGrading } from '../../src/services/batch-grading.ts';
-import { createGradingSession } from '../../src/services/grading.ts';
+import { runBatchGrading } from '../../src/services/grading/batch.ts';
+import { createGradingSession } from '../../src/services/grading/session.ts';
 import { type FakeProvider, type Step, startFakeProvider } from '../fake-provider/server.ts';
 import { lastUserText, type RecordedCall } from '../fake-provider/wire.ts';
 import { describeDb } from '../helpers/db.ts';
@@ -222,7 +222,7 @@ for (const p of PROVIDERS) {
 
 describe('custom ids', () => {
   it('are deterministic per judge config, answer and attempt', async () => {
-    const { customIdFor } = await import('../../src/services/batch-grading.ts');
+    const { customIdFor } = await import('../../src/services/grading/batch.ts');
     const h = loadJudge(JUDGE_FILE).configHash;
     expect(customIdFor(h, 42, 1)).toBe(`j${h.slice(0, 12)}-a42-t1`);
     expect(customIdFor(h, 42, 2)).not.toBe(customIdFor(h, 42, 1));

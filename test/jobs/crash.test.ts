@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startBoss } from '../../src/jobs/boss.ts';
-import { startWorker } from '../../src/jobs/worker.ts';
 import { createAdapter } from '../../src/judges/adapters/index.ts';
 import type { Judge } from '../../src/judges/types.ts';
-import { getProgress } from '../../src/services/progress.ts';
-import { enqueueRunGrading } from '../../src/services/runs-grading.ts';
+import { getProgress } from '../../src/services/grading/progress.ts';
+import { gradingQueue } from '../../src/services/grading/queue.ts';
+import { enqueueRunGrading } from '../../src/services/grading/run-queue.ts';
+import { startWorker } from '../../src/services/grading/worker.ts';
 import { type FakeProvider, startFakeProvider } from '../fake-provider/server.ts';
 import { describeDb } from '../helpers/db.ts';
 import { count, EXPIRE, gradesPerAnswer, JUDGE_FILE, quietEngine, seedRun, until, VERDICTS } from './helpers.ts';
@@ -42,8 +42,8 @@ describeDb('crash in the middle of a run (in process)', (ctx) => {
   it('a dead worker is found by liveness and its jobs resumed: one grade per answer, ledger rows = provider calls', async () => {
     const n = 60;
     const { runId, answerIds } = await seedRun(ctx.database, 'crash-inproc', n);
-    const boss = await startBoss(ctx.database, NO_EXPIRY);
-    const e = await enqueueRunGrading(ctx.database, boss, { run: 'crash-inproc', judge: JUDGE_FILE });
+    const queue = gradingQueue(ctx.database, NO_EXPIRY);
+    const e = await enqueueRunGrading(ctx.database, queue, { run: 'crash-inproc', judge: JUDGE_FILE });
     fake.setScript([VERDICTS]);
     const callsBefore = fake.calls.length;
     let crashed = false;
@@ -55,7 +55,7 @@ describeDb('crash in the middle of a run (in process)', (ctx) => {
         return crashed ? new Promise(() => {}) : r;
       } };
     };
-    const a = await startWorker(ctx.database, { concurrency: 8, adapterFor: dying, bossInstance: boss, pollMs: 20, engine: quietEngine, rateLimits: false, liveness: LIVE });
+    const a = await startWorker(ctx.database, { concurrency: 8, adapterFor: dying, queue, pollMs: 20, engine: quietEngine, rateLimits: false, liveness: LIVE });
     // The crash comes with provider calls in flight (a worker can be between fetches, holding nothing).
     await until(async () => (await count(ctx.database, `select count(*)::int as n from grades where answer_id = any($1::int[])`, [answerIds])) >= 20 && a.stats.calling > 0, 60_000, '20 grades and calls in flight');
     crashed = true;
@@ -64,9 +64,9 @@ describeDb('crash in the middle of a run (in process)', (ctx) => {
     await a.stop({ graceful: false });
     expect(inFlight).toBeGreaterThan(0);
 
-    const b = await startWorker(ctx.database, { concurrency: 8, keys: keys(), bossInstance: boss, pollMs: 50, untilDone: [e.gradingRunId], engine: quietEngine, rateLimits: false, liveness: LIVE });
+    const b = await startWorker(ctx.database, { concurrency: 8, keys: keys(), queue, pollMs: 50, untilDone: [e.gradingRunId], engine: quietEngine, rateLimits: false, liveness: LIVE });
     await b.done;
-    await boss.stop({ graceful: false, close: false });
+    await queue.stop();
     expect(await gradesPerAnswer(ctx.database, runId)).toEqual(answerIds.map(() => 1));
 
     // The dead worker's jobs (and only they: no call failed) were handed back and fetched again, within 60 s.
@@ -98,8 +98,8 @@ describeDb('crash in the middle of a run (in process)', (ctx) => {
   it('a worker that was only slow loses its jobs to the takeover: it writes no grade, sends no further call', async () => {
     const n = 12;
     const { runId, answerIds } = await seedRun(ctx.database, 'crash-slow', n);
-    const boss = await startBoss(ctx.database, NO_EXPIRY);
-    const e = await enqueueRunGrading(ctx.database, boss, { run: 'crash-slow', judge: JUDGE_FILE });
+    const queue = gradingQueue(ctx.database, NO_EXPIRY);
+    const e = await enqueueRunGrading(ctx.database, queue, { run: 'crash-slow', judge: JUDGE_FILE });
     fake.setScript([VERDICTS]);
     const callsBefore = fake.calls.length;
     let release!: () => void;
@@ -114,11 +114,11 @@ describeDb('crash in the middle of a run (in process)', (ctx) => {
       } };
     };
     // It would not heartbeat again during the test; its row is aged below, as a stalled worker's would be.
-    const a = await startWorker(ctx.database, { concurrency: 4, adapterFor: slow, bossInstance: boss, pollMs: 20, engine: quietEngine, rateLimits: false, liveness: { heartbeatMs: 60_000, deadAfterMs: 120_000, sweepMs: 60_000 } });
+    const a = await startWorker(ctx.database, { concurrency: 4, adapterFor: slow, queue, pollMs: 20, engine: quietEngine, rateLimits: false, liveness: { heartbeatMs: 60_000, deadAfterMs: 120_000, sweepMs: 60_000 } });
     await until(async () => a.stats.calling === 4 && a.stats.inFlight === 8 && fake.calls.length - callsBefore === 4, 30_000, 'four calls sent and four jobs read ahead');
     await ctx.database.execute(`update workers set last_seen = now() - interval '1 hour' where id = $1`, [a.workerId]);
 
-    const b = await startWorker(ctx.database, { concurrency: 4, keys: keys(), bossInstance: boss, pollMs: 20, untilDone: [e.gradingRunId], engine: quietEngine, rateLimits: false, liveness: LIVE });
+    const b = await startWorker(ctx.database, { concurrency: 4, keys: keys(), queue, pollMs: 20, untilDone: [e.gradingRunId], engine: quietEngine, rateLimits: false, liveness: LIVE });
     await b.done;
     expect(b.stats.takenOver).toBe(8);
     const gradesBefore = (await ctx.database.execute(`select id, created_at, status from grades where answer_id = any($1::int[]) order by id`, [answerIds])).rows;
@@ -128,7 +128,7 @@ describeDb('crash in the middle of a run (in process)', (ctx) => {
     release();
     await until(async () => a.stats.leaseLost === 8, 30_000, 'the slow worker drops all eight jobs');
     await a.stop({ graceful: true });
-    await boss.stop({ graceful: false, close: false });
+    await queue.stop();
     expect(a.stats).toMatchObject({ graded: 0, skipped: 0, failed: 0, leaseLost: 8 });
     expect((await ctx.database.execute(`select id, created_at, status from grades where answer_id = any($1::int[]) order by id`, [answerIds])).rows).toEqual(gradesBefore);
     expect(await gradesPerAnswer(ctx.database, runId)).toEqual(answerIds.map(() => 1));

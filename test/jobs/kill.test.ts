@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startBoss } from '../../src/jobs/boss.ts';
-import { enqueueRunGrading } from '../../src/services/runs-grading.ts';
+import { gradingQueue } from '../../src/services/grading/queue.ts';
+import { enqueueRunGrading } from '../../src/services/grading/run-queue.ts';
 import { type FakeProvider, startFakeProvider } from '../fake-provider/server.ts';
 import { BIN } from '../helpers/cli.ts';
 import { openTestDatabase } from '../helpers/db.ts';
@@ -47,9 +47,9 @@ pg('kill -9 a worker process in the middle of 1,000 answers [postgres]', () => {
     const n = 1000;
     const { database } = db;
     const { runId, answerIds } = await seedRun(database, 'crash-kill', n);
-    const boss = await startBoss(database, { ...EXPIRE, expireInSeconds: 600 });
-    const e = await enqueueRunGrading(database, boss, { run: 'crash-kill', judge: JUDGE_FILE });
-    await boss.stop({ graceful: false, close: false });
+    const queue = gradingQueue(database, { ...EXPIRE, expireInSeconds: 600 });
+    const e = await enqueueRunGrading(database, queue, { run: 'crash-kill', judge: JUDGE_FILE });
+    await queue.stop();
     expect(e.jobs).toBe(n);
     fake.setScript([VERDICTS]);
     const graded = () => count(database, `select count(*)::int as n from grades where answer_id = any($1::int[])`, [answerIds]);

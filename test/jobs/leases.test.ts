@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type PgBoss from 'pg-boss';
-import { gradeUpserter, type GradeRow, queuedAnswerReader } from '../../src/db/grade-store.ts';
+import { gradeUpserter, type GradeRow } from '../../src/db/grade-store.ts';
 import { dbUsageLedger } from '../../src/db/judge-store.ts';
 import { GRADE_QUEUE, startBoss } from '../../src/jobs/boss.ts';
 import { completeLeased, failLeased, leaseOf, takeOverOrphans } from '../../src/jobs/leases.ts';
 import { checkLiveness, detectionBoundMs, livenessDefaults } from '../../src/jobs/liveness.ts';
 import { loadJudge } from '../../src/judges/config.ts';
-import { ensureJudgeRow } from '../../src/services/grading.ts';
+import { ensureJudgeRow } from '../../src/services/grading/judge-row.ts';
+import { queuedAnswerReader } from '../../src/services/grading/queued-read.ts';
 import { listJobs } from '../../src/services/jobs.ts';
 import { describeDb } from '../helpers/db.ts';
 import { seedRun } from './helpers.ts';
@@ -122,9 +123,9 @@ describeDb('job leases', (ctx) => {
     const grade = (f1: number): GradeRow => ({ answerId: answerIds[0]!, judgeId, rubricVersionId: version, promptHash: 'p', status: 'ok', reason: null, completeness: f1, correctness: f1, f1, items: [], claims: [], meta: {}, rawOutput: null, inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0, latencyMs: 1 });
     const upsert = gradeUpserter(ctx.database);
     const written = await upsert(grade(0.5), now[0]);
-    expect(written).toEqual(expect.any(Number));
+    expect(written).toEqual({ id: expect.any(Number), createdAt: expect.any(Date) });
     expect(await upsert(grade(0.9), old[0])).toBeNull();
-    expect((await ctx.database.execute(`select f1 from grades where id = $1`, [written])).rows[0].f1).toBe(0.5);
+    expect((await ctx.database.execute(`select f1 from grades where id = $1`, [written!.id])).rows[0].f1).toBe(0.5);
 
     expect(await failLeased(ctx.database, boss, old[1]!, 'late failure')).toBe(false);
     await completeLeased(ctx.database, [{ lease: old[0]!, outcome: 'ok' }]);

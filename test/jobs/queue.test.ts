@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type PgBoss from 'pg-boss';
-import { GRADE_QUEUE, startBoss } from '../../src/jobs/boss.ts';
-import { enqueueInTransaction } from '../../src/jobs/enqueue.ts';
-import { startWorker } from '../../src/jobs/worker.ts';
+import { GRADE_QUEUE } from '../../src/jobs/boss.ts';
 import { loadJudge } from '../../src/judges/config.ts';
+import { enqueueInTransaction } from '../../src/services/grading/enqueue.ts';
+import { ensureJudgeRow } from '../../src/services/grading/judge-row.ts';
+import { getProgress } from '../../src/services/grading/progress.ts';
+import { type GradingQueue, gradingQueue } from '../../src/services/grading/queue.ts';
+import { cancelRunGrading, enqueueRunGrading } from '../../src/services/grading/run-queue.ts';
+import { startWorker } from '../../src/services/grading/worker.ts';
 import { listJobs, retryFailedJobs } from '../../src/services/jobs.ts';
-import { getProgress } from '../../src/services/progress.ts';
-import { cancelRunGrading, enqueueRunGrading, judgeRowFor } from '../../src/services/runs-grading.ts';
 import { type FakeProvider, startFakeProvider } from '../fake-provider/server.ts';
 import { describeDb } from '../helpers/db.ts';
 import { count, gradesPerAnswer, JUDGE_FILE, quietEngine, seedRun, TEST_BOSS, VERDICTS } from './helpers.ts';
@@ -14,14 +15,14 @@ import { count, gradesPerAnswer, JUDGE_FILE, quietEngine, seedRun, TEST_BOSS, VE
 /** The durable queue in one process: idempotent enqueue, one grade per answer, progress, cancel, dead letters. */
 describeDb('grading queue', (ctx) => {
   let fake: FakeProvider;
-  let boss: PgBoss;
+  let queue: GradingQueue;
   const keys = () => ({ anthropicApiKey: 'sk-ant', anthropicBaseUrl: fake.url });
   beforeAll(async () => {
     fake = await startFakeProvider({ script: [VERDICTS] });
-    boss = await startBoss(ctx.database, TEST_BOSS);
+    queue = gradingQueue(ctx.database, TEST_BOSS);
   }, 120_000);
   afterAll(async () => {
-    await boss?.stop({ graceful: false, close: false });
+    await queue?.stop();
     await fake?.close();
   });
 
@@ -29,13 +30,13 @@ describeDb('grading queue', (ctx) => {
     fake.setScript([VERDICTS]);
     const { runId, answerIds } = await seedRun(ctx.database, 'q-basic', 24);
     const before = fake.calls.length;
-    const e = await enqueueRunGrading(ctx.database, boss, { run: 'q-basic', judge: JUDGE_FILE });
+    const e = await enqueueRunGrading(ctx.database, queue, { run: 'q-basic', judge: JUDGE_FILE });
     expect(e).toMatchObject({ total: 24, alreadyGraded: 0, jobs: 24 });
-    const again = await enqueueRunGrading(ctx.database, boss, { run: 'q-basic', judge: JUDGE_FILE });
+    const again = await enqueueRunGrading(ctx.database, queue, { run: 'q-basic', judge: JUDGE_FILE });
     expect(again.jobs).toBe(24);
     expect(await count(ctx.database, `select count(*)::int as n from pgboss.job where name = $1 and (data->>'gradingRunId')::int = $2`, [GRADE_QUEUE, e.gradingRunId])).toBe(24);
 
-    const w = await startWorker(ctx.database, { concurrency: 8, keys: keys(), bossInstance: boss, pollMs: 50, untilDone: [e.gradingRunId], engine: quietEngine });
+    const w = await startWorker(ctx.database, { concurrency: 8, keys: keys(), queue, pollMs: 50, untilDone: [e.gradingRunId], engine: quietEngine });
     await w.done;
     expect(w.stats).toMatchObject({ graded: 24, failed: 0, inFlight: 0 });
     expect(fake.calls.length - before).toBe(24);
@@ -47,7 +48,7 @@ describeDb('grading queue', (ctx) => {
     expect(p.tokens.input + p.tokens.cacheRead + p.tokens.cacheWrite).toBeGreaterThan(0);
     expect(p.costUsd).toBeGreaterThan(0);
 
-    const third = await enqueueRunGrading(ctx.database, boss, { run: 'q-basic', judge: JUDGE_FILE });
+    const third = await enqueueRunGrading(ctx.database, queue, { run: 'q-basic', judge: JUDGE_FILE });
     expect(third).toMatchObject({ total: 24, alreadyGraded: 24, jobs: 0 });
     expect(fake.calls.length - before).toBe(24);
   });
@@ -55,9 +56,10 @@ describeDb('grading queue', (ctx) => {
   it('a rolled-back transaction leaves no job and no grading run', async () => {
     await seedRun(ctx.database, 'q-rollback', 5);
     const judge = loadJudge(JUDGE_FILE);
-    const judgeId = await judgeRowFor(ctx.database, judge);
+    const judgeId = await ensureJudgeRow(ctx.database, judge);
     const runRow = await ctx.database.execute(`select id from runs where name = 'q-rollback'`);
     const target = { runId: Number(runRow.rows[0].id), judgeId, judgeRef: JUDGE_FILE, configHash: judge.configHash };
+    const boss = await queue.boss();
     const jobsBefore = await count(ctx.database, `select count(*)::int as n from pgboss.job where name = $1`, [GRADE_QUEUE]);
     await expect(
       ctx.database.db.transaction(async (tx) => {
@@ -75,8 +77,8 @@ describeDb('grading queue', (ctx) => {
     const failures = [{ kind: 'status' as const, status: 429, headers: { 'retry-after-ms': '5' } }, { kind: 'status' as const, status: 500 }, { kind: 'status' as const, status: 529 }];
     fake.setScript((call) => ([1, 4, 7].includes(call.index % 10) ? failures[call.index % 3]! : VERDICTS));
     const { runId, answerIds } = await seedRun(ctx.database, 'q-flaky', 60);
-    const e = await enqueueRunGrading(ctx.database, boss, { run: 'q-flaky', judge: JUDGE_FILE });
-    const w = await startWorker(ctx.database, { concurrency: 6, keys: keys(), bossInstance: boss, pollMs: 50, untilDone: [e.gradingRunId], engine: quietEngine });
+    const e = await enqueueRunGrading(ctx.database, queue, { run: 'q-flaky', judge: JUDGE_FILE });
+    const w = await startWorker(ctx.database, { concurrency: 6, keys: keys(), queue, pollMs: 50, untilDone: [e.gradingRunId], engine: quietEngine });
     await w.done;
     expect(await gradesPerAnswer(ctx.database, runId)).toEqual(answerIds.map(() => 1));
     expect(await count(ctx.database, `select count(*)::int as n from grades g where g.answer_id = any($1::int[]) and g.status = 'ok'`, [answerIds])).toBe(60);
@@ -92,8 +94,8 @@ describeDb('grading queue', (ctx) => {
     const poisoned = (call: { body: any }) => JSON.stringify(call.body).includes('POISON');
     fake.setScript((call) => (poisoned(call) ? { kind: 'status', status: 500 } : VERDICTS));
     const { runId, answerIds } = await seedRun(ctx.database, 'q-dead', 4, (i) => (i === 2 ? 'POISON answer about a barn' : `Answer ${i}: hens and a barn`));
-    const e = await enqueueRunGrading(ctx.database, boss, { run: 'q-dead', judge: JUDGE_FILE });
-    const w = await startWorker(ctx.database, { concurrency: 4, keys: keys(), bossInstance: boss, pollMs: 50, untilDone: [e.gradingRunId], engine: quietEngine, boss: TEST_BOSS });
+    const e = await enqueueRunGrading(ctx.database, queue, { run: 'q-dead', judge: JUDGE_FILE });
+    const w = await startWorker(ctx.database, { concurrency: 4, keys: keys(), queue, pollMs: 50, untilDone: [e.gradingRunId], engine: quietEngine });
     await w.done;
     const listed = await listJobs(ctx.database, { run: 'q-dead', state: 'failed' });
     expect(listed.jobs.map((j) => j.answerId)).toEqual([answerIds[2]]);
@@ -103,8 +105,8 @@ describeDb('grading queue', (ctx) => {
     expect(p).toMatchObject({ total: 4, done: 3, failed: 1, remaining: 0 });
 
     fake.setScript([VERDICTS]);
-    expect(await retryFailedJobs(ctx.database, boss, { run: 'q-dead' })).toEqual({ retried: 1 });
-    const w2 = await startWorker(ctx.database, { concurrency: 4, keys: keys(), bossInstance: boss, pollMs: 50, untilDone: [e.gradingRunId], engine: quietEngine });
+    expect(await retryFailedJobs(ctx.database, queue, { run: 'q-dead' })).toEqual({ retried: 1 });
+    const w2 = await startWorker(ctx.database, { concurrency: 4, keys: keys(), queue, pollMs: 50, untilDone: [e.gradingRunId], engine: quietEngine });
     await w2.done;
     expect(await gradesPerAnswer(ctx.database, runId)).toEqual([1, 1, 1, 1]);
     expect(await getProgress(ctx.database, e.gradingRunId)).toMatchObject({ done: 4, failed: 0, remaining: 0 });
@@ -113,12 +115,12 @@ describeDb('grading queue', (ctx) => {
   it('cancel leaves waiting jobs cancelled; enqueueing again resumes them', async () => {
     fake.setScript([VERDICTS]);
     const { runId } = await seedRun(ctx.database, 'q-cancel', 6);
-    const e = await enqueueRunGrading(ctx.database, boss, { run: 'q-cancel', judge: JUDGE_FILE });
-    expect(await cancelRunGrading(ctx.database, boss, { run: 'q-cancel' })).toEqual({ cancelled: 6 });
+    const e = await enqueueRunGrading(ctx.database, queue, { run: 'q-cancel', judge: JUDGE_FILE });
+    expect(await cancelRunGrading(ctx.database, queue, { run: 'q-cancel' })).toEqual({ cancelled: 6 });
     expect((await listJobs(ctx.database, { run: 'q-cancel' })).counts).toMatchObject({ cancelled: 6, created: 0 });
-    const again = await enqueueRunGrading(ctx.database, boss, { run: 'q-cancel', judge: JUDGE_FILE });
+    const again = await enqueueRunGrading(ctx.database, queue, { run: 'q-cancel', judge: JUDGE_FILE });
     expect(again).toMatchObject({ jobs: 6, resumed: 6 });
-    const w = await startWorker(ctx.database, { concurrency: 3, keys: keys(), bossInstance: boss, pollMs: 50, untilDone: [e.gradingRunId], engine: quietEngine });
+    const w = await startWorker(ctx.database, { concurrency: 3, keys: keys(), queue, pollMs: 50, untilDone: [e.gradingRunId], engine: quietEngine });
     await w.done;
     expect(await gradesPerAnswer(ctx.database, runId)).toEqual([1, 1, 1, 1, 1, 1]);
   });

@@ -3,7 +3,7 @@ import { createApp } from '../../src/app.ts';
 import { migrate, openDatabase, type Database } from '../../src/db/client.ts';
 import { listen, type RunningServer } from '../../src/server.ts';
 import { importAnswersJsonl } from '../../src/services/answers.ts';
-import { gradeAnswer } from '../../src/services/grading.ts';
+import { gradeAnswer } from '../../src/services/grading/grade-answer.ts';
 import { createKey } from '../../src/services/keys.ts';
 import { seedExamples } from '../../src/services/seed.ts';
 import { saveAnnotation } from '../../src/services/web-annotation.ts';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { importAnswersJsonl } from '../../src/services/answers.ts';
-import { gradeAnswer, loadCalibrationLabels } from '../../src/services/grading.ts';
+import { loadCalibrationLabels } from '../../src/services/grading/calibration-labels.ts';
+import { gradeAnswer } from '../../src/services/grading/grade-answer.ts';
 import { listLabels } from '../../src/services/labels.ts';
 import { seedExamples } from '../../src/services/seed.ts';
 import { annotationProgress, annotationTask, annotatorLabels, saveAnnotation, splitClaims } from '../../src/services/web-annotation.ts';

@@ -1,8 +1,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { providerKeys } from '../../config.ts';
 import { Fields } from '../../domain/fields.ts';
-import { loadJudgeById } from '../../judges/config.ts';
-import { gradeAnswer, defaultJudgeRef } from '../../services/grading.ts';
+import { ADHOC_RUN } from '../../services/grading/resolve.ts';
+import { gradeAnswer, namedJudge, openJudge } from '../../services/grading/grade-answer.ts';
 import { defineRoute, type Api } from '../define-route.ts';
 import { errorResponses, notFoundResponse } from '../schemas.ts';
 
@@ -17,7 +17,7 @@ const GradeBody = z
   .object({
     answerId: Fields.rowId.optional().openapi({ description: 'A stored answer' }),
     answer: Fields.answerText.min(1, 'must not be empty').optional().openapi({ description: 'Or answer text (stored under `run`)' }),
-    run: Fields.run.optional().openapi({ description: 'Run for answer text (default "api")' }),
+    run: Fields.run.optional().openapi({ description: `Run for answer text (default "${ADHOC_RUN}", as \`assay grade\`)` }),
     rubric: Fields.rubricId.optional().openapi({ description: "Stored rubric id (default: the answer's rubric)" }),
     rubricVersion: Fields.version.optional(),
     judge: Fields.judgeId.optional().openapi({ description: 'Judge id in judges/ (default: claude, gpt, else the lexical baseline)' }),
@@ -27,6 +27,7 @@ const GradeBody = z
   .refine((b) => (b.answerId === undefined) !== (b.answer === undefined), { message: 'give exactly one of answerId or answer' })
   .openapi('GradeRequest');
 
+/** GradeDetail (src/services/grading/grade-detail.ts), field by field in docs/grades.md. */
 const Grade = z
   .object({
     gradeId: z.number().int(),
@@ -38,9 +39,19 @@ const Grade = z
     items: z.array(z.object({ id: z.string(), weight: z.number(), verdict: z.string(), evidence: z.string(), points: z.number() })),
     claims: z.array(z.object({ text: z.string(), verdict: z.string() })),
     meta: z.record(z.string(), z.unknown()),
-    usage: z.record(z.string(), z.unknown()),
-    judge: z.record(z.string(), z.unknown()),
-    rubric: z.object({ id: z.string(), version: z.number().int() }),
+    usage: z.object({
+      calls: z.number().int(),
+      cached: z.boolean(),
+      input: z.number().int(),
+      output: z.number().int(),
+      cacheRead: z.number().int(),
+      cacheWrite: z.number().int(),
+      costUsd: z.number().nullable(),
+      latencyMs: z.number().int(),
+    }),
+    judge: z.object({ id: z.string(), provider: z.string(), model: z.string(), mode: z.string(), configHash: z.string(), baseline: z.boolean(), note: z.string().optional() }),
+    rubric: z.object({ id: z.string(), version: z.number().int() }).nullable(),
+    createdAt: z.string().openapi({ description: 'When the grade was written (ISO 8601)' }),
   })
   .openapi('Grade');
 
@@ -61,10 +72,10 @@ export function registerGrades(api: Api): void {
     handler: async (c) => {
       const b = c.req.valid('json');
       const g = await gradeAnswer(database, {
-        judge: loadJudgeById(b.judge ?? defaultJudgeRef(keys)),
+        judge: await openJudge(namedJudge(b.judge, keys, { from: 'network' }), keys),
         keys,
         ...(b.rubric ? { rubric: { slug: b.rubric, ...(b.rubricVersion ? { version: b.rubricVersion } : {}) } } : {}),
-        answer: b.answerId !== undefined ? { id: b.answerId } : { text: b.answer!, run: b.run ?? 'api' },
+        answer: b.answerId !== undefined ? { id: b.answerId } : { text: b.answer!, ...(b.run ? { run: b.run } : {}) },
         ...(b.unverifiable ? { unverifiable: b.unverifiable } : {}),
       });
       return c.json(g, 200);

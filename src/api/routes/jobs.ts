@@ -1,12 +1,10 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import type PgBoss from 'pg-boss';
-import type { Database } from '../../db/client.ts';
 import { badInput } from '../../domain/errors.ts';
 import { Fields } from '../../domain/fields.ts';
-import { startBoss } from '../../jobs/boss.ts';
+import { getRunProgress } from '../../services/grading/progress.ts';
+import { gradingQueue } from '../../services/grading/queue.ts';
+import { cancelRunGrading, enqueueRunGrading } from '../../services/grading/run-queue.ts';
 import { JOB_STATES, listJobs, retryFailedJobs } from '../../services/jobs.ts';
-import { getRunProgress } from '../../services/progress.ts';
-import { cancelRunGrading, enqueueRunGrading } from '../../services/runs-grading.ts';
 import { defineRoute, type Api } from '../define-route.ts';
 import { errorResponses, notFoundResponse } from '../schemas.ts';
 
@@ -21,24 +19,20 @@ const RunParam = z.object({ id: Fields.run.describe('Run id or name') });
 /** Requests (tokens) per minute: a positive rate; stored as double precision. */
 const Rate = z.number().positive().max(1e12);
 
-// One pg-boss per database for the server's lifetime; maintenance is left to the workers.
-const bosses = new WeakMap<Database, Promise<PgBoss>>();
-function bossFor(database: Database): Promise<PgBoss> {
-  let b = bosses.get(database);
-  if (!b) {
-    b = startBoss(database, { supervise: false });
-    b.catch(() => bosses.delete(database));
-    bosses.set(database, b);
-  }
-  return b;
-}
+const Skipped = z
+  .object({ task: z.number().int(), noText: z.number().int(), noRubric: z.number().int() })
+  .openapi('GradingSkipped', {
+    description:
+      'Answers of the run no judge grades, by reason (each counted once, in this order): task — a task graded without a judge (assemble, choice); noText — no or blank text; noRubric — a describe answer that names no rubric',
+  });
 
 const Progress = z
   .object({
     run: z.object({ id: z.number().int(), name: z.string() }),
     judge: z.object({ id: z.number().int(), slug: z.string() }),
     status: z.string(),
-    total: z.number().int(),
+    total: z.number().int().openapi({ description: 'Answers of the run a judge grades (describe and describe-then-solve answers with text and a rubric)' }),
+    skipped: Skipped,
     done: z.number().int(),
     failed: z.number().int(),
     remaining: z.number().int(),
@@ -77,6 +71,9 @@ const Worker = z
 
 export function registerJobs(api: Api): void {
   const { database } = api.deps;
+  // The composition root's queue, stopped with the server; an app built without one (tests) gets its
+  // own, started only if one of these routes needs it. Maintenance is left to the workers.
+  const queue = api.deps.queue ?? gradingQueue(database, { supervise: false });
 
   defineRoute(api, {
     scope: 'write',
@@ -94,7 +91,15 @@ export function registerJobs(api: Api): void {
           description: 'Enqueued',
           content: {
             'application/json': {
-              schema: z.object({ gradingRunId: z.number().int(), total: z.number().int(), alreadyGraded: z.number().int(), jobs: z.number().int(), resumed: z.number().int(), retried: z.number().int() }),
+              schema: z.object({
+                gradingRunId: z.number().int(),
+                total: z.number().int(),
+                skipped: Skipped,
+                alreadyGraded: z.number().int(),
+                jobs: z.number().int(),
+                resumed: z.number().int(),
+                retried: z.number().int(),
+              }),
             },
           },
         },
@@ -106,8 +111,8 @@ export function registerJobs(api: Api): void {
       const { id } = c.req.valid('param');
       const b = c.req.valid('json');
       const limits = b.rpm !== undefined || b.tpm !== undefined ? { limits: { rpm: b.rpm ?? null, tpm: b.tpm ?? null } } : {};
-      const r = await enqueueRunGrading(database, await bossFor(database), { run: id, judge: b.judge, ...limits });
-      return c.json({ gradingRunId: r.gradingRunId, total: r.total, alreadyGraded: r.alreadyGraded, jobs: r.jobs, resumed: r.resumed, retried: r.retried }, 202);
+      const r = await enqueueRunGrading(database, queue, { run: id, judge: b.judge, from: 'network', ...limits });
+      return c.json({ gradingRunId: r.gradingRunId, total: r.total, skipped: r.skipped, alreadyGraded: r.alreadyGraded, jobs: r.jobs, resumed: r.resumed, retried: r.retried }, 202);
     },
   });
 
@@ -160,7 +165,7 @@ export function registerJobs(api: Api): void {
     handler: async (c) => {
       const b = c.req.valid('json');
       if (!b.ids?.length && !b.run) throw badInput('give ids or run');
-      return c.json(await retryFailedJobs(database, await bossFor(database), { ...(b.ids ? { ids: b.ids } : {}), ...(b.run ? { run: b.run } : {}) }), 200);
+      return c.json(await retryFailedJobs(database, queue, { ...(b.ids ? { ids: b.ids } : {}), ...(b.run ? { run: b.run } : {}) }), 200);
     },
   });
 
@@ -177,7 +182,7 @@ export function registerJobs(api: Api): void {
     handler: async (c) => {
       const { id } = c.req.valid('param');
       const b = (c.req.valid('json') ?? {}) as { judge?: string };
-      return c.json(await cancelRunGrading(database, await bossFor(database), { run: id, ...(b.judge ? { judge: b.judge } : {}) }), 200);
+      return c.json(await cancelRunGrading(database, queue, { run: id, from: 'network', ...(b.judge ? { judge: b.judge } : {}) }), 200);
     },
   });
 }

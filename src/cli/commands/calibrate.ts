@@ -18,7 +18,7 @@ function labelsFromFile(path: string, scale: LabelScale): LabelSource {
 async function labelsFromRun(run: string, judge: string | undefined): Promise<LabelSource> {
   if (judge === undefined) throw badInput('--run needs --judge J (the judge whose stored grades are calibrated)');
   const { withDatabase } = await import('../database.ts');
-  const { loadCalibrationLabels } = await import('../../services/grading.ts');
+  const { loadCalibrationLabels } = await import('../../services/grading/calibration-labels.ts');
   const rows = await withDatabase((database) => loadCalibrationLabels(database, { run, judge }));
   return { rows, name: `run ${run}` };
 }

@@ -6,7 +6,7 @@ import { withDatabase } from '../database.ts';
 import { Fields } from '../../domain/fields.ts';
 import { checkImageFile, choiceFlag, fieldFlag, readStructured, readText, requireFlag } from '../io.ts';
 import { keyValues, table } from '../table.ts';
-import type { StoredGrade } from '../../services/grading.ts';
+import type { GradeDetail } from '../../services/grading/grade-detail.ts';
 
 /**
  * `assay grade`: one answer, one judge, stored in the database (ASSAY_DATA_DIR or DATABASE_URL).
@@ -16,12 +16,12 @@ import type { StoredGrade } from '../../services/grading.ts';
 
 const num = (x: number | null): string => (x === null ? '—' : x.toFixed(4));
 
-function render(g: StoredGrade): string {
+function render(g: GradeDetail): string {
   const u = g.usage;
   const lines: string[] = [];
   if (g.judge.baseline) lines.push(`NOTE: ${g.judge.note} — scores are a floor, not a judgement.`, '');
   lines.push(
-    `${g.rubric.id} v${g.rubric.version}, answer ${g.answerId}, judge ${g.judge.id} (${g.judge.provider} ${g.judge.model})`,
+    `${g.rubric ? `${g.rubric.id} v${g.rubric.version}` : 'no rubric'}, answer ${g.answerId}, judge ${g.judge.id} (${g.judge.provider} ${g.judge.model})`,
     '',
     keyValues([
       ['status', g.status + (g.meta.reason ? ` — ${String(g.meta.reason)}` : '')],
@@ -59,15 +59,13 @@ const grade: Command = {
     const policy = choiceFlag(values, 'unverifiable', ['count', 'exclude'] as const, 'count');
     const { badInput } = await import('../../domain/errors.ts');
     const { parseRubric } = await import('../../scoring/description/rubric.ts');
-    const { loadJudge } = await import('../../judges/config.ts');
-    const { loadImage } = await import('../../judges/image.ts');
+    const { gradeAnswer, judgeImage, namedJudge, openJudge } = await import('../../services/grading/grade-answer.ts');
     const { loadConfig, providerKeys } = await import('../../config.ts');
 
     // Everything the user named is read and checked before the database is opened: bad input writes nothing.
     const config = loadConfig(process.env);
     const keys = providerKeys(config);
-    const { defaultJudgeRef } = await import('../../services/grading.ts');
-    const judge = loadJudge(typeof values.judge === 'string' ? values.judge : defaultJudgeRef(keys));
+    const named = namedJudge(typeof values.judge === 'string' ? values.judge : undefined, keys, { from: 'local' });
     const rubricIsFile = existsSync(rubricRef);
     const rubric = rubricIsFile ? parseRubric(readStructured(rubricRef, 'rubric'), `rubric ${rubricRef}`) : { slug: rubricRef };
     if (!rubricIsFile && /[\\/]|\.(ya?ml|json)$/i.test(rubricRef)) throw badInput(`rubric ${rubricRef}: no such file`);
@@ -84,26 +82,14 @@ const grade: Command = {
       if (existsSync(candidate)) imagePath = candidate;
     }
     if (imagePath) checkImageFile(imagePath);
-    const image = imagePath ? loadImage(imagePath) : undefined;
+    const image = imagePath ? judgeImage(imagePath) : undefined;
     // A judge that cannot be built (no key) is bad input too, found before the database is touched.
-    const { createAdapter } = await import('../../judges/adapters/index.ts');
-    const adapter = await createAdapter(judge, keys);
+    const judge = await openJudge(named, keys);
 
-    const { gradeAnswer } = await import('../../services/grading.ts');
     return withDatabase(async (database) => {
-      const g = await gradeAnswer(database, { judge, keys, adapter, rubric, answer, unverifiable: policy, ...(image ? { image } : {}) });
-      const json = {
-        status: g.status,
-        completeness: g.completeness,
-        correctness: g.correctness,
-        f1: g.f1,
-        items: g.items,
-        claims: g.claims,
-        meta: { ...g.meta, gradeId: g.gradeId, answerId: g.answerId, rubric: g.rubric },
-        usage: g.usage,
-        judge: g.judge,
-      };
-      return { json, text: render(g), exitCode: g.status === 'ok' ? 0 : 1 };
+      const g = await gradeAnswer(database, { judge, keys, rubric, answer, unverifiable: policy, ...(image ? { image } : {}) });
+      // The one grade shape (docs/grades.md), as POST /api/grades returns it.
+      return { json: g, text: render(g), exitCode: g.status === 'ok' ? 0 : 1 };
     });
   },
 };

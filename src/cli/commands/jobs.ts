@@ -1,4 +1,3 @@
-import type PgBoss from 'pg-boss';
 import type { Command } from '../command.ts';
 import { badInput } from '../../domain/errors.ts';
 import { withDatabase } from '../database.ts';
@@ -7,16 +6,12 @@ import { table } from '../table.ts';
 
 /** `assay jobs`: the grading queue — counts by state, jobs (failed ones with their last error), retry, cancel. */
 
-async function withBoss<T>(f: (database: import('../../db/client.ts').Database, boss: PgBoss) => Promise<T>): Promise<T> {
-  const { startBoss } = await import('../../jobs/boss.ts');
-  return withDatabase(async (database) => {
-    const boss = await startBoss(database, { supervise: false });
-    try {
-      return await f(database, boss);
-    } finally {
-      await boss.stop({ graceful: false, close: false });
-    }
-  });
+type Queue = import('../../services/grading/queue.ts').GradingQueue;
+
+/** The database and the grading queue for one command (pg-boss started only if the command needs it). */
+async function withQueue<T>(f: (database: import('../../db/client.ts').Database, queue: Queue) => Promise<T>): Promise<T> {
+  const { withGradingQueue } = await import('../../services/grading/queue.ts');
+  return withDatabase((database) => withGradingQueue(database, { supervise: false }, (queue) => f(database, queue)));
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -31,7 +26,7 @@ function jobIds(values: Record<string, unknown>): string[] {
 /** A --run that names no run is bad input, not an empty list ("0 jobs" would read as "nothing to do"). */
 async function checkRun(database: import('../../db/client.ts').Database, run: unknown): Promise<void> {
   if (typeof run !== 'string') return;
-  const { findRun } = await import('../../services/runs-grading.ts');
+  const { findRun } = await import('../../services/grading/run-ref.ts');
   await findRun(database, run);
 }
 
@@ -45,7 +40,7 @@ const list: Command = {
     const state = typeof values.state === 'string' ? values.state : undefined;
     if (state !== undefined && !(JOB_STATES as readonly string[]).includes(state)) throw badInput(`--state must be one of ${JOB_STATES.join(', ')}`);
     const limit = numberFlag(values, 'limit', { integer: true, min: 1, max: 100_000 }) ?? 50;
-    const r = await withBoss(async (database) => {
+    const r = await withQueue(async (database) => {
       await checkRun(database, values.run);
       return listJobs(database, { ...(typeof values.run === 'string' ? { run: values.run } : {}), ...(state ? { state: state as (typeof JOB_STATES)[number] } : {}), limit });
     });
@@ -67,9 +62,9 @@ const retry: Command = {
     const { retryFailedJobs } = await import('../../services/jobs.ts');
     const ids = jobIds(values);
     if (ids.length > 0 && values.run !== undefined) throw badInput('give --run or --id, not both (ids name jobs of any run)');
-    const r = await withBoss(async (database, boss) => {
+    const r = await withQueue(async (database, queue) => {
       await checkRun(database, values.run);
-      return retryFailedJobs(database, boss, { ids, ...(typeof values.run === 'string' ? { run: values.run } : {}) });
+      return retryFailedJobs(database, queue, { ids, ...(typeof values.run === 'string' ? { run: values.run } : {}) });
     });
     return { json: r, text: `${r.retried} failed job${r.retried === 1 ? '' : 's'} queued again; a worker (or \`assay run\`) will take them` };
   },
@@ -83,9 +78,9 @@ const cancel: Command = {
   async run({ values }) {
     const runRef = requireFlag(values, 'run');
     // A bad judge reference or file is refused before the database is opened.
-    if (typeof values.judge === 'string') (await import('../../judges/config.ts')).loadJudge(values.judge);
-    const { cancelRunGrading } = await import('../../services/runs-grading.ts');
-    const r = await withBoss((database, boss) => cancelRunGrading(database, boss, { run: runRef, ...(typeof values.judge === 'string' ? { judge: values.judge } : {}) }));
+    const { cancelRunGrading, checkJudgeRef } = await import('../../services/grading/run-queue.ts');
+    if (typeof values.judge === 'string') checkJudgeRef(values.judge);
+    const r = await withQueue((database, queue) => cancelRunGrading(database, queue, { run: runRef, ...(typeof values.judge === 'string' ? { judge: values.judge } : {}) }));
     return { json: r, text: `${r.cancelled} waiting job${r.cancelled === 1 ? '' : 's'} cancelled` };
   },
 };

@@ -11,6 +11,13 @@ import { numberFlag, requireFlag } from '../io.ts';
  * resumes. Exit 0 when every answer has a final grade, 1 when some failed or remain, 130 when interrupted.
  */
 
+/** Answers the judge was not asked about, and why (the needs-grading rule); nothing when there are none. */
+function skippedLine(s: { task: number; noText: number; noRubric: number }): string[] {
+  const n = s.task + s.noText + s.noRubric;
+  if (n === 0) return [];
+  return [`skipped ${n} answer${n === 1 ? '' : 's'} no judge grades: ${s.task} of a task scored without a judge (assemble, choice), ${s.noText} without text, ${s.noRubric} without a rubric`];
+}
+
 const run: Command = {
   path: ['run'],
   summary: 'Grade a whole run with a judge through the durable job queue (resumable; workers may help)',
@@ -43,29 +50,33 @@ const run: Command = {
     } else if (pollFlag !== undefined) throw badInput('--poll-ms goes with --batch');
     if (values['enqueue-only'] && values.concurrency !== undefined) throw badInput('--concurrency does not apply with --enqueue-only (nothing is graded here)');
     const pollMs = pollFlag ?? 30_000;
-    const { loadJudge } = await import('../../judges/config.ts');
     const { loadConfig, providerKeys } = await import('../../config.ts');
     const config = loadConfig(process.env);
-    const loaded = loadJudge(judgeRef);
     // Checked before the database is opened: bad input changes nothing.
-    if (values.batch) (await import('../../services/batch-grading.ts')).assertBatchJudge(loaded);
+    const { checkJudgeRef } = await import('../../services/grading/run-queue.ts');
+    checkJudgeRef(judgeRef);
+    if (values.batch) (await import('../../services/grading/batch.ts')).checkBatchJudge(judgeRef);
 
-    const { startBoss } = await import('../../jobs/boss.ts');
-    const { startWorker } = await import('../../jobs/worker.ts');
-    const { enqueueRunGrading, findRun } = await import('../../services/runs-grading.ts');
-    const { getProgress } = await import('../../services/progress.ts');
-    const { progressBar } = await import('../../jobs/progress-bar.ts');
+    const { gradingQueue } = await import('../../services/grading/queue.ts');
+    const { startWorker } = await import('../../services/grading/worker.ts');
+    const { enqueueRunGrading } = await import('../../services/grading/run-queue.ts');
+    const { findRun } = await import('../../services/grading/run-ref.ts');
+    const { getProgress } = await import('../../services/grading/progress.ts');
+    const { progressBar } = await import('../progress-bar.ts');
     return withDatabase(async (database) => {
       // An unknown run is bad input found before the queue is started (nothing to stop, nothing written).
       await findRun(database, runRef);
       if (values.batch) {
-        const { runBatchGrading } = await import('../../services/batch-grading.ts');
+        const { runBatchGrading } = await import('../../services/grading/batch.ts');
         const keys = providerKeys(config);
-        const b = await runBatchGrading(database, { run: runRef, judge: loaded, keys, pollIntervalMs: pollMs });
-        const text = `run ${b.run.name}, judge ${b.judge.slug} (batch API): ${b.graded} graded, ${b.failed} failed; ${b.created} batches created, ${b.adopted} found again after a restart, ${b.resubmitted} items resubmitted`;
+        const b = await runBatchGrading(database, { run: runRef, judge: judgeRef, keys, pollIntervalMs: pollMs });
+        const text = [
+          `run ${b.run.name}, judge ${b.judge.slug} (batch API): ${b.graded} graded, ${b.failed} failed; ${b.created} batches created, ${b.adopted} found again after a restart, ${b.resubmitted} items resubmitted`,
+          ...skippedLine(b.skipped),
+        ].join('\n');
         return { json: { batch: true, ...b }, text, exitCode: b.failed ? 1 : 0 };
       }
-      const boss = await startBoss(database);
+      const queue = gradingQueue(database);
       // Every path out — an error while enqueueing or working included — stops what was started here,
       // so the process ends instead of waiting on the queue's timers.
       let worker: Awaited<ReturnType<typeof startWorker>> | undefined;
@@ -73,11 +84,11 @@ const run: Command = {
       let onSigint: (() => void) | undefined;
       try {
         const limits = rpm !== undefined || tpm !== undefined ? { limits: { rpm: rpm ?? null, tpm: tpm ?? null } } : {};
-        const e = await enqueueRunGrading(database, boss, { run: runRef, judge: judgeRef, ...limits });
+        const e = await enqueueRunGrading(database, queue, { run: runRef, judge: judgeRef, ...limits });
         let interrupted = false;
         if (!values['enqueue-only']) {
           const keys = providerKeys(config);
-          const w = await startWorker(database, { concurrency, keys, bossInstance: boss, untilDone: [e.gradingRunId] });
+          const w = await startWorker(database, { concurrency, keys, queue, untilDone: [e.gradingRunId] });
           worker = w;
           const bar = progressBar(process.stderr);
           onSigint = () => {
@@ -97,6 +108,7 @@ const run: Command = {
         const json = { ...p, enqueued: { gradingRunId: e.gradingRunId, jobs: e.jobs, alreadyGraded: e.alreadyGraded, resumed: e.resumed, retried: e.retried }, interrupted };
         const text = [
           `run ${p.run.name}, judge ${p.judge.slug}: ${p.done} of ${p.total} graded, ${p.failed} failed, ${p.remaining} remaining`,
+          ...skippedLine(p.skipped),
           `${p.calls} provider calls, ${p.tokens.input} input + ${p.tokens.cacheRead} cache-read + ${p.tokens.cacheWrite} cache-write + ${p.tokens.output} output tokens, $${p.costUsd.toFixed(4)}`,
           ...(p.failed ? ['failed jobs: `assay jobs --state failed`; re-run them with `assay jobs retry`'] : []),
           ...(interrupted || p.remaining ? ['resume with the same `assay run` command (graded answers are skipped)'] : []),
@@ -106,7 +118,7 @@ const run: Command = {
         if (timer) clearInterval(timer);
         if (onSigint) process.off('SIGINT', onSigint);
         if (worker) await worker.stop({ graceful: false }).catch(() => {});
-        await boss.stop({ graceful: false, close: false });
+        await queue.stop();
       }
     });
   },

@@ -18,7 +18,7 @@ const worker: Command = {
     const { loadConfig, providerKeys } = await import('../../config.ts');
     const config = loadConfig(process.env);
     const keys = providerKeys(config);
-    const { startWorker } = await import('../../jobs/worker.ts');
+    const { startWorker } = await import('../../services/grading/worker.ts');
     // withDatabase closes the database on every path, an error while starting the worker included.
     await withDatabase(async (database) => {
       const w = await startWorker(database, { concurrency, keys, pollMs });

@@ -6,7 +6,7 @@ import type { BatchClient, BatchItemResult, ProviderBatchSummary } from './types
 /**
  * Anthropic Message Batches. Each request is the live adapter's Messages body under our custom_id.
  * The batch list carries no metadata, so reconciliation matches by creation time and request count
- * (see src/services/batch-grading.ts) and the results confirm ownership by custom_id.
+ * (see src/services/grading/batch.ts) and the results confirm ownership by custom_id.
  */
 
 export interface AnthropicBatchOptions {

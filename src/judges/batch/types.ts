@@ -3,7 +3,7 @@ import type { JudgeReply, JudgeRequest } from '../types.ts';
 
 /**
  * What the batch grader needs from a provider's batch API. The clients in this directory (and the
- * adapters) are the only modules that import an SDK; src/services/batch-grading.ts sees these shapes.
+ * adapters) are the only modules that import an SDK; src/services/grading/batch.ts sees these shapes.
  */
 
 /** Both providers bill batched tokens at half the list price. */

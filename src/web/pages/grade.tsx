@@ -1,5 +1,5 @@
 import { basename } from 'node:path';
-import type { GradeDetail } from '../../services/web-answer.ts';
+import type { AnswerGradeView } from '../../services/web-answer.ts';
 import { int, num, usd } from '../format.ts';
 import { JudgeNote } from '../judge-note.tsx';
 import { DataTable, type Table } from '../table.tsx';
@@ -14,8 +14,9 @@ interface MetaView {
 
 const yesNo = (b: boolean | undefined) => (b === undefined ? '—' : b ? 'correct' : 'not correct');
 
-export function gradeTables(g: GradeDetail, i: number): Table[] {
-  const text = new Map((g.rubric?.items ?? []).map((it) => [it.id, it.text]));
+export function gradeTables(view: AnswerGradeView, i: number): Table[] {
+  const g = view.grade;
+  const text = new Map((view.rubricVersion?.items ?? []).map((it) => [it.id, it.text]));
   const m = g.meta as MetaView;
   const scores: Table = {
     id: `scores-${i}`,
@@ -66,15 +67,17 @@ export function gradeTables(g: GradeDetail, i: number): Table[] {
   return [scores, items, claims];
 }
 
-export function GradeSection(props: { grade: GradeDetail; tables: Table[]; search: URLSearchParams }) {
-  const g = props.grade;
+export function GradeSection(props: { grade: AnswerGradeView; tables: Table[]; search: URLSearchParams }) {
+  const g = props.grade.grade;
   const u = g.usage;
+  const reason = typeof g.meta.reason === 'string' ? g.meta.reason : null;
+  const promptHash = typeof g.meta.promptHash === 'string' ? g.meta.promptHash : null;
   return (
-    <section class="grade" aria-label={`Grade by ${g.judge.slug}`}>
+    <section class="grade" aria-label={`Grade by ${g.judge.id}`}>
       <h2>
-        Grade by {g.judge.slug} <span class={`status s-${g.status}`}>{g.status}</span>
+        Grade by {g.judge.id} <span class={`status s-${g.status}`}>{g.status}</span>
       </h2>
-      {g.judge.provider === 'lexical' ? <JudgeNote judge={g.judge.slug} baseline={true} what="Graded by" /> : null}
+      {g.judge.provider === 'lexical' ? <JudgeNote judge={g.judge.id} baseline={true} what="Graded by" /> : null}
       <dl class="facts">
         <dt>Judge</dt>
         <dd>
@@ -82,8 +85,8 @@ export function GradeSection(props: { grade: GradeDetail; tables: Table[]; searc
         </dd>
         <dt>Prompt</dt>
         <dd>
-          {g.judge.prompt ? basename(g.judge.prompt) : '—'}
-          {g.promptHash ? ` (hash ${g.promptHash.slice(0, 12)})` : ''}
+          {props.grade.prompt ? basename(props.grade.prompt) : '—'}
+          {promptHash ? ` (hash ${promptHash.slice(0, 12)})` : ''}
         </dd>
         <dt>Rubric version</dt>
         <dd>{g.rubric ? `${g.rubric.id} v${g.rubric.version}` : '—'}</dd>
@@ -94,10 +97,10 @@ export function GradeSection(props: { grade: GradeDetail; tables: Table[]; searc
         </dd>
         <dt>Cost</dt>
         <dd>{usd(u.costUsd)}</dd>
-        {g.reason ? (
+        {reason ? (
           <>
             <dt>Reason</dt>
-            <dd>{g.reason}</dd>
+            <dd>{reason}</dd>
           </>
         ) : null}
       </dl>

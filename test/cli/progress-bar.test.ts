@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { formatDuration, progressBar, progressLine } from '../../src/jobs/progress-bar.ts';
-import type { Progress } from '../../src/services/progress.ts';
+import { formatDuration, progressBar, progressLine } from '../../src/cli/progress-bar.ts';
+import type { Progress } from '../../src/services/grading/progress.ts';
 
 const p: Progress = {
   run: { id: 1, name: 'r' },
   judge: { id: 2, slug: 'claude' },
   status: 'active',
   total: 200,
+  skipped: { task: 0, noText: 0, noRubric: 0 },
   done: 90,
   failed: 10,
   remaining: 100,

@@ -1,4 +1,4 @@
-import type { Progress } from '../services/progress.ts';
+import type { Progress } from '../services/grading/progress.ts';
 
 /**
  * The live progress line of `assay run` on stderr: redrawn in place on a terminal, one line every few

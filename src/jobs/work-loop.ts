@@ -1,35 +1,24 @@
 import { randomUUID } from 'node:crypto';
 import type PgBoss from 'pg-boss';
-import { eq } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
-import { gradingRuns, judges } from '../db/schema.ts';
-import { AssayError } from '../domain/errors.ts';
-import { createAdapter, preloadAdapters, type ProviderKeys } from '../judges/adapters/index.ts';
-import { type LoadedJudge, loadJudge } from '../judges/config.ts';
 import type { CallGate } from '../judges/engine.ts';
 import type { JobLease } from '../judges/store.ts';
-import type { Judge } from '../judges/types.ts';
-import { createGradingSession, type GradingSession, type SessionOptions } from '../services/grading.ts';
-import { type BossOptions, GRADE_QUEUE, startBoss } from './boss.ts';
-import { callSlots, slotGate } from './call-slots.ts';
-import type { GradeJobData } from './enqueue.ts';
+import { GRADE_QUEUE, type GradeJobData } from './boss.ts';
+import { type CallSlots, callSlots } from './call-slots.ts';
 import { completeLeased, failLeased, leaseOf } from './leases.ts';
 import { checkLiveness, type LivenessOptions, livenessDefaults, startLiveness } from './liveness.ts';
-import { dbRateLimiter, limitKey, rateLimitGate } from './rate-limit.ts';
 
 /**
- * A grading worker: keeps up to `concurrency` provider calls in flight, with as many jobs again read
- * ahead or writing their grades, fetching more from pg-boss (FOR UPDATE
- * SKIP LOCKED, so any number of workers on any number of machines share one queue). A job is
- * idempotent: an answer that already has a final grade from the judge is skipped without a call, a
- * verdict already paid for is read from the response cache, and the grade is an upsert on
- * (answer, judge). A worker heartbeats its `workers` row; one that dies (not seen for the liveness
- * window) has its jobs handed back by the live workers' sweeps (liveness.ts). Every job is held under a
- * lease (leases.ts): once it is handed to another worker, this one's calls, grade and completion for it
- * are refused, so a worker that was only slow cannot grade or pay twice.
+ * The queue side of a worker: keeps up to `concurrency` provider calls in flight, with as many jobs
+ * again read ahead or writing their results, fetching more from pg-boss (FOR UPDATE SKIP LOCKED, so any
+ * number of workers on any number of machines share one queue). What a job does is the handler's
+ * (the grading handler is src/services/grading/worker.ts); this loop holds each job under a lease
+ * (leases.ts), heartbeats the worker's `workers` row (liveness.ts) — a worker that dies has its jobs
+ * handed back by the live workers' sweeps — and completes jobs in bulk. Once a job is handed to another
+ * worker, this one's completion and failure for it are refused, so a slow worker cannot finish it twice.
  */
 
-export interface WorkerOptions {
+export interface WorkLoopOptions {
   /** Provider calls at once (`--concurrency`). */
   concurrency: number;
   /**
@@ -37,22 +26,29 @@ export interface WorkerOptions {
    * (default: as many as `concurrency`). They are active in pg-boss, so a crash redelivers them.
    */
   prefetch?: number;
-  keys?: ProviderKeys;
-  /** Builds the provider adapter for a judge (tests and benchmarks); default: the real SDK adapter. */
-  adapterFor?: (judge: LoadedJudge) => Promise<Judge>;
-  engine?: SessionOptions['engine'];
-  boss?: BossOptions;
-  /** Use this pg-boss instead of starting one (it is not stopped by the worker). */
-  bossInstance?: PgBoss;
+  /** The started pg-boss to fetch from (the loop never stops it). */
+  boss: PgBoss;
   /** Sleep between empty fetches, in milliseconds. */
   pollMs?: number;
   /** Stop once these grading runs have no job left to do (the in-process worker of `assay run`). */
   untilDone?: number[];
-  /** Shared rate limits apply to LLM judges unless false. */
-  rateLimits?: boolean;
   /** Heartbeat, dead-after and sweep times (default livenessDefaults(): 5 s, 30 s, 5 s). */
   liveness?: LivenessOptions;
 }
+
+/** What the loop lends each job's handler. */
+export interface JobContext {
+  workerId: string;
+  /** The semaphore of the `concurrency` provider calls: a handler's calls take a slot each. */
+  slots: CallSlots;
+  /** Holds back every call once the worker is abandoned (a crash): a call not yet sent never is. */
+  alive: CallGate;
+}
+
+/** A job's result: a grade written (or a judge's failure status), a job with nothing to do, or a lost lease. */
+export type JobResult = { outcome: string; skipped?: boolean } | 'lease lost';
+/** Runs one job; a thrown error fails it (pg-boss retries with backoff, then dead-letters it). */
+export type JobHandler = (data: GradeJobData, lease: JobLease) => Promise<JobResult>;
 
 export interface WorkerStats {
   graded: number;
@@ -68,7 +64,7 @@ export interface WorkerStats {
   leaseLost: number;
 }
 
-export interface GradeWorker {
+export interface WorkLoop {
   readonly stats: WorkerStats;
   /** Resolves when the loop ended (stopped, or untilDone reached). */
   readonly done: Promise<void>;
@@ -81,25 +77,17 @@ export interface GradeWorker {
   stop(opts?: { graceful?: boolean }): Promise<void>;
 }
 
-const LLM = new Set(['anthropic', 'openai', 'openai-compatible']);
-/**
- * Group-commit window of a worker's writes: they happen after the job's call, so no call waits on
- * them, and the database sees a few statements per window instead of two per answer.
- */
-const WRITE_LINGER_MS = 20;
 /** Completions are written to the queue at most this often (a lost one only means a no-call redelivery). */
 const COMPLETE_EVERY_MS = 50;
 
-export async function startWorker(database: Database, o: WorkerOptions): Promise<GradeWorker> {
+export async function startWorkLoop(database: Database, o: WorkLoopOptions, handlerFor: (ctx: JobContext) => JobHandler): Promise<WorkLoop> {
   const liveness = o.liveness ? checkLiveness(o.liveness) : livenessDefaults();
-  const boss = o.bossInstance ?? (await startBoss(database, o.boss));
+  const boss = o.boss;
   const pollMs = o.pollMs ?? 250;
   const slots = callSlots(o.concurrency);
   const maxJobs = o.concurrency + (o.prefetch ?? o.concurrency);
   const fetchAtLeast = Math.max(1, Math.floor((maxJobs - o.concurrency) / 4));
   const workerId = randomUUID();
-  // The SDKs load while the queue starts, not when the first job is already waiting on them.
-  if (o.keys) preloadAdapters(o.keys);
   // Jobs held (fetched and not yet completed or failed in the queue): what the heartbeat lists.
   const held = new Map<string, JobLease>();
   let abandoned = false;
@@ -117,7 +105,6 @@ export async function startWorker(database: Database, o: WorkerOptions): Promise
     },
     leaseLost: 0,
   };
-  const sessions = new Map<number, Promise<GradingSession>>();
   const inflight = new Set<Promise<void>>();
   let stopping = false;
   let wake: (() => void) | null = null;
@@ -129,48 +116,7 @@ export async function startWorker(database: Database, o: WorkerOptions): Promise
   // An abandoned worker is dead: a call not yet sent never is (and so has no pending ledger row).
   const alive: CallGate = (_req, send) => (abandoned ? new Promise(() => {}) : send());
 
-  async function contextFor(gradingRunId: number): Promise<GradingSession> {
-    const [row] = await database.db
-      .select({ ref: gradingRuns.judgeRef, hash: judges.configHash })
-      .from(gradingRuns)
-      .innerJoin(judges, eq(judges.id, gradingRuns.judgeId))
-      .where(eq(gradingRuns.id, gradingRunId));
-    if (!row) throw new AssayError('not_found', `grading run ${gradingRunId} not found`);
-    const judge = loadJudge(row.ref);
-    if (judge.configHash !== row.hash) {
-      throw new AssayError('bad_input', `judge '${row.ref}' on this machine differs from the one the run was enqueued with (config hash)`);
-    }
-    const adapter = o.adapterFor ? await o.adapterFor(judge) : await createAdapter(judge, o.keys ?? {});
-    // The slot is taken first (a call waiting for the shared rate limit counts as in flight), then the
-    // rate limit; the engine writes the pending ledger row last, just before the request leaves.
-    const slot = slotGate(slots);
-    const limited =
-      o.rateLimits !== false && LLM.has(judge.config.provider)
-        ? rateLimitGate(dbRateLimiter(database, limitKey(judge.config.provider, judge.config.model)), judge.config.params.max_tokens)
-        : null;
-    const gate: CallGate = (req, send) => slot(req, () => (limited ? limited(req, () => alive(req, send)) : alive(req, send)));
-    // Enqueueing wrote the judges row; the session finds the same one by config hash.
-    return createGradingSession(database, { judge, adapter, gate, workerId, writeLingerMs: WRITE_LINGER_MS, ...(o.engine ? { engine: o.engine } : {}) });
-  }
-
-  function sessionFor(gradingRunId: number) {
-    let s = sessions.get(gradingRunId);
-    if (!s) {
-      s = contextFor(gradingRunId);
-      s.catch(() => sessions.delete(gradingRunId));
-      sessions.set(gradingRunId, s);
-    }
-    return s;
-  }
-
-  async function handle(data: GradeJobData, lease: JobLease): Promise<{ outcome: string }> {
-    const session = await sessionFor(data.gradingRunId);
-    const g = await session.gradeQueued(data.answerId, lease);
-    if (g === 'already graded' || g === 'lease lost') return { outcome: g };
-    // A provider failure is retried by the queue (with backoff); every other status is the judge's answer.
-    if (g.status === 'provider_error') throw new Error(String(g.meta.reason ?? 'provider error'));
-    return { outcome: g.status };
-  }
+  const handle = handlerFor({ workerId, slots, alive });
 
   // Completions are written in bulk: one UPDATE for every job that finished while the previous one ran.
   // A completion lost in a crash only means the job is redelivered and finds its grade (no call).
@@ -210,13 +156,13 @@ export async function startWorker(database: Database, o: WorkerOptions): Promise
       .then(
         (out) => {
           if (abandoned) return;
-          if (out.outcome === 'lease lost') {
+          if (out === 'lease lost') {
             // Another worker holds the job now: nothing of this one's is written, not even the completion.
             stats.leaseLost++;
             held.delete(job.id);
             return;
           }
-          if (out.outcome === 'already graded') stats.skipped++;
+          if (out.skipped) stats.skipped++;
           else stats.graded++;
           toComplete.push({ lease, outcome: out.outcome });
           flushSoon();
@@ -290,7 +236,6 @@ export async function startWorker(database: Database, o: WorkerOptions): Promise
       if (!graceful) abandoned = true;
       wake?.();
       await done;
-      if (!o.bossInstance) await boss.stop({ graceful: false, close: false, wait: true } as PgBoss.StopOptions);
     },
   };
 }

@@ -1,19 +1,23 @@
 import { and, asc, eq, ne, sql } from 'drizzle-orm';
-import type { Database } from '../db/client.ts';
-import { withExclusive } from '../db/exclusive.ts';
-import { providerBatches } from '../db/schema.ts';
-import { badInput } from '../domain/errors.ts';
-import type { Rubric } from '../domain/rubric.ts';
-import { createAdapter, type ProviderKeys } from '../judges/adapters/index.ts';
-import { type LoadedJudge, loadJudge, sha256 } from '../judges/config.ts';
-import { outputJsonSchema } from '../judges/contract.ts';
-import { loadPrices } from '../judges/prices.ts';
-import { type BatchClient, type BatchItem, type BatchItemResult, batchPrices } from '../judges/batch/types.ts';
-import { type Judge, type JudgeReply, type JudgeRequest, ProviderCallError } from '../judges/types.ts';
-import { getAnswer } from './answers.ts';
-import { createGradingSession, type SessionOptions } from './grading.ts';
-import { getRubric, toRubric } from './rubrics.ts';
-import { findRun, judgeRowFor, type RunAndJudge } from './runs-grading.ts';
+import type { Database } from '../../db/client.ts';
+import { withExclusive } from '../../db/exclusive.ts';
+import { providerBatches } from '../../db/schema.ts';
+import { badInput } from '../../domain/errors.ts';
+import type { Rubric } from '../../domain/rubric.ts';
+import { createAdapter, type ProviderKeys } from '../../judges/adapters/index.ts';
+import { type LoadedJudge, loadJudge, sha256 } from '../../judges/config.ts';
+import { outputJsonSchema } from '../../judges/contract.ts';
+import { loadPrices } from '../../judges/prices.ts';
+import { assertBatchJudge, createBatchClient } from '../../judges/batch/index.ts';
+import { type BatchClient, type BatchItem, type BatchItemResult, batchPrices } from '../../judges/batch/types.ts';
+import { type Judge, type JudgeReply, type JudgeRequest, ProviderCallError } from '../../judges/types.ts';
+import { getAnswer } from '../answers.ts';
+import { getRubric, toRubric } from '../rubrics.ts';
+import { ensureJudgeRow } from './judge-row.ts';
+import { answersNeedingGrade, runSelection, type SkippedCounts } from './needs-grading.ts';
+import { findRun } from './run-ref.ts';
+import type { RunAndJudge } from './run-queue.ts';
+import { createGradingSession, type SessionOptions } from './session.ts';
 
 /**
  * `assay run --batch`: a run graded through the provider's batch API (half price, up to 24 h).
@@ -49,6 +53,8 @@ export interface BatchGradingOptions {
 }
 
 export interface BatchGradingResult extends RunAndJudge {
+  /** Answers of the run no judge grades, by reason (needs-grading.ts): not sent. */
+  skipped: SkippedCounts;
   /** Provider batches created by this call, and found again by reconciliation instead of created. */
   created: number;
   adopted: number;
@@ -62,35 +68,18 @@ type Row = typeof providerBatches.$inferSelect;
 /** Deterministic per (judge config, answer, attempt); ≤ 64 characters, [a-zA-Z0-9_-] as Anthropic requires. */
 export const customIdFor = (configHash: string, answerId: number, attempt: number): string => `j${configHash.slice(0, 12)}-a${answerId}-t${attempt}`;
 
-const BATCH_PROVIDERS = new Set(['anthropic', 'openai']);
-
-/** Only Anthropic and OpenAI judges have a batch API; checked before anything is opened or written. */
-export function assertBatchJudge(judge: LoadedJudge): void {
-  const c = judge.config;
-  if (!BATCH_PROVIDERS.has(c.provider)) throw badInput(`--batch: judge ${c.id} uses provider ${c.provider}; batch APIs exist for anthropic and openai only`);
-}
-
-async function createBatchClient(judge: LoadedJudge, keys: ProviderKeys): Promise<BatchClient> {
-  const c = judge.config;
-  const env = keys.env ?? process.env;
-  if (c.provider === 'anthropic') {
-    const apiKey = c.apiKeyEnv ? env[c.apiKeyEnv] : keys.anthropicApiKey;
-    if (!apiKey) throw badInput(`judge ${c.id}: needs ${c.apiKeyEnv ?? 'ANTHROPIC_API_KEY'}`);
-    const baseURL = c.baseUrl ?? keys.anthropicBaseUrl;
-    return (await import('../judges/batch/anthropic.ts')).createAnthropicBatchClient({ apiKey, ...(baseURL ? { baseURL } : {}), model: c.model, params: c.params });
-  }
-  const apiKey = c.apiKeyEnv ? env[c.apiKeyEnv] : keys.openaiApiKey;
-  if (!apiKey) throw badInput(`judge ${c.id}: needs ${c.apiKeyEnv ?? 'OPENAI_API_KEY'}`);
-  const baseURL = c.baseUrl ?? keys.openaiBaseUrl;
-  return (await import('../judges/batch/openai.ts')).createOpenAIBatchClient({ apiKey, ...(baseURL ? { baseURL } : {}), model: c.model, params: c.params });
+/** Checked before anything is opened or written: only providers with a batch API (judges/batch/index.ts). */
+export function checkBatchJudge(ref: string): void {
+  assertBatchJudge(loadJudge(ref));
 }
 
 export async function runBatchGrading(database: Database, o: BatchGradingOptions): Promise<BatchGradingResult> {
   const judge = typeof o.judge === 'string' ? loadJudge(o.judge) : o.judge;
   const cfg = judge.config;
   assertBatchJudge(judge);
-  const run = await findRun(database, o.run);
-  const judgeId = await judgeRowFor(database, judge);
+  const found = await findRun(database, o.run);
+  const run = { id: found.id, name: found.name };
+  const judgeId = await ensureJudgeRow(database, judge);
   // Two `--batch` processes on one run × judge would both see the same ungraded answers and pay twice.
   const busy = `run '${run.name}' is already being graded with judge ${cfg.id} through the batch API by another process; wait for it, or stop it and run again`;
   return withExclusive(database, `assay-batch:${run.id}:${judgeId}`, busy, () => gradeThroughBatches(database, o, judge, run, judgeId));
@@ -102,7 +91,8 @@ async function gradeThroughBatches(database: Database, o: BatchGradingOptions, j
   const pollMs = o.pollIntervalMs ?? 30_000;
   const sleep = o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const skewMs = o.skewMs ?? 5 * 60_000;
-  const out: BatchGradingResult = { run, judge: { id: judgeId, slug: cfg.id }, created: 0, adopted: 0, graded: 0, failed: 0, resubmitted: 0 };
+  const { skipped } = await runSelection(database.db, run.id);
+  const out: BatchGradingResult = { run, judge: { id: judgeId, slug: cfg.id }, skipped, created: 0, adopted: 0, graded: 0, failed: 0, resubmitted: 0 };
 
   // The engine sees a judge whose "call" is the batch result for that answer; a re-ask goes live.
   const replies = new Map<number, JudgeReply | string>();
@@ -154,15 +144,10 @@ async function gradeThroughBatches(database: Database, o: BatchGradingOptions, j
   const setState = (id: number, state: Row['state'], extra: Partial<Row> = {}) =>
     database.db.update(providerBatches).set({ state, ...extra, updatedAt: new Date() }).where(eq(providerBatches.id, id));
 
-  // Answers with text and no final grade by this judge, not already in an unfinished batch.
+  // Answers that need this judge's grade (needs-grading.ts), not already in an unfinished batch.
   const covered = new Set((await pending()).flatMap((r) => Object.values(r.customIds)));
-  const todo = await database.execute(
-    `select a.id from answers a where a.run_id = $1 and a.text is not null and btrim(a.text) <> ''
-       and not exists (select 1 from grades g where g.answer_id = a.id and g.judge_id = $2 and g.status <> 'provider_error')
-     order by a.id`,
-    [run.id, judgeId],
-  );
-  const fresh = todo.rows.map((r) => Number(r.id)).filter((id) => !covered.has(id));
+  const todo = await answersNeedingGrade(database.db, run.id, judgeId);
+  const fresh = todo.filter((id) => !covered.has(id));
   const max = o.maxPerBatch ?? 10_000;
   // Rows written by this call cannot have a provider batch yet: only older intents are looked up.
   const freshRows = new Set<number>();

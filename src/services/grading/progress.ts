@@ -1,13 +1,17 @@
-import type { Database } from '../db/client.ts';
-import { badInput, notFound } from '../domain/errors.ts';
-import { GRADE_QUEUE } from '../jobs/boss.ts';
-import { LIVE } from '../jobs/leases.ts';
-import { findRun, type RunAndJudge } from './runs-grading.ts';
+import { sql } from 'drizzle-orm';
+import type { Database } from '../../db/client.ts';
+import { badInput, notFound } from '../../domain/errors.ts';
+import { GRADE_QUEUE } from '../../jobs/boss.ts';
+import { LIVE } from '../../jobs/leases.ts';
+import { hasFinalGrade, isGraded, runSelection, type SkippedCounts, sqlText } from './needs-grading.ts';
+import { findRun } from './run-ref.ts';
+import type { RunAndJudge } from './run-queue.ts';
 
 /**
  * Progress of a run × judge, from the database alone (so any process — the CLI bar, GET
  * /runs/{id}/progress, another machine — sees the same numbers):
- * - done: answers with a final grade from the judge (any status but provider_error);
+ * - total: answers of the run a judge grades (needs-grading.ts); skipped: the others, by reason;
+ * - done: those with a final grade from the judge (any status but provider_error);
  * - failed: answers whose job ran out of retries (dead-lettered) without a final grade;
  * - remaining: total − done − failed (queued, retrying or in flight);
  * - rate: grades written in the last 30 s (or since the start, if sooner) per second; eta = remaining / rate;
@@ -21,6 +25,8 @@ import { findRun, type RunAndJudge } from './runs-grading.ts';
 export interface Progress extends RunAndJudge {
   status: string;
   total: number;
+  /** Answers of the run no judge grades, by reason (not in total): see needs-grading.ts. */
+  skipped: SkippedCounts;
   done: number;
   failed: number;
   remaining: number;
@@ -48,13 +54,18 @@ export const UNSETTLED = `l.status = 'pending' and case when l.worker_id is null
 
 const RATE_WINDOW_S = 30;
 
+// The rule's SQL, rendered once into the text statements below (grading_runs gr in scope).
+const GRADED_ANSWERS = `from answers where "answers"."run_id" = gr.run_id and ${sqlText(isGraded)}`;
+const DONE = `(select count(*)::int ${GRADED_ANSWERS} and ${sqlText(hasFinalGrade(sql.raw('gr.judge_id')))})`;
+const RECENT = `(select count(*)::int ${GRADED_ANSWERS} and ${sqlText(
+  hasFinalGrade(sql.raw('gr.judge_id'), { writtenAfter: sql.raw('now() - make_interval(secs => least($2::float8, greatest(extract(epoch from now() - gr.updated_at), 0.001)))') }),
+)})`;
+const FINAL_BY_JOB_JUDGE = sqlText(hasFinalGrade(sql.raw('$3::int')));
+
 export async function getProgress(database: Database, gradingRunId: number): Promise<Progress> {
   const head = await database.execute(
     `select gr.id, gr.status, gr.run_id, r.name as run_name, gr.judge_id, j.slug, extract(epoch from now() - gr.updated_at)::float8 as elapsed,
-       (select count(*)::int from answers a where a.run_id = gr.run_id and coalesce(btrim(a.text), '') <> '') as total,
-       (select count(*)::int from grades g join answers a on a.id = g.answer_id where a.run_id = gr.run_id and g.judge_id = gr.judge_id and g.status <> 'provider_error') as done,
-       (select count(*)::int from grades g join answers a on a.id = g.answer_id where a.run_id = gr.run_id and g.judge_id = gr.judge_id and g.status <> 'provider_error'
-          and g.created_at > now() - make_interval(secs => least($2::float8, greatest(extract(epoch from now() - gr.updated_at), 0.001)))) as recent
+       ${DONE} as done, ${RECENT} as recent
      from grading_runs gr join runs r on r.id = gr.run_id join judges j on j.id = gr.judge_id where gr.id = $1`,
     [gradingRunId, RATE_WINDOW_S],
   );
@@ -63,7 +74,7 @@ export async function getProgress(database: Database, gradingRunId: number): Pro
   const jobs = await database.execute(
     `select state::text as state, count(*)::int as n,
        count(*) filter (where state = 'failed' and not exists (
-         select 1 from grades g where g.answer_id = (j.data->>'answerId')::int and g.judge_id = $3 and g.status <> 'provider_error'))::int as dead
+         select 1 from answers where "answers"."id" = (j.data->>'answerId')::int and ${FINAL_BY_JOB_JUDGE}))::int as dead
      from (select state, data from pgboss.job where name = $1 and (data->>'gradingRunId')::int = $2
            union all select state, data from pgboss.archive where name = $1 and (data->>'gradingRunId')::int = $2 and state = 'failed') j
      group by state`,
@@ -81,7 +92,7 @@ export async function getProgress(database: Database, gradingRunId: number): Pro
     [h.judge_id, h.run_id],
   );
   const u = usage.rows[0] ?? {};
-  const total = Number(h.total);
+  const { total, skipped } = await runSelection(database.db, Number(h.run_id));
   const done = Number(h.done);
   const remaining = Math.max(0, total - done - failed);
   const elapsed = Number(h.elapsed);
@@ -96,6 +107,7 @@ export async function getProgress(database: Database, gradingRunId: number): Pro
     judge: { id: Number(h.judge_id), slug: String(h.slug) },
     status: String(h.status),
     total,
+    skipped,
     done,
     failed,
     remaining,
@@ -112,7 +124,6 @@ export async function getProgress(database: Database, gradingRunId: number): Pro
   };
 }
 
-/** The grading run of run × judge (by run name/id and judge slug), for the CLI and the API. */
 /** Progress of a run (id or name) graded with one judge; the judge may be left out when only one grades it. */
 export async function getRunProgress(database: Database, runRef: string | number, judgeSlug?: string): Promise<Progress> {
   const run = await findRun(database, runRef);

@@ -1,19 +1,14 @@
 import type PgBoss from 'pg-boss';
-import { and, eq, sql } from 'drizzle-orm';
-import type { Database, Queryable } from '../db/client.ts';
-import { answers, gradingRuns } from '../db/schema.ts';
-import { GRADE_QUEUE, gradeJobId, transactionExecutor } from './boss.ts';
+import type { Database, Queryable } from '../../db/client.ts';
+import { gradingRuns } from '../../db/schema.ts';
+import { GRADE_QUEUE, gradeJobId, type GradeJobData, transactionExecutor } from '../../jobs/boss.ts';
+import { answersNeedingGrade, runSelection, type SkippedCounts } from './needs-grading.ts';
 
 /**
- * Enqueueing a grading run: one job per answer with text that has no final grade from the judge.
+ * Enqueueing a grading run: one job per answer that needs a grade from the judge (needs-grading.ts).
  * Job ids are derived from (judge config hash, answer), so enqueueing twice — a second `assay run`,
  * a retried HTTP request, two users at once — never makes a second job for the same answer.
  */
-
-export interface GradeJobData {
-  gradingRunId: number;
-  answerId: number;
-}
 
 export interface EnqueueTarget {
   runId: number;
@@ -24,8 +19,10 @@ export interface EnqueueTarget {
 
 export interface EnqueueResult {
   gradingRunId: number;
-  /** Answers with text in the run. */
+  /** Answers of the run a judge grades (needs-grading.ts). */
   total: number;
+  /** Answers of the run left out, by reason: not in total, no job. */
+  skipped: SkippedCounts;
   /** Answers that already had a final grade from this judge (no job). */
   alreadyGraded: number;
   /** Jobs for the rest (new, or already waiting: the same id is never queued twice). */
@@ -33,22 +30,13 @@ export interface EnqueueResult {
   jobIds: string[];
 }
 
-/** Answers of the run that still need a grade from the judge (none, or a provider_error one). */
-async function pendingAnswers(tx: Queryable, t: EnqueueTarget): Promise<{ total: number; pending: number[] }> {
-  const rows = await tx
-    .select({ id: answers.id, final: sql<boolean>`exists (select 1 from grades g where g.answer_id = "answers"."id" and g.judge_id = ${t.judgeId} and g.status <> 'provider_error')` })
-    .from(answers)
-    .where(and(eq(answers.runId, t.runId), sql`coalesce(btrim(${answers.text}), '') <> ''`))
-    .orderBy(answers.id);
-  return { total: rows.length, pending: rows.filter((r) => !r.final).map((r) => r.id) };
-}
-
 /**
  * Writes the grading_runs row and the jobs on `tx`: when the caller's transaction rolls back, no job
  * exists. pg-boss writes through an executor bound to that same transaction.
  */
 export async function enqueueInTransaction(tx: Queryable, boss: PgBoss, t: EnqueueTarget): Promise<EnqueueResult> {
-  const { total, pending } = await pendingAnswers(tx, t);
+  const { total, skipped } = await runSelection(tx, t.runId);
+  const pending = await answersNeedingGrade(tx, t.runId, t.judgeId);
   const [gr] = await tx
     .insert(gradingRuns)
     .values({ runId: t.runId, judgeId: t.judgeId, judgeRef: t.judgeRef, total })
@@ -66,7 +54,7 @@ export async function enqueueInTransaction(tx: Queryable, boss: PgBoss, t: Enque
     });
     await boss.insert(chunk, { db: executor } as PgBoss.InsertOptions);
   }
-  return { gradingRunId, total, alreadyGraded: total - pending.length, jobs: pending.length, jobIds };
+  return { gradingRunId, total, skipped, alreadyGraded: total - pending.length, jobs: pending.length, jobIds };
 }
 
 /**

@@ -1,0 +1,94 @@
+import { eq } from 'drizzle-orm';
+import type { Database } from '../../db/client.ts';
+import { judges } from '../../db/schema.ts';
+import { notFound } from '../../domain/errors.ts';
+import { SCALES, type LabelRow, type LabelScale } from '../../domain/labels.ts';
+import { findRun } from './run-ref.ts';
+
+/**
+ * Calibration label rows from stored data — the one builder behind `assay calibrate --run R --judge J`
+ * and the calibration report pages: every stored label (human, and judge labels imported as labels)
+ * plus judges' ok grades as kind "judge", rater = the judge's slug. Claim marks from the annotation
+ * pages (item claim:<n>) are not calibration units.
+ */
+
+export interface CalibrationLabelQuery {
+  /**
+   * How rows name their answer: 'externalId' — the answer's id in its run, as label files name it
+   * (one run at a time); 'answerId' — the database id, unique across runs (reports over many runs).
+   */
+  key: 'externalId' | 'answerId';
+  run?: string;
+  model?: string;
+  /** One judge's grades (slug); default every judge's. */
+  judge?: string;
+  /**
+   * Which figures of a grade become judge labels: for a scale, those on it (verdict: item verdicts;
+   * binary: the reference-match label; numeric: f1, and stored labels read as numbers); without one,
+   * item verdicts and the reference-match label both.
+   */
+  scale?: LabelScale;
+  /** Only grades of answers some human labelled (a report's units: a grade no human saw compares to nothing). */
+  humanLabelledOnly?: boolean;
+}
+
+const FILTERS = `($1::text is null or r.name = $1) and ($2::text is null or r.model = $2)`;
+
+async function jsonArray<T>(database: Database, text: string, params: unknown[]): Promise<T[]> {
+  // One JSON array per query: decoding many rows field by field is what costs on PGlite.
+  return JSON.parse(String((await database.execute(text, params)).rows[0]!.j)) as T[];
+}
+
+type GradeFigures = { items: Array<{ id: string; verdict: string }> | null; label: string | null; f1: number | null };
+
+/** A grade's figures as judge labels on the scale (or verdicts and label without one). */
+function judgeLabels(scale: LabelScale | undefined, g: GradeFigures): Array<{ item?: string; label: string | number }> {
+  const verdicts = () => (g.items ?? []).map((it) => ({ item: it.id, label: it.verdict }));
+  if (scale === undefined) return [...(g.label !== null ? [{ label: g.label }] : []), ...verdicts()];
+  if (scale === 'verdict') return verdicts();
+  if (scale === 'binary') return g.label !== null && SCALES.binary.normalise(g.label) !== null ? [{ label: g.label }] : [];
+  return g.f1 !== null ? [{ label: g.f1 }] : [];
+}
+
+export async function calibrationLabels(database: Database, q: CalibrationLabelQuery): Promise<LabelRow[]> {
+  const params = [q.run ?? null, q.model ?? null];
+  const answerKey = q.key === 'externalId' ? 'a.external_id' : 'a.id::text';
+  const labels = await jsonArray<[string, string, string, string, string, string]>(
+    database,
+    `select coalesce(json_agg(json_build_array(${answerKey}, l.item_key, l.annotator, l.kind, l.label, r.model) order by a.id, l.item_key, l.annotator), '[]')::text as j
+       from labels l join answers a on a.id = l.answer_id join runs r on r.id = a.run_id
+      where ${FILTERS} and l.item_key not like 'claim:%'`,
+    params,
+  );
+  const rows: LabelRow[] = labels.map(([answer, item, rater, kind, label, model]) => ({
+    answer,
+    ...(item ? { item } : {}),
+    model,
+    rater,
+    kind: kind === 'judge' ? 'judge' : 'human',
+    label: q.scale === 'numeric' && Number.isFinite(Number(label)) ? Number(label) : label,
+  }));
+  const grades = await jsonArray<[string, GradeFigures['items'], string | null, number | null, string, string]>(
+    database,
+    `select coalesce(json_agg(json_build_array(${answerKey}, g.items, g.meta->>'label', g.f1, j.slug, r.model) order by a.id, j.slug), '[]')::text as j
+       from grades g join judges j on j.id = g.judge_id join answers a on a.id = g.answer_id join runs r on r.id = a.run_id
+      where g.status = 'ok' and ${FILTERS} and ($3::text is null or j.slug = $3)
+        and (not $4::boolean or exists (select 1 from labels l where l.answer_id = g.answer_id and l.kind = 'human'))`,
+    [...params, q.judge ?? null, q.humanLabelledOnly === true],
+  );
+  for (const [answer, items, label, f1, judge, model] of grades) {
+    for (const l of judgeLabels(q.scale, { items, label, f1 })) rows.push({ answer, model, rater: judge, kind: 'judge', ...l });
+  }
+  return rows;
+}
+
+/**
+ * Labels for `assay calibrate --run R --judge J`: the run's stored labels and judge J's ok grades, keyed
+ * by the answers' ids in the run. An unknown run, or a judge that graded nothing, is not found.
+ */
+export async function loadCalibrationLabels(database: Database, q: { run: string; judge: string }): Promise<LabelRow[]> {
+  const run = await findRun(database, q.run);
+  const [judge] = await database.db.select({ id: judges.id }).from(judges).where(eq(judges.slug, q.judge)).limit(1);
+  if (!judge) throw notFound(`judge '${q.judge}' has graded nothing (no such judge in the database)`);
+  return calibrationLabels(database, { key: 'externalId', run: run.name, judge: q.judge });
+}

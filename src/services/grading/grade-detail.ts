@@ -1,0 +1,127 @@
+import { desc, eq } from 'drizzle-orm';
+import type { Database } from '../../db/client.ts';
+import { grades, judges, rubrics, rubricVersions } from '../../db/schema.ts';
+import type { GradeStatus, JudgeIdentity } from '../../judges/engine.ts';
+import { LEXICAL_NOTE } from '../../judges/engine.ts';
+
+/**
+ * One grade, in the one shape every front returns it: `assay grade --json`, POST /api/grades and the
+ * grades of /answers/:id. A fresh grade and a stored one go through the same mapper (toGradeDetail over
+ * the grades row), so the two cannot drift apart. Documented field by field in docs/grades.md.
+ */
+
+export interface GradeDetail {
+  /** The grades row (one per answer × judge config; a re-grade replaces it and keeps the id). */
+  gradeId: number;
+  answerId: number;
+  /** Only `ok` carries scores; a failure is a status with meta.reason, never a score. */
+  status: GradeStatus;
+  completeness: number | null;
+  correctness: number | null;
+  f1: number | null;
+  items: Array<{ id: string; weight: number; verdict: string; evidence: string; points: number }>;
+  claims: Array<{ text: string; verdict: string }>;
+  /** reason, promptHash, cacheKey, neutralised, scored meta (orientation, grid, pieceCount), points, claimCounts, label/rationale. */
+  meta: Record<string, unknown>;
+  usage: { calls: number; cached: boolean; input: number; output: number; cacheRead: number; cacheWrite: number; costUsd: number | null; latencyMs: number };
+  judge: JudgeIdentity;
+  /** The rubric version the grade was made against. */
+  rubric: { id: string; version: number } | null;
+  /** When this grade was written (ISO 8601). */
+  createdAt: string;
+}
+
+/** The grades row as the mapper needs it (the typed drizzle row, or the row just written). */
+export interface GradeRowLike {
+  id: number;
+  answerId: number;
+  status: string;
+  completeness: number | null;
+  correctness: number | null;
+  f1: number | null;
+  items: unknown;
+  claims: unknown;
+  meta: Record<string, unknown> | null;
+  inputTokens: number | null;
+  outputTokens: number | null;
+  cacheReadTokens: number | null;
+  cacheWriteTokens: number | null;
+  costUsd: number | null;
+  latencyMs: number | null;
+  createdAt: Date;
+}
+
+/** A judges row's identity, for grades written before the engine stored it in meta.judge. */
+export interface JudgeRowLike {
+  slug: string;
+  provider: string;
+  model: string;
+  configHash: string;
+  config: unknown;
+}
+
+function identityOf(j: JudgeRowLike): JudgeIdentity {
+  const baseline = j.provider === 'lexical';
+  const mode = (j.config as { mode?: string } | null)?.mode ?? 'rubric';
+  return { id: j.slug, provider: j.provider, model: j.model, mode, configHash: j.configHash, baseline, ...(baseline ? { note: LEXICAL_NOTE } : {}) };
+}
+
+type StoredItem = { id: string; weight: number; verdict: string; evidence?: string | null; points: number };
+type StoredClaim = { text?: string | null; verdict: string };
+
+export function toGradeDetail(row: GradeRowLike, rubric: { id: string; version: number } | null, judgeRow?: JudgeRowLike): GradeDetail {
+  // The row's meta holds the report's meta plus what the engine knew of the call (judge, cached, calls).
+  const { judge, cached, calls, ...meta } = (row.meta ?? {}) as Record<string, unknown>;
+  const identity = (judge as JudgeIdentity | undefined) ?? (judgeRow ? identityOf(judgeRow) : undefined);
+  if (!identity) throw new Error(`grade ${row.id}: no judge identity (meta.judge missing and no judges row given)`);
+  return {
+    gradeId: row.id,
+    answerId: row.answerId,
+    status: row.status as GradeStatus,
+    completeness: row.completeness,
+    correctness: row.correctness,
+    f1: row.f1,
+    items: ((row.items ?? []) as StoredItem[]).map((i) => ({ id: i.id, weight: i.weight, verdict: i.verdict, evidence: i.evidence ?? '', points: i.points })),
+    claims: ((row.claims ?? []) as StoredClaim[]).map((c) => ({ text: c.text ?? '', verdict: c.verdict })),
+    meta,
+    usage: {
+      calls: Number(calls ?? 0),
+      cached: cached === true,
+      input: row.inputTokens ?? 0,
+      output: row.outputTokens ?? 0,
+      cacheRead: row.cacheReadTokens ?? 0,
+      cacheWrite: row.cacheWriteTokens ?? 0,
+      costUsd: row.costUsd,
+      latencyMs: row.latencyMs ?? 0,
+    },
+    judge: identity,
+    rubric,
+    createdAt: row.createdAt.toISOString(),
+  };
+}
+
+/** A stored grade with what the answer page shows beside it. */
+export interface AnswerGrade {
+  grade: GradeDetail;
+  /** The judge's prompt template file (its config's `prompt`), if it has one. */
+  prompt: string | null;
+  /** The rubric version's database id (the page shows that version's item texts). */
+  rubricVersionId: number | null;
+}
+
+/** Every judge's grade of an answer, newest first, through the typed schema. */
+export async function gradesOfAnswer(database: Database, answerId: number): Promise<AnswerGrade[]> {
+  const rows = await database.db
+    .select({ g: grades, j: { slug: judges.slug, provider: judges.provider, model: judges.model, configHash: judges.configHash, config: judges.config }, slug: rubrics.slug, version: rubricVersions.version })
+    .from(grades)
+    .innerJoin(judges, eq(judges.id, grades.judgeId))
+    .leftJoin(rubricVersions, eq(rubricVersions.id, grades.rubricVersionId))
+    .leftJoin(rubrics, eq(rubrics.id, rubricVersions.rubricId))
+    .where(eq(grades.answerId, answerId))
+    .orderBy(desc(grades.createdAt), desc(grades.id));
+  return rows.map((r) => ({
+    grade: toGradeDetail(r.g, r.slug !== null && r.version !== null ? { id: r.slug, version: r.version } : null, r.j),
+    prompt: (r.j.config as { prompt?: string } | null)?.prompt ?? null,
+    rubricVersionId: r.g.rubricVersionId,
+  }));
+}

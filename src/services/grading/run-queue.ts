@@ -1,0 +1,83 @@
+import { and, eq, inArray } from 'drizzle-orm';
+import type { Database } from '../../db/client.ts';
+import { gradingRuns } from '../../db/schema.ts';
+import { GRADE_QUEUE } from '../../jobs/boss.ts';
+import { type Limits, limitKey, setLimits } from '../../jobs/rate-limit.ts';
+import { loadJudge, loadJudgeById } from '../../judges/config.ts';
+import { enqueueInTransaction, type EnqueueResult, reviveJobs } from './enqueue.ts';
+import { ensureJudgeRow, findJudgeRow } from './judge-row.ts';
+import type { GradingQueue } from './queue.ts';
+import { findRun } from './run-ref.ts';
+
+/**
+ * Grading a whole run with a judge through the durable queue (`assay run`, POST /runs/{id}/grade):
+ * the grading_runs row and one job per answer that needs grading are written in one transaction.
+ */
+
+export interface GradeRunRequest {
+  /** Run name or numeric id. */
+  run: string | number;
+  /** Judge id in judges/ or a judge file path (workers load it by the same reference). */
+  judge: string;
+  /** 'network': a judge id in judges/ only — a request must never name a file. Default 'local'. */
+  from?: 'network' | 'local';
+  /** Shared provider limits to apply from now on (all workers read them from the database). */
+  limits?: Limits;
+}
+
+/** The run and judge a grading result or progress report is about. */
+export interface RunAndJudge {
+  run: { id: number; name: string };
+  judge: { id: number; slug: string };
+}
+
+export interface GradeRunResult extends Omit<EnqueueResult, 'jobIds'>, RunAndJudge {
+  judge: { id: number; slug: string; configHash: string };
+  resumed: number;
+  retried: number;
+}
+
+const judgeFor = (ref: string, from: 'network' | 'local' = 'local') => (from === 'network' ? loadJudgeById(ref) : loadJudge(ref));
+
+/** Checks a judge reference before anything is opened: an unknown judge or a bad file is bad input. */
+export function checkJudgeRef(ref: string): void {
+  loadJudge(ref);
+}
+
+export async function enqueueRunGrading(database: Database, queue: GradingQueue, req: GradeRunRequest): Promise<GradeRunResult> {
+  const judge = judgeFor(req.judge, req.from);
+  const run = await findRun(database, req.run);
+  // The judges row is written ahead of the first grade: the grading_runs row and its jobs refer to it.
+  const judgeId = await ensureJudgeRow(database, judge);
+  if (req.limits && (req.limits.rpm != null || req.limits.tpm != null)) await setLimits(database, limitKey(judge.config.provider, judge.config.model), req.limits);
+  const boss = await queue.boss();
+  const target = { runId: run.id, judgeId, judgeRef: req.judge, configHash: judge.configHash };
+  const { jobIds, ...res } = await database.db.transaction((tx) => enqueueInTransaction(tx, boss, target));
+  const revived = await reviveJobs(database, boss, jobIds);
+  return { ...res, run: { id: run.id, name: run.name }, judge: { id: judgeId, slug: judge.config.id, configHash: judge.configHash }, resumed: revived.resumed, retried: revived.retried };
+}
+
+/** Cancels the run's waiting jobs (jobs in flight finish); `assay run` again resumes them. */
+export async function cancelRunGrading(database: Database, queue: GradingQueue, q: { run: string | number; judge?: string; from?: 'network' | 'local' }): Promise<{ cancelled: number }> {
+  const run = await findRun(database, q.run);
+  const where = [eq(gradingRuns.runId, run.id)];
+  if (q.judge) {
+    // Looked up, not registered: cancelling for a judge that never graded the run writes nothing.
+    const judgeId = await findJudgeRow(database, judgeFor(q.judge, q.from));
+    if (judgeId === null) return { cancelled: 0 };
+    where.push(eq(gradingRuns.judgeId, judgeId));
+  }
+  // Started first: it creates the queue's tables on a database that never had them.
+  const boss = await queue.boss();
+  const grs = await database.db.select({ id: gradingRuns.id }).from(gradingRuns).where(and(...where));
+  if (grs.length === 0) return { cancelled: 0 };
+  const ids = grs.map((g) => g.id);
+  await database.db.update(gradingRuns).set({ status: 'cancelled', updatedAt: new Date() }).where(inArray(gradingRuns.id, ids));
+  const r = await database.execute(
+    `select id::text as id from pgboss.job where name = $1 and state < 'active' and (data->>'gradingRunId')::int = any($2::int[])`,
+    [GRADE_QUEUE, ids],
+  );
+  const jobIds = r.rows.map((x) => x.id as string);
+  if (jobIds.length) await boss.cancel(GRADE_QUEUE, jobIds);
+  return { cancelled: jobIds.length };
+}

@@ -1,0 +1,149 @@
+import type { Database } from '../../db/client.ts';
+import { gradeUpserter, type GradeRow } from '../../db/grade-store.ts';
+import { dbLedgerAndCache, dbResponseCache, dbUsageLedger } from '../../db/judge-store.ts';
+import { notFound } from '../../domain/errors.ts';
+import { createAdapter, type ProviderKeys } from '../../judges/adapters/index.ts';
+import { type LoadedJudge, loadJudge } from '../../judges/config.ts';
+import { type CallGate, createJudgeEngine, type EngineOptions, type JudgeEngine } from '../../judges/engine.ts';
+import { buildReport } from '../../judges/report.ts';
+import type { JobLease } from '../../judges/store.ts';
+import type { Judge } from '../../judges/types.ts';
+import { getRubricVersionById, toRubric } from '../rubrics.ts';
+import { type GradeDetail, toGradeDetail } from './grade-detail.ts';
+import { ensureJudgeRow } from './judge-row.ts';
+import { queuedAnswerReader } from './queued-read.ts';
+import { type GradeRequest, resolveAnswer, resolveRubric, type ResolvedRubric } from './resolve.ts';
+
+/**
+ * A grading session: one judge config, its engine (cache and ledger in the database) and its judges
+ * row; grades one answer at a time and upserts the one grade per answer × judge. The provider call
+ * happens outside any transaction: a ledger row for a paid call must survive a failed grade write.
+ */
+
+export interface SessionOptions {
+  /** A loaded judge, or a judge id in judges/ or a path to a judge file. */
+  judge: LoadedJudge | string;
+  keys?: ProviderKeys;
+  /** Replaces the provider adapter (tests, benchmarks). */
+  adapter?: Judge;
+  engine?: Pick<EngineOptions, 'sleep' | 'random' | 'boundary' | 'clock' | 'backoff' | 'prices'>;
+  /**
+   * How long the session's writes after a call (ledger and cache, grade) wait to go out together with
+   * other jobs' (group commit). A worker, whose jobs write behind their calls, sets it; an interactive
+   * grade does not. Reads before the call never wait: they are on the way to the call.
+   */
+  writeLingerMs?: number;
+  /** What each provider call waits for before it is sent (the worker's call slots and rate limit). */
+  gate?: CallGate;
+  /** The `workers` row of the process making the calls (stored with each ledger row). */
+  workerId?: string;
+}
+
+/** What a queued job came to when it wrote no grade. */
+export type QueuedOutcome = 'already graded' | 'not graded' | 'lease lost';
+
+export interface GradingSession {
+  engine: JudgeEngine;
+  /** The judges row of this judge config (created when the session opens). */
+  judgeRowId: number;
+  grade(req: GradeRequest): Promise<GradeDetail>;
+  /**
+   * The queue's job: a stored answer graded with its own rubric's latest version; 'already graded' (no
+   * call) when this judge already gave it a final grade, 'not graded' (no call) when it is not an answer
+   * a judge grades (needs-grading.ts: it changed since it was enqueued), 'lease lost' (no further call,
+   * no grade written) once `lease` is no longer held.
+   */
+  gradeQueued(answerId: number, lease?: JobLease): Promise<GradeDetail | QueuedOutcome>;
+}
+
+export async function createGradingSession(database: Database, o: SessionOptions): Promise<GradingSession> {
+  const judge = typeof o.judge === 'string' ? loadJudge(o.judge) : o.judge;
+  const adapter = o.adapter ?? (await createAdapter(judge, o.keys ?? {}));
+  const judgeRowId = await ensureJudgeRow(database, judge);
+  const behind = o.writeLingerMs ? { lingerMs: o.writeLingerMs } : {};
+  const engine = createJudgeEngine({
+    judge,
+    adapter,
+    cache: dbResponseCache(database),
+    ledger: dbUsageLedger(database, { judgeId: judgeRowId, workerId: o.workerId ?? null }, behind),
+    ledgerAndCache: dbLedgerAndCache(database, { judgeId: judgeRowId, workerId: o.workerId ?? null }, behind),
+    ...(o.gate ? { gate: o.gate } : {}),
+    ...(o.engine ?? {}),
+  });
+
+  // Rubric versions are immutable: one read per version for the session's life, not one per grade.
+  const versions = new Map<number, Promise<ResolvedRubric>>();
+  const rubricVersion = (versionId: number) => {
+    let v = versions.get(versionId);
+    if (!v) {
+      v = getRubricVersionById(database, versionId).then((view) => ({ rubric: toRubric(view), versionId, version: view.version }));
+      v.catch(() => versions.delete(versionId));
+      versions.set(versionId, v);
+    }
+    return v;
+  };
+
+  // One statement for what grade() reads in five (the answer, its rubric's latest version, whether it
+  // needs this judge's grade), shared by the jobs in flight (group commit).
+  const readQueued = queuedAnswerReader(database, judgeRowId);
+
+  async function gradeQueued(answerId: number, lease?: JobLease): Promise<GradeDetail | QueuedOutcome> {
+    const row = await readQueued(answerId);
+    if (!row) throw notFound(`answer ${answerId} not found`);
+    if (row.graded) return 'already graded';
+    if (row.skip !== null) return 'not graded';
+    // A rubric without versions cannot be stored; the same message as getRubric, should one appear.
+    if (row.versionId === null) throw notFound(`rubric '${row.rubric}' has no version undefined (latest is 0)`);
+    const resolved = await rubricVersion(Number(row.versionId));
+    return gradeResolved({}, { id: answerId, text: row.text! }, resolved, lease);
+  }
+
+  async function grade(req: GradeRequest): Promise<GradeDetail> {
+    // Reads first: a stored answer names its rubric; answer text is stored only once the rubric resolved.
+    const stored = 'id' in req.answer ? await resolveAnswer(database, req) : null;
+    const resolved = await resolveRubric(database, req, stored?.rubric ?? null);
+    const answer = stored ?? (await resolveAnswer(database, req));
+    return gradeResolved(req, answer, resolved) as Promise<GradeDetail>;
+  }
+
+  const upsertGrade = gradeUpserter(database, behind);
+
+  async function gradeResolved(
+    req: Pick<GradeRequest, 'image' | 'unverifiable'>,
+    answer: { id: number; text: string },
+    { rubric, versionId, version }: ResolvedRubric,
+    lease?: JobLease,
+  ): Promise<GradeDetail | 'lease lost'> {
+    const outcome = await engine.grade({ rubric, answer: answer.text, answerId: String(answer.id), ...(req.image ? { image: req.image } : {}), ...(lease ? { lease } : {}) });
+    if (outcome.leaseLost) return 'lease lost';
+    const report = buildReport(rubric, answer.text, outcome, req.unverifiable ? { unverifiable: req.unverifiable } : {});
+    const row = {
+      answerId: answer.id,
+      judgeId: judgeRowId,
+      rubricVersionId: versionId,
+      promptHash: outcome.promptHash,
+      status: report.status,
+      reason: outcome.reason,
+      completeness: report.completeness,
+      correctness: report.correctness,
+      f1: report.f1,
+      items: report.items,
+      claims: report.claims,
+      meta: { ...report.meta, judge: report.judge, cached: outcome.cached, calls: outcome.calls },
+      rawOutput: outcome.raw,
+      inputTokens: outcome.usage.input,
+      outputTokens: outcome.usage.output,
+      cacheReadTokens: outcome.usage.cacheRead,
+      cacheWriteTokens: outcome.usage.cacheWrite,
+      costUsd: outcome.costUsd,
+      latencyMs: Math.round(outcome.latencyMs),
+    } satisfies GradeRow;
+    // One statement is atomic on its own: no BEGIN/COMMIT round trips around it.
+    const written = await upsertGrade(row, lease);
+    if (written === null) return 'lease lost';
+    // The stored row through the same mapper as every read of it: one shape, fresh or stored.
+    return toGradeDetail({ ...row, ...written }, { id: rubric.id, version });
+  }
+
+  return { engine, judgeRowId, grade, gradeQueued };
+}
