@@ -1,6 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { providerKeys } from '../../config.ts';
 import { Fields } from '../../domain/fields.ts';
+import { GRADE_STATUSES } from '../../domain/grades.ts';
 import { ADHOC_RUN } from '../../services/grading/resolve.ts';
 import { gradeAnswer, namedJudge, openJudge } from '../../services/grading/grade-answer.ts';
 import { defineRoute, type Api } from '../define-route.ts';
@@ -20,7 +21,7 @@ const GradeBody = z
     run: Fields.run.optional().openapi({ description: `Run for answer text (default "${ADHOC_RUN}", as \`assay grade\`)` }),
     rubric: Fields.rubricId.optional().openapi({ description: "Stored rubric id (default: the answer's rubric)" }),
     rubricVersion: Fields.version.optional(),
-    judge: Fields.judgeId.optional().openapi({ description: 'Judge id in judges/ (default: claude, gpt, else the lexical baseline)' }),
+    judge: Fields.judgeId.optional().openapi({ description: 'Judge id in judges/ (default: claude with ANTHROPIC_API_KEY, else gpt with OPENAI_API_KEY, else the lexical baseline: the judge the page footer names)' }),
     unverifiable: z.enum(['count', 'exclude']).optional(),
   })
   .strict()
@@ -32,7 +33,7 @@ const Grade = z
   .object({
     gradeId: z.number().int(),
     answerId: z.number().int(),
-    status: z.enum(['ok', 'truncated', 'refused', 'parse_failure', 'provider_error']),
+    status: z.enum(GRADE_STATUSES),
     completeness: z.number().nullable(),
     correctness: z.number().nullable(),
     f1: z.number().nullable(),

@@ -1,8 +1,8 @@
 import { desc, eq } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import { grades, judges, rubrics, rubricVersions } from '../../db/schema.ts';
-import type { GradeStatus, JudgeIdentity } from '../../judges/engine.ts';
-import { LEXICAL_NOTE } from '../../judges/engine.ts';
+import type { GradeStatus } from '../../domain/grades.ts';
+import { type JudgeIdentity, LEXICAL_NOTE } from '../../judges/engine.ts';
 
 /**
  * One grade, in the one shape every front returns it: `assay grade --json`, POST /api/grades and the

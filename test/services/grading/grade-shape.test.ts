@@ -60,6 +60,15 @@ describe('the grade shape', () => {
       // The stored grade, as the answer page reads it, is the same document (nothing volatile here).
       const [stored] = await gradesOfAnswer(database, fromApi.answerId);
       expect(JSON.parse(JSON.stringify(stored!.grade))).toEqual(fromApi);
+
+      // docs/grades.md documents this shape: its example has the same fields, and its table names each one.
+      const doc = readFileSync(new URL('../../../docs/grades.md', import.meta.url), 'utf8');
+      const example = JSON.parse(/```json\n([\s\S]*?)\n```/.exec(doc)![1]!);
+      const shape = (g: any) => ({ top: Object.keys(g), usage: Object.keys(g.usage), judge: Object.keys(g.judge), rubric: Object.keys(g.rubric), item: Object.keys(g.items[0]), claim: Object.keys(g.claims[0]), meta: Object.keys(g.meta).sort() });
+      expect(shape(example)).toEqual(shape(fromCli));
+      for (const field of [...Object.keys(fromCli).filter((k) => k !== 'meta' && k !== 'usage'), ...Object.keys(fromCli.usage).map((k) => `usage.${k}`), ...Object.keys(fromCli.meta).map((k) => `meta.${k}`)]) {
+        expect(doc, field).toContain(`\`${field}\``);
+      }
     } finally {
       await database.close();
     }
