@@ -3,6 +3,10 @@ import type { Rubric } from '../../domain/rubric.ts';
 import { VERDICT_POINTS, type ItemVerdict, type Verdicts } from '../../domain/verdicts.ts';
 import { parseMeta, scoreMeta, type MetaScore } from './meta.ts';
 
+/** F1 of completeness and correctness (design §2.1): their harmonic mean, 0 when both are 0. */
+export const f1Score = (completeness: number, correctness: number): number =>
+  completeness + correctness > 0 ? (2 * completeness * correctness) / (completeness + correctness) : 0;
+
 export type UnverifiablePolicy = 'count' | 'exclude';
 
 export interface DescriptionScore {
@@ -56,7 +60,7 @@ export function scoreDescription(rubric: Rubric, verdicts: Verdicts, opts: Descr
   const denominator = claims.true + claims.false + (opts.unverifiable === 'exclude' ? 0 : claims.unverifiable);
   // Design §2.1: no claims (or nothing left to judge) scores 0, not undefined, so an empty answer ranks last.
   const correctness = denominator > 0 ? claims.true / denominator : 0;
-  const f1 = completeness + correctness > 0 ? (2 * completeness * correctness) / (completeness + correctness) : 0;
+  const f1 = f1Score(completeness, correctness);
 
   const score: DescriptionScore = { completeness, correctness, f1, points: { earned, possible }, claims, items };
   if (opts.answer !== undefined && rubric.truth) score.meta = scoreMeta(parseMeta(opts.answer), rubric.truth);

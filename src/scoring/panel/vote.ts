@@ -3,7 +3,7 @@ import { defaultQuorum, NO_QUORUM_STATUS, PANEL_VOTES, type PanelVote, sampleLab
 import type { Rubric } from '../../domain/rubric.ts';
 import { ITEM_VERDICTS, VERDICT_POINTS, type ItemVerdict } from '../../domain/verdicts.ts';
 import { cohenKappa } from '../../stats/kappa.ts';
-import { scoreDescription } from '../description/score.ts';
+import { f1Score, scoreDescription } from '../description/score.ts';
 
 /**
  * The vote of a panel judge (design §2.5): many samples' rubric verdicts for one answer become one
@@ -98,7 +98,6 @@ export function majorityVerdict(votes: VoteCounts): ItemVerdict | null {
 }
 
 /** §2.1's f1: the harmonic mean of completeness and correctness, 0 when both are 0. */
-const f1Of = (c: number, r: number): number => (c + r > 0 ? (2 * c * r) / (c + r) : 0);
 
 /** Summed in ascending order, so the panel's figures do not depend on the order its samples arrive in. */
 const mean = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b).reduce((s, x) => s + x, 0) / xs.length;
@@ -190,7 +189,7 @@ export function votePanel(rubric: Rubric, samples: readonly PanelSample[], opts:
     ...base,
     completeness,
     correctness,
-    f1: f1Of(completeness, correctness),
+    f1: f1Score(completeness, correctness),
     agreement: { meanItemAgreement: mean(items.map((it) => it.agreement!)), pairwiseKappa },
   };
 }
