@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { storableReply } from './storable-reply.ts';
+import type { GradeStatus } from '../domain/grades.ts';
 import type { Rubric } from '../domain/rubric.ts';
 import { mulberry32, type Rng } from '../stats/random.ts';
 import { canonicalJson, type LoadedJudge, resolveJudgeFile, sha256 } from './config.ts';
@@ -16,9 +17,6 @@ import { addUsage, type Judge, type JudgeReply, type JudgeRequest, ProviderCallE
  * It never imports the database; the cache and ledger are interfaces. A failure is a status with a
  * reason and never carries verdicts, so nothing downstream can score it.
  */
-
-export const GRADE_STATUSES = ['ok', 'truncated', 'refused', 'parse_failure', 'provider_error'] as const;
-export type GradeStatus = (typeof GRADE_STATUSES)[number];
 
 export interface JudgeIdentity {
   id: string;

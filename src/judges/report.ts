@@ -2,7 +2,8 @@ import type { Rubric } from '../domain/rubric.ts';
 import { VERDICT_POINTS } from '../domain/verdicts.ts';
 import { scoreDescription, type UnverifiablePolicy } from '../scoring/description/score.ts';
 import type { RubricOutput, ReferenceMatchOutput } from './contract.ts';
-import type { GradeStatus, JudgeIdentity, JudgeOutcome } from './engine.ts';
+import type { GradeStatus } from '../domain/grades.ts';
+import type { JudgeIdentity, JudgeOutcome } from './engine.ts';
 
 /**
  * A judge outcome as the grade report of `assay grade --json`, POST /grades and the grades row.

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Command } from '../command.ts';
-import { parseRowId } from '../../domain/limits.ts';
+import { parseRowId, ROW_ID_TEXT } from '../../domain/limits.ts';
 import { withDatabase } from '../database.ts';
 import { Fields } from '../../domain/fields.ts';
 import { checkImageFile, choiceFlag, fieldFlag, readStructured, readText, requireFlag } from '../io.ts';
@@ -72,7 +72,7 @@ const grade: Command = {
     const runName = fieldFlag(values, 'run', Fields.run);
     let answer: { id: number } | { text: string; run?: string };
     if (existsSync(answerRef)) answer = { text: readText(answerRef, 'answer'), ...(runName !== undefined ? { run: runName } : {}) };
-    else if (/^\d+$/.test(answerRef)) {
+    else if (ROW_ID_TEXT.test(answerRef)) {
       if (typeof values.run === 'string') throw badInput('--run names the run of an answer given as text; a stored answer id already has its run');
       answer = { id: parseRowId(answerRef, 'answer id') };
     } else throw badInput(`answer ${answerRef}: no such file (nor a stored answer id)`);

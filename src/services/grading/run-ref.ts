@@ -2,6 +2,7 @@ import { eq, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import { runs } from '../../db/schema.ts';
 import { notFound } from '../../domain/errors.ts';
+import { rowIdProblem } from '../../domain/limits.ts';
 
 /** A run named by a user: its name, or its numeric id (a run literally named "12" wins over id 12). */
 export interface RunRef {
@@ -10,8 +11,9 @@ export interface RunRef {
   model: string;
 }
 
+/** A ref that could be a row id is also looked up by id; one beyond the int4 range is a name only (never compared with the id column). */
 export async function findRun(database: Database, ref: string | number): Promise<RunRef> {
-  const byId = typeof ref === 'number' || /^\d+$/.test(ref);
+  const byId = typeof ref === 'number' || rowIdProblem(ref) === null;
   const rows = await database.db
     .select({ id: runs.id, name: runs.name, model: runs.model })
     .from(runs)
