@@ -1,8 +1,9 @@
 import type { Database } from '../db/client.ts';
-import { badInput } from '../domain/errors.ts';
+import { AssayError, badInput, notFound } from '../domain/errors.ts';
 import { GRADE_QUEUE } from '../jobs/boss.ts';
 import { LIVE } from '../jobs/leases.ts';
 import { UNSETTLED } from './grading/progress.ts';
+import { findRun } from './grading/run-ref.ts';
 import type { GradingQueue } from './grading/queue.ts';
 
 /**
@@ -94,12 +95,26 @@ export async function listJobs(database: Database, q: JobQuery = {}): Promise<Jo
   return { counts, jobs, workers, unsettledCalls };
 }
 
-/** Dead-lettered (failed) jobs back to the queue for another round of retries: by id, or all of a run. */
+const listed = (xs: string[]): string => `${xs.slice(0, 5).join(', ')}${xs.length > 5 ? ` and ${xs.length - 5} more` : ''}`;
+
+/**
+ * Dead-lettered (failed) jobs back to the queue for another round of retries: by id, or all of a run.
+ * Named ids are all or nothing: an id that is no grading job (not_found) or a job that is not failed
+ * (conflict, with its state) refuses the whole request, so a typo is never a silent "retried 0".
+ */
 export async function retryFailedJobs(database: Database, queue: GradingQueue, q: { ids?: string[]; run?: string }): Promise<{ retried: number }> {
+  if (q.run !== undefined) await findRun(database, q.run);
   // Started first: it creates the queue's tables on a database that never had them.
   const boss = await queue.boss();
-  let ids = q.ids ?? [];
-  if (ids.length === 0) {
+  let ids = [...new Set(q.ids ?? [])];
+  if (ids.length > 0) {
+    const r = await database.execute(`select id::text as id, state::text as state from pgboss.job where name = $1 and id::text = any($2::text[])`, [GRADE_QUEUE, ids]);
+    const state = new Map(r.rows.map((x) => [String(x.id), String(x.state)]));
+    const unknown = ids.filter((id) => !state.has(id));
+    if (unknown.length) throw notFound(`no grading job ${listed(unknown)} (nothing retried)`);
+    const notFailed = ids.filter((id) => state.get(id) !== 'failed');
+    if (notFailed.length) throw new AssayError('conflict', `only failed jobs can be retried: ${listed(notFailed.map((id) => `${id} is ${state.get(id)}`))} (nothing retried)`);
+  } else {
     const r = await database.execute(
       `select j.id::text as id from ${JOBS_WITH_RUNS}
        where j.name = $1 and j.state = 'failed' and ($2::text is null or r.name = $2)`,

@@ -104,8 +104,17 @@ describeDb('grading queue', (ctx) => {
     const p = await getProgress(ctx.database, e.gradingRunId);
     expect(p).toMatchObject({ total: 4, done: 3, failed: 1, remaining: 0 });
 
+    // Named ids are all or nothing: a typo or a job that is not failed refuses the request, nothing moves.
+    const failedId = listed.jobs[0]!.id;
+    const completedId = (await listJobs(ctx.database, { run: 'q-dead', state: 'completed' })).jobs[0]!.id;
+    const unknownId = '00000000-0000-4000-8000-000000000000';
+    await expect(retryFailedJobs(ctx.database, queue, { ids: [failedId, unknownId] })).rejects.toMatchObject({ code: 'not_found', message: `no grading job ${unknownId} (nothing retried)` });
+    await expect(retryFailedJobs(ctx.database, queue, { ids: [failedId, completedId] })).rejects.toMatchObject({ code: 'conflict', message: `only failed jobs can be retried: ${completedId} is completed (nothing retried)` });
+    await expect(retryFailedJobs(ctx.database, queue, { run: 'no-such-run' })).rejects.toMatchObject({ code: 'not_found' });
+    expect((await listJobs(ctx.database, { run: 'q-dead' })).counts).toMatchObject({ failed: 1, completed: 3 });
+
     fake.setScript([VERDICTS]);
-    expect(await retryFailedJobs(ctx.database, queue, { run: 'q-dead' })).toEqual({ retried: 1 });
+    expect(await retryFailedJobs(ctx.database, queue, { ids: [failedId, failedId] })).toEqual({ retried: 1 });
     const w2 = await startWorker(ctx.database, { concurrency: 4, keys: keys(), queue, pollMs: 50, untilDone: [e.gradingRunId], engine: quietEngine });
     await w2.done;
     expect(await gradesPerAnswer(ctx.database, runId)).toEqual([1, 1, 1, 1]);

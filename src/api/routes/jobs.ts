@@ -6,7 +6,7 @@ import { gradingQueue } from '../../services/grading/queue.ts';
 import { cancelRunGrading, enqueueRunGrading } from '../../services/grading/run-queue.ts';
 import { JOB_STATES, listJobs, retryFailedJobs } from '../../services/jobs.ts';
 import { defineRoute, type Api } from '../define-route.ts';
-import { errorResponses, notFoundResponse } from '../schemas.ts';
+import { ErrorSchema, errorResponses, notFoundResponse } from '../schemas.ts';
 
 /**
  * Batch grading over HTTP: enqueue a run for a judge, watch its progress, list, retry and cancel jobs.
@@ -160,7 +160,12 @@ export function registerJobs(api: Api): void {
       tags: ['jobs'],
       summary: 'Re-run failed (dead-lettered) grading jobs, by id or all of a run',
       request: { body: { required: true, content: { 'application/json': { schema: z.object({ ids: z.array(z.uuid()).max(10_000).optional(), run: Fields.run.optional() }).strict() } } } },
-      responses: { 200: { description: 'Retried', content: { 'application/json': { schema: z.object({ retried: z.number().int() }) } } }, ...errorResponses },
+      responses: {
+        200: { description: 'Retried', content: { 'application/json': { schema: z.object({ retried: z.number().int() }) } } },
+        ...errorResponses,
+        404: { description: 'No such run, or an id that is no grading job; nothing retried', content: { 'application/json': { schema: ErrorSchema } } },
+        409: { description: 'A named job is not failed (the message gives its state); nothing retried', content: { 'application/json': { schema: ErrorSchema } } },
+      },
     }),
     handler: async (c) => {
       const b = c.req.valid('json');

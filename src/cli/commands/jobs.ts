@@ -62,10 +62,8 @@ const retry: Command = {
     const { retryFailedJobs } = await import('../../services/jobs.ts');
     const ids = jobIds(values);
     if (ids.length > 0 && values.run !== undefined) throw badInput('give --run or --id, not both (ids name jobs of any run)');
-    const r = await withQueue(async (database, queue) => {
-      await checkRun(database, values.run);
-      return retryFailedJobs(database, queue, { ids, ...(typeof values.run === 'string' ? { run: values.run } : {}) });
-    });
+    // The service checks the run and every named id (all or nothing).
+    const r = await withQueue((database, queue) => retryFailedJobs(database, queue, { ids, ...(typeof values.run === 'string' ? { run: values.run } : {}) }));
     return { json: r, text: `${r.retried} failed job${r.retried === 1 ? '' : 's'} queued again; a worker (or \`assay run\`) will take them` };
   },
 };

@@ -24,8 +24,9 @@ describe('the server owns its grading queue', () => {
         headers: { 'content-type': 'application/json', authorization: `Bearer ${svc.adminKey}` },
         body: JSON.stringify({ ids: ['00000000-0000-4000-8000-000000000000'] }),
       });
-      expect(r.status).toBe(200);
-      expect(await r.json()).toEqual({ retried: 0 });
+      // An id that is no job is refused (never a silent "retried 0"), after the queue's tables exist.
+      expect(r.status).toBe(404);
+      expect(await r.json()).toEqual({ error: { code: 'not_found', message: 'no grading job 00000000-0000-4000-8000-000000000000 (nothing retried)' } });
       expect(svc.queue.state).toBe('started');
       const boss = await svc.queue.boss();
       boss.once('stopped', () => (stopped = true));
