@@ -34,10 +34,39 @@ const allowedHosts = z.preprocess(
     }),
 );
 
+/**
+ * ASSAY_PUBLIC_ORIGIN: the origin browsers use when a proxy stands in front (TLS terminated there,
+ * `https://assay.example.org`). Without it a session write through such a proxy is refused as
+ * cross-origin: the browser sends `Origin: https://…` while the server sees `http://127.0.0.1:8787`.
+ */
+const publicOrigin = z.preprocess(
+  blankToUndefined,
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined) return undefined;
+      let url: URL | null = null;
+      try {
+        url = new URL(v);
+      } catch {
+        url = null;
+      }
+      const bare = url && (url.protocol === 'https:' || url.protocol === 'http:') && url.pathname === '/' && !url.search && !url.hash && !url.username && !url.password;
+      const origin = bare ? url!.origin : null;
+      if (origin === null) {
+        ctx.addIssue({ code: 'custom', message: `'${v}' is not an origin (write scheme://host[:port], http or https, with no path, query or credentials)` });
+        return z.NEVER;
+      }
+      return origin;
+    }),
+);
+
 const ConfigSchema = z.object({
   PORT: intWithDefault(8787, 0).pipe(z.number().max(65535)),
   HOST: z.preprocess(blankToUndefined, z.string().default('127.0.0.1')),
   ASSAY_ALLOWED_HOSTS: allowedHosts,
+  ASSAY_PUBLIC_ORIGIN: publicOrigin,
   DATABASE_URL: z.preprocess(
     blankToUndefined,
     z
@@ -59,6 +88,8 @@ export interface Config {
   host: string;
   /** Host names served besides loopback and the listen host (the DNS-rebinding check, src/api/host-check.ts). */
   allowedHosts: string[];
+  /** The origin browsers reach the service at through a proxy (ASSAY_PUBLIC_ORIGIN); same-origin besides the request's own. */
+  publicOrigin: string | undefined;
   databaseUrl: string | undefined;
   dataDir: string;
   bodyLimitBytes: number;
@@ -80,6 +111,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     port: c.PORT,
     host: c.HOST,
     allowedHosts: c.ASSAY_ALLOWED_HOSTS,
+    publicOrigin: c.ASSAY_PUBLIC_ORIGIN,
     databaseUrl: c.DATABASE_URL,
     dataDir: c.ASSAY_DATA_DIR,
     bodyLimitBytes: c.BODY_LIMIT_BYTES,

@@ -42,7 +42,7 @@ export function createApi(deps: AppDeps, fronts: readonly RouteModule[] = []): O
   };
   app.onError((err, c) => onError(err, c, log));
   // Before every route, /health and /docs included: DNS rebinding must not reach any of them.
-  app.use('*', markMiddleware(hostCheck(hostPolicy(deps.config.allowedHosts ?? [], deps.config.host))));
+  app.use('*', markMiddleware(hostCheck(hostPolicy(deps.config.allowedHosts ?? [], deps.config.host, deps.config.publicOrigin))));
   app.notFound((c) => envelope(c, 'not_found', `no route ${c.req.method} ${c.req.path}`));
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', {
     type: 'http',

@@ -7,7 +7,8 @@ import type { VerifiedKey } from '../services/keys.ts';
 export type Caller = VerifiedKey;
 
 export interface AppEnv {
-  Variables: { caller: Caller };
+  /** publicOrigin: ASSAY_PUBLIC_ORIGIN when configured (set by the host check), for the same-origin rule. */
+  Variables: { caller: Caller; publicOrigin?: string };
 }
 
 /** Resolves a presented bearer token to its key, or null when unknown or revoked. */

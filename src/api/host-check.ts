@@ -13,14 +13,22 @@ import { canonicalHostName, hostnameOf, isLoopbackName } from '../domain/host-na
 
 export interface HostPolicy {
   allows(host: string | undefined): boolean;
+  /** The configured public origin (ASSAY_PUBLIC_ORIGIN), which counts as this server's own origin. */
+  publicOrigin?: string;
 }
 
-/** Loopback names, `allowed` (already canonical), and `listenHost` when it is not loopback. */
-export function hostPolicy(allowed: readonly string[], listenHost: string | undefined): HostPolicy {
+/**
+ * Loopback names, `allowed` (already canonical), `listenHost` when it is not loopback, and the host of
+ * `publicOrigin` (the proxy in front forwards that name).
+ */
+export function hostPolicy(allowed: readonly string[], listenHost: string | undefined, publicOrigin?: string): HostPolicy {
   const names = new Set(allowed);
-  const listen = listenHost ? canonicalHostName(listenHost) : null;
-  if (listen) names.add(listen);
+  for (const h of [listenHost, publicOrigin ? new URL(publicOrigin).hostname : undefined]) {
+    const name = h ? canonicalHostName(h) : null;
+    if (name) names.add(name);
+  }
   return {
+    ...(publicOrigin ? { publicOrigin } : {}),
     allows(host) {
       if (host === undefined) return false;
       const name = hostnameOf(host);
@@ -38,7 +46,10 @@ export function hostCheck(policy: HostPolicy): MiddlewareHandler<AppEnv> {
     const header = c.req.header('host');
     const urlHost = new URL(c.req.url).host;
     const refused = header !== undefined && !policy.allows(header) ? header : !policy.allows(urlHost) ? urlHost : null;
-    if (refused === null) return next();
+    if (refused === null) {
+      if (policy.publicOrigin) c.set('publicOrigin', policy.publicOrigin);
+      return next();
+    }
     const shown = refused.length > 100 ? `${refused.slice(0, 100)}…` : refused;
     const message = `host '${shown}' is not served here: add its name to ASSAY_ALLOWED_HOSTS (loopback names are always allowed)`;
     const path = c.req.path;

@@ -41,13 +41,15 @@ export const isUnsafeMethod = (method: string): boolean => UNSAFE.has(method.toU
  * (sandboxed frames, privacy redirects) and an unparsable Referer count as cross-origin.
  */
 export function requestSource(c: Context): 'same' | 'cross' | 'absent' {
-  const own = new URL(c.req.url).origin;
+  // Behind a proxy the browser's origin is the public one (ASSAY_PUBLIC_ORIGIN), not the URL the server sees.
+  const publicOrigin = (c as Context<AppEnv>).get('publicOrigin');
+  const own = (o: string) => o === new URL(c.req.url).origin || (publicOrigin !== undefined && o === publicOrigin);
   const origin = c.req.header('origin');
-  if (origin !== undefined) return origin === own ? 'same' : 'cross';
+  if (origin !== undefined) return own(origin) ? 'same' : 'cross';
   const referer = c.req.header('referer');
   if (referer === undefined) return 'absent';
   try {
-    return new URL(referer).origin === own ? 'same' : 'cross';
+    return own(new URL(referer).origin) ? 'same' : 'cross';
   } catch {
     return 'cross';
   }

@@ -1,6 +1,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'hono';
 import { getCookie } from 'hono/cookie';
+import type { AppEnv } from '../api/context.ts';
 
 /**
  * Browser sessions for the pages: logging in with an API key creates a session held in this process's
@@ -67,7 +68,9 @@ export function sameToken(a: string | undefined | null, b: string): boolean {
 }
 
 export function sessionCookie(c: Context, value: string, maxAgeSeconds: number): string {
-  const secure = new URL(c.req.url).protocol === 'https:' ? '; Secure' : '';
+  // Behind a TLS-terminating proxy the server sees http, but the browser is on the https public origin.
+  const publicOrigin = (c as Context<AppEnv>).get('publicOrigin');
+  const secure = new URL(c.req.url).protocol === 'https:' || publicOrigin?.startsWith('https:') ? '; Secure' : '';
   return `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}${secure}`;
 }
 
