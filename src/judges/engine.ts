@@ -60,6 +60,11 @@ export interface GradeInput {
   image?: JudgeImage;
   /** The queue job this grade is for: no call is sent once the lease is lost (ledger.begin refuses). */
   lease?: JobLease;
+  /**
+   * A panel's sample number (1-based): samples after the first are their own cached calls. Sample 1
+   * (and a plain judge, which has none) keeps the key it always had, so existing caches stay valid.
+   */
+  sample?: number;
 }
 
 /**
@@ -165,7 +170,8 @@ export function createJudgeEngine(o: EngineOptions): JudgeEngine {
     const prompt = assemble(input);
     const answerHash = sha256(input.answer);
     // The random boundary is deliberately not in the key: same content, same cached verdict.
-    const cacheKey = sha256(canonicalJson({ judge: judge.configHash, prompt: prompt.promptHash, static: prompt.staticHash, answer: answerHash }));
+    const keyParts = { judge: judge.configHash, prompt: prompt.promptHash, static: prompt.staticHash, answer: answerHash };
+    const cacheKey = sha256(canonicalJson(input.sample !== undefined && input.sample > 1 ? { ...keyParts, sample: input.sample } : keyParts));
     let usage: TokenUsage = { ...ZERO_USAGE };
     let cost: number | null = 0;
     let calls = 0;

@@ -194,3 +194,20 @@ export function panelJudges(panel: LoadedPanel): LoadedJudge[] {
   walk(panel);
   return [...out.values()];
 }
+
+/** A judge file of either kind, as grading takes it. */
+export type AnyLoadedJudge = LoadedJudge | LoadedPanel;
+
+export const isLoadedPanel = (j: AnyLoadedJudge): j is LoadedPanel => j.config.provider === 'panel';
+
+/**
+ * A judge id in `dir` or a judge file path, loaded as a panel when the file says `provider: panel` and
+ * as a judge otherwise (loadJudge's refusals unchanged). `byIdOnly`: a request names an id, never a path.
+ */
+export function loadJudgeOrPanel(ref: string, o: { dir?: string; byIdOnly?: boolean } = {}): AnyLoadedJudge {
+  const dir = o.dir ?? JUDGES_DIR;
+  if (o.byIdOnly && !/^[A-Za-z0-9][A-Za-z0-9_-]*$/.test(ref)) throw badInput(`judge ${ref}: not a judge id`);
+  const path = PATHLIKE.test(ref) ? resolve(ref) : join(dir, `${ref}.yaml`);
+  if (existsSync(path) && isPanelFile(readJudgeFile(path))) return loadPanelFile(path, dir, []);
+  return loadJudge(ref, dir);
+}

@@ -2,6 +2,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { providerKeys } from '../../config.ts';
 import { Fields } from '../../domain/fields.ts';
 import { GRADE_STATUSES } from '../../domain/grades.ts';
+import { NO_QUORUM_STATUS, PANEL_VOTES } from '../../domain/panel.ts';
 import { ADHOC_RUN } from '../../services/grading/resolve.ts';
 import { gradeAnswer, namedJudge, openJudge } from '../../services/grading/grade-answer.ts';
 import { defineRoute, type Api } from '../define-route.ts';
@@ -28,12 +29,35 @@ const GradeBody = z
   .refine((b) => (b.answerId === undefined) !== (b.answer === undefined), { message: 'give exactly one of answerId or answer' })
   .openapi('GradeRequest');
 
+const nullableShare = z.number().nullable();
+/** PanelDetail (src/services/grading/panel-report.ts), every figure defined in docs/panels.md. */
+const PanelReport = z
+  .object({
+    vote: z.enum(PANEL_VOTES),
+    quorum: z.number().int(),
+    samples: z.number().int(),
+    okSamples: z.number().int(),
+    members: z.array(z.object({ judge: z.string(), sample: z.number().int(), status: z.string(), completeness: nullableShare, correctness: nullableShare })),
+    items: z.array(
+      z.object({
+        id: z.string(),
+        verdict: z.string().nullable(),
+        votes: z.object({ correct: z.number().int(), partial: z.number().int(), incorrect: z.number().int(), missing: z.number().int() }),
+        agreement: nullableShare,
+      }),
+    ),
+    agreement: z.object({ meanItemAgreement: nullableShare, pairwiseKappa: z.array(z.object({ a: z.string(), b: z.string(), kappa: nullableShare, reason: z.string().optional() })) }),
+    itemOrders: z.array(z.object({ judge: z.string(), sample: z.number().int(), order: z.array(z.string()) })).nullable(),
+    retryable: z.boolean(),
+  })
+  .openapi('PanelReport');
+
 /** GradeDetail (src/services/grading/grade-detail.ts), field by field in docs/grades.md. */
 const Grade = z
   .object({
     gradeId: z.number().int(),
     answerId: z.number().int(),
-    status: z.enum(GRADE_STATUSES),
+    status: z.enum([...GRADE_STATUSES, NO_QUORUM_STATUS]),
     completeness: z.number().nullable(),
     correctness: z.number().nullable(),
     f1: z.number().nullable(),
@@ -53,6 +77,7 @@ const Grade = z
     judge: z.object({ id: z.string(), provider: z.string(), model: z.string(), mode: z.string(), configHash: z.string(), baseline: z.boolean(), note: z.string().optional() }),
     rubric: z.object({ id: z.string(), version: z.number().int() }).nullable(),
     createdAt: z.string().openapi({ description: 'When the grade was written (ISO 8601)' }),
+    panel: PanelReport.nullable().openapi({ description: "A panel judge's report (docs/panels.md); null for a plain judge" }),
   })
   .openapi('Grade');
 

@@ -6,6 +6,7 @@ import { badInput } from '../../domain/errors.ts';
 import type { Rubric } from '../../domain/rubric.ts';
 import { createAdapter, type ProviderKeys } from '../../judges/adapters/index.ts';
 import { type LoadedJudge, loadJudge, sha256 } from '../../judges/config.ts';
+import { isLoadedPanel, loadJudgeOrPanel } from '../../judges/panel-config.ts';
 import { outputJsonSchema } from '../../judges/contract.ts';
 import { loadPrices } from '../../judges/prices.ts';
 import { assertBatchJudge, createBatchClient } from '../../judges/batch/index.ts';
@@ -70,7 +71,10 @@ export const customIdFor = (configHash: string, answerId: number, attempt: numbe
 
 /** Checked before anything is opened or written: only providers with a batch API (judges/batch/index.ts). */
 export function checkBatchJudge(ref: string): void {
-  assertBatchJudge(loadJudge(ref));
+  const judge = loadJudgeOrPanel(ref);
+  // A panel's members would each need their own batch and a vote once all are back: not built (yet).
+  if (isLoadedPanel(judge)) throw badInput(`--batch grades with one judge; ${judge.config.id} is a panel judge (run without --batch: its members are asked at once through the queue)`);
+  assertBatchJudge(judge);
 }
 
 export async function runBatchGrading(database: Database, o: BatchGradingOptions): Promise<BatchGradingResult> {

@@ -1,6 +1,7 @@
 import type { Database } from '../../db/client.ts';
 import { createAdapter, type ProviderKeys } from '../../judges/adapters/index.ts';
-import { type LoadedJudge, loadJudge, loadJudgeById } from '../../judges/config.ts';
+import type { LoadedJudge } from '../../judges/config.ts';
+import { type AnyLoadedJudge, isLoadedPanel, loadJudgeOrPanel } from '../../judges/panel-config.ts';
 import { loadImage } from '../../judges/image.ts';
 import type { JudgeImage } from '../../judges/prompt.ts';
 import type { Judge } from '../../judges/types.ts';
@@ -8,17 +9,19 @@ import { checkGradeRequest } from './checks.ts';
 import { defaultJudge } from './default-judge.ts';
 import type { GradeDetail } from './grade-detail.ts';
 import type { GradeRequest } from './resolve.ts';
-import { createGradingSession, type SessionOptions } from './session.ts';
+import { openGradingSession, panelMemberJudges } from './panel-session.ts';
+import type { SessionOptions } from './session.ts';
 
 /**
  * One answer, one judge: the `assay grade` and POST /api/grades use case, and the verbs those fronts
  * need before it (which judge, built with which keys; the picture it sees).
  */
 
-/** A judge ready to grade: its config and the provider adapter built from the keys. */
+/** A judge ready to grade: its config and the provider adapter built from the keys (a panel: one per member judge). */
 export interface OpenedJudge {
-  judge: LoadedJudge;
-  adapter: Judge;
+  judge: AnyLoadedJudge;
+  /** By member judge config hash for a panel; one entry (the judge's own) otherwise. */
+  adapters: Map<string, Judge>;
 }
 
 /**
@@ -26,14 +29,17 @@ export interface OpenedJudge {
  * judge is bad input. `from: 'network'` accepts judge ids in judges/ only — a request must never name
  * a file.
  */
-export function namedJudge(ref: string | undefined, keys: ProviderKeys, o: { from: 'network' | 'local' }): LoadedJudge {
+export function namedJudge(ref: string | undefined, keys: ProviderKeys, o: { from: 'network' | 'local' }): AnyLoadedJudge {
   const id = ref ?? defaultJudge(keys).ref;
-  return o.from === 'network' ? loadJudgeById(id) : loadJudge(id);
+  return loadJudgeOrPanel(id, { byIdOnly: o.from === 'network' });
 }
 
-/** The judge with its provider adapter: a missing key is bad input here, before any database is touched. */
-export async function openJudge(judge: LoadedJudge, keys: ProviderKeys): Promise<OpenedJudge> {
-  return { judge, adapter: await createAdapter(judge, keys) };
+/** The judge with its provider adapter(s): a missing key is bad input here, before any database is touched. */
+export async function openJudge(judge: AnyLoadedJudge, keys: ProviderKeys): Promise<OpenedJudge> {
+  const judges: LoadedJudge[] = isLoadedPanel(judge) ? panelMemberJudges(judge) : [judge];
+  const adapters = new Map<string, Judge>();
+  for (const j of judges) adapters.set(j.configHash, await createAdapter(j, keys));
+  return { judge, adapters };
 }
 
 /** The picture a judge sees beside the rubric, from a file (unsupported types and missing files are bad input). */
@@ -43,10 +49,14 @@ export function judgeImage(path: string): JudgeImage {
 
 export type GradeAnswerRequest = GradeRequest & Omit<SessionOptions, 'judge'> & { judge: SessionOptions['judge'] | OpenedJudge };
 
+const isOpened = (j: GradeAnswerRequest['judge']): j is OpenedJudge => typeof j === 'object' && 'adapters' in j;
+
 export async function gradeAnswer(database: Database, req: GradeAnswerRequest): Promise<GradeDetail> {
   // Bad input is refused before the session registers the judge or a rubric document is versioned.
   await checkGradeRequest(database, req);
-  const opened = typeof req.judge === 'object' && 'adapter' in req.judge ? req.judge : null;
-  const session = await createGradingSession(database, opened ? { ...req, judge: opened.judge, adapter: opened.adapter } : { ...req, judge: req.judge as SessionOptions['judge'] });
+  const { judge, ...rest } = req;
+  const session = isOpened(judge)
+    ? await openGradingSession(database, { ...rest, judge: judge.judge, adapterFor: async (j) => judge.adapters.get(j.configHash)! })
+    : await openGradingSession(database, { ...rest, judge: typeof judge === 'string' ? loadJudgeOrPanel(judge) : judge });
   return session.grade(req);
 }

@@ -2,7 +2,9 @@ import { desc, eq } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import { grades, judges, rubrics, rubricVersions } from '../../db/schema.ts';
 import type { GradeStatus } from '../../domain/grades.ts';
+import type { NO_QUORUM_STATUS } from '../../domain/panel.ts';
 import { type JudgeIdentity, LEXICAL_NOTE } from '../../judges/engine.ts';
+import type { PanelDetail } from './panel-report.ts';
 
 /**
  * One grade, in the one shape every front returns it: `assay grade --json`, POST /api/grades and the
@@ -14,8 +16,8 @@ export interface GradeDetail {
   /** The grades row (one per answer × judge config; a re-grade replaces it and keeps the id). */
   gradeId: number;
   answerId: number;
-  /** Only `ok` carries scores; a failure is a status with meta.reason, never a score. */
-  status: GradeStatus;
+  /** Only `ok` carries scores; a failure is a status with meta.reason, never a score. A panel below its quorum: no_quorum. */
+  status: GradeStatus | typeof NO_QUORUM_STATUS;
   completeness: number | null;
   correctness: number | null;
   f1: number | null;
@@ -29,6 +31,8 @@ export interface GradeDetail {
   rubric: { id: string; version: number } | null;
   /** When this grade was written (ISO 8601). */
   createdAt: string;
+  /** A panel judge's report (docs/panels.md); null for a plain judge. */
+  panel: PanelDetail | null;
 }
 
 /** The grades row as the mapper needs it (the typed drizzle row, or the row just written). */
@@ -71,13 +75,13 @@ type StoredClaim = { text?: string | null; verdict: string };
 
 export function toGradeDetail(row: GradeRowLike, rubric: { id: string; version: number } | null, judgeRow?: JudgeRowLike): GradeDetail {
   // The row's meta holds the report's meta plus what the engine knew of the call (judge, cached, calls).
-  const { judge, cached, calls, ...meta } = (row.meta ?? {}) as Record<string, unknown>;
+  const { judge, cached, calls, panel, ...meta } = (row.meta ?? {}) as Record<string, unknown>;
   const identity = (judge as JudgeIdentity | undefined) ?? (judgeRow ? identityOf(judgeRow) : undefined);
   if (!identity) throw new Error(`grade ${row.id}: no judge identity (meta.judge missing and no judges row given)`);
   return {
     gradeId: row.id,
     answerId: row.answerId,
-    status: row.status as GradeStatus,
+    status: row.status as GradeDetail['status'],
     completeness: row.completeness,
     correctness: row.correctness,
     f1: row.f1,
@@ -97,6 +101,7 @@ export function toGradeDetail(row: GradeRowLike, rubric: { id: string; version: 
     judge: identity,
     rubric,
     createdAt: row.createdAt.toISOString(),
+    panel: (panel as PanelDetail | undefined) ?? null,
   };
 }
 

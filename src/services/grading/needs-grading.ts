@@ -2,6 +2,7 @@ import { and, asc, eq, sql, type SQL } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import type { Queryable } from '../../db/client.ts';
 import { answers, grades } from '../../db/schema.ts';
+import { NO_QUORUM_STATUS } from '../../domain/panel.ts';
 
 /**
  * What needs grading — the one rule, used by every path that picks answers for a judge (`assay run`
@@ -11,7 +12,10 @@ import { answers, grades } from '../../db/schema.ts';
  * An answer is graded by a judge when its task has a rubric to be judged against (`describe`, and the
  * description half of `describe-then-solve`), it has text, and it names a rubric. It still needs a
  * grade from a judge until that judge gave it a final grade: any status but `provider_error` (a
- * provider failure is asked again; a refusal or a parse failure is the judge's answer).
+ * provider failure is asked again; a refusal or a parse failure is the judge's answer). A panel's
+ * `no_quorum` is final too, except when every sample that abstained was a provider_error
+ * (meta.panel.retryable): then it is a provider failure like any other, asked again — and the samples
+ * that did answer are read back from the response cache, so a retry pays only for the failed calls.
  *
  * The rule is SQL over the `answers` table (drizzle renders its columns qualified, "answers"."task"),
  * so a query that uses it selects from `answers` without an alias.
@@ -47,7 +51,8 @@ export const isGraded: SQL<boolean> = sql<boolean>`(${skipReason} is null)`;
  * written after that time (progress's rate).
  */
 export const hasFinalGrade = (judgeId: number | SQL, o: { writtenAfter?: SQL } = {}): SQL<boolean> =>
-  sql<boolean>`exists (select 1 from ${grades} where ${grades.answerId} = ${answers.id} and ${grades.judgeId} = ${judgeId} and ${grades.status} <> 'provider_error'${
+  sql<boolean>`exists (select 1 from ${grades} where ${grades.answerId} = ${answers.id} and ${grades.judgeId} = ${judgeId} and ${grades.status} <> 'provider_error'
+    and not (${grades.status} = ${sql.raw(`'${NO_QUORUM_STATUS}'`)} and coalesce(${grades.meta}->'panel'->>'retryable', 'false') = 'true')${
     o.writtenAfter ? sql` and ${grades.createdAt} > ${o.writtenAfter}` : sql``
   })`;
 

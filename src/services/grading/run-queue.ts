@@ -3,9 +3,11 @@ import type { Database } from '../../db/client.ts';
 import { gradingRuns } from '../../db/schema.ts';
 import { GRADE_QUEUE } from '../../jobs/boss.ts';
 import { type Limits, limitKey, setLimits } from '../../jobs/rate-limit.ts';
-import { loadJudge, loadJudgeById } from '../../judges/config.ts';
+import { badInput } from '../../domain/errors.ts';
+import { isLoadedPanel, loadJudgeOrPanel } from '../../judges/panel-config.ts';
 import { enqueueInTransaction, type EnqueueResult, reviveJobs } from './enqueue.ts';
 import { ensureJudgeRow, findJudgeRow } from './judge-row.ts';
+import { panelMemberJudges } from './panel-session.ts';
 import type { GradingQueue } from './queue.ts';
 import { findRun } from './run-ref.ts';
 
@@ -37,11 +39,16 @@ export interface GradeRunResult extends Omit<EnqueueResult, 'jobIds'>, RunAndJud
   retried: number;
 }
 
-const judgeFor = (ref: string, from: 'network' | 'local' = 'local') => (from === 'network' ? loadJudgeById(ref) : loadJudge(ref));
+/** A judge or a panel (a panel of panels is refused here, before anything is written). */
+const judgeFor = (ref: string, from: 'network' | 'local' = 'local') => {
+  const judge = loadJudgeOrPanel(ref, { byIdOnly: from === 'network' });
+  if (isLoadedPanel(judge)) panelMemberJudges(judge);
+  return judge;
+};
 
 /** Checks a judge reference before anything is opened: an unknown judge or a bad file is bad input. */
 export function checkJudgeRef(ref: string): void {
-  loadJudge(ref);
+  judgeFor(ref);
 }
 
 export async function enqueueRunGrading(database: Database, queue: GradingQueue, req: GradeRunRequest): Promise<GradeRunResult> {
@@ -49,7 +56,11 @@ export async function enqueueRunGrading(database: Database, queue: GradingQueue,
   const run = await findRun(database, req.run);
   // The judges row is written ahead of the first grade: the grading_runs row and its jobs refer to it.
   const judgeId = await ensureJudgeRow(database, judge);
-  if (req.limits && (req.limits.rpm != null || req.limits.tpm != null)) await setLimits(database, limitKey(judge.config.provider, judge.config.model), req.limits);
+  if (req.limits && (req.limits.rpm != null || req.limits.tpm != null)) {
+    // A panel has no provider of its own: limits are per provider × model, set with a member judge.
+    if (isLoadedPanel(judge)) throw badInput(`rate limits are per provider and model; ${judge.config.id} is a panel judge: set them with each member judge`);
+    await setLimits(database, limitKey(judge.config.provider, judge.config.model), req.limits);
+  }
   const boss = await queue.boss();
   const target = { runId: run.id, judgeId, judgeRef: req.judge, configHash: judge.configHash };
   const { jobIds, ...res } = await database.db.transaction((tx) => enqueueInTransaction(tx, boss, target));

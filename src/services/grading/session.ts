@@ -4,8 +4,11 @@ import { dbLedgerAndCache, dbResponseCache, dbUsageLedger } from '../../db/judge
 import { notFound } from '../../domain/errors.ts';
 import { createAdapter, type ProviderKeys } from '../../judges/adapters/index.ts';
 import { type LoadedJudge, loadJudge } from '../../judges/config.ts';
-import { type CallGate, createJudgeEngine, type EngineOptions, type JudgeEngine } from '../../judges/engine.ts';
-import { buildReport } from '../../judges/report.ts';
+import { type CallGate, createJudgeEngine, type EngineOptions, type JudgeEngine, type JudgeOutcome } from '../../judges/engine.ts';
+import type { JudgeImage } from '../../judges/prompt.ts';
+import { buildReport, type GradeReport } from '../../judges/report.ts';
+import type { Rubric } from '../../domain/rubric.ts';
+import type { UnverifiablePolicy } from '../../scoring/description/score.ts';
 import type { JobLease } from '../../judges/store.ts';
 import type { Judge } from '../../judges/types.ts';
 import { getRubricVersionById, toRubric } from '../rubrics.ts';
@@ -21,7 +24,7 @@ import { type GradeRequest, resolveAnswer, resolveRubric, type ResolvedRubric } 
  */
 
 export interface SessionOptions {
-  /** A loaded judge, or a judge id in judges/ or a path to a judge file. */
+  /** A loaded judge, or a judge id in judges/ or a path to a judge file. (A panel: createPanelSession.) */
   judge: LoadedJudge | string;
   keys?: ProviderKeys;
   /** Replaces the provider adapter (tests, benchmarks). */
@@ -54,6 +57,73 @@ export interface GradingSession {
    * no grade written) once `lease` is no longer held.
    */
   gradeQueued(answerId: number, lease?: JobLease): Promise<GradeDetail | QueuedOutcome>;
+  /** One call on a resolved answer and rubric (a panel's member sample); stored as this judge's grade when `store`. */
+  gradeSample(answer: { id: number; text: string }, resolved: ResolvedRubric, o: SampleOptions): Promise<SampleResult>;
+}
+
+export interface SampleOptions {
+  /** Write the grade as this judge's grade of the answer. */
+  store: boolean;
+  /** The rubric as the judge is shown it (a shuffled item order); scored against the resolved one. */
+  promptRubric?: Rubric;
+  /** The panel sample number (samples after the first are their own cached calls). */
+  sample?: number;
+  image?: JudgeImage;
+  unverifiable?: UnverifiablePolicy;
+  lease?: JobLease;
+  /** Extra fields for the stored grade's meta. */
+  meta?: Record<string, unknown>;
+}
+
+export interface SampleResult {
+  outcome: JudgeOutcome;
+  /** null when the lease was lost before the call. */
+  report: GradeReport | null;
+  /** The stored grade (store: true), null when not stored, 'lease lost' when nothing could be written. */
+  detail: GradeDetail | null | 'lease lost';
+}
+
+/** What a session reads before it grades, for a judge's (or a panel's) judges row. */
+export interface SessionReads {
+  /** A queued answer with its rubric's latest version, or why no call is made. */
+  queued(answerId: number): Promise<{ answer: { id: number; text: string }; resolved: ResolvedRubric } | 'already graded' | 'not graded'>;
+  /** What a grade request names, resolved (answer text is stored only once the rubric resolved). */
+  request(req: GradeRequest): Promise<{ answer: { id: number; text: string }; resolved: ResolvedRubric }>;
+}
+
+export function sessionReads(database: Database, judgeRowId: number): SessionReads {
+  // Rubric versions are immutable: one read per version for the session's life, not one per grade.
+  const versions = new Map<number, Promise<ResolvedRubric>>();
+  const rubricVersion = (versionId: number) => {
+    let v = versions.get(versionId);
+    if (!v) {
+      v = getRubricVersionById(database, versionId).then((view) => ({ rubric: toRubric(view), versionId, version: view.version }));
+      v.catch(() => versions.delete(versionId));
+      versions.set(versionId, v);
+    }
+    return v;
+  };
+  // One statement for what grade() reads in five (the answer, its rubric's latest version, whether it
+  // needs this judge's grade), shared by the jobs in flight (group commit).
+  const readQueued = queuedAnswerReader(database, judgeRowId);
+  return {
+    async queued(answerId) {
+      const row = await readQueued(answerId);
+      if (!row) throw notFound(`answer ${answerId} not found`);
+      if (row.graded) return 'already graded';
+      if (row.skip !== null) return 'not graded';
+      // A rubric without versions cannot be stored; the same message as getRubric, should one appear.
+      if (row.versionId === null) throw notFound(`rubric '${row.rubric}' has no version undefined (latest is 0)`);
+      return { answer: { id: answerId, text: row.text! }, resolved: await rubricVersion(Number(row.versionId)) };
+    },
+    async request(req) {
+      // Reads first: a stored answer names its rubric; answer text is stored only once the rubric resolved.
+      const stored = 'id' in req.answer ? await resolveAnswer(database, req) : null;
+      const resolved = await resolveRubric(database, req, stored?.rubric ?? null);
+      const answer = stored ?? (await resolveAnswer(database, req));
+      return { answer, resolved };
+    },
+  };
 }
 
 export async function createGradingSession(database: Database, o: SessionOptions): Promise<GradingSession> {
@@ -71,52 +141,28 @@ export async function createGradingSession(database: Database, o: SessionOptions
     ...(o.engine ?? {}),
   });
 
-  // Rubric versions are immutable: one read per version for the session's life, not one per grade.
-  const versions = new Map<number, Promise<ResolvedRubric>>();
-  const rubricVersion = (versionId: number) => {
-    let v = versions.get(versionId);
-    if (!v) {
-      v = getRubricVersionById(database, versionId).then((view) => ({ rubric: toRubric(view), versionId, version: view.version }));
-      v.catch(() => versions.delete(versionId));
-      versions.set(versionId, v);
-    }
-    return v;
-  };
-
-  // One statement for what grade() reads in five (the answer, its rubric's latest version, whether it
-  // needs this judge's grade), shared by the jobs in flight (group commit).
-  const readQueued = queuedAnswerReader(database, judgeRowId);
+  const reads = sessionReads(database, judgeRowId);
 
   async function gradeQueued(answerId: number, lease?: JobLease): Promise<GradeDetail | QueuedOutcome> {
-    const row = await readQueued(answerId);
-    if (!row) throw notFound(`answer ${answerId} not found`);
-    if (row.graded) return 'already graded';
-    if (row.skip !== null) return 'not graded';
-    // A rubric without versions cannot be stored; the same message as getRubric, should one appear.
-    if (row.versionId === null) throw notFound(`rubric '${row.rubric}' has no version undefined (latest is 0)`);
-    const resolved = await rubricVersion(Number(row.versionId));
-    return gradeResolved({}, { id: answerId, text: row.text! }, resolved, lease);
+    const r = await reads.queued(answerId);
+    if (typeof r === 'string') return r;
+    return gradeResolved({}, r.answer, r.resolved, lease);
   }
 
   async function grade(req: GradeRequest): Promise<GradeDetail> {
-    // Reads first: a stored answer names its rubric; answer text is stored only once the rubric resolved.
-    const stored = 'id' in req.answer ? await resolveAnswer(database, req) : null;
-    const resolved = await resolveRubric(database, req, stored?.rubric ?? null);
-    const answer = stored ?? (await resolveAnswer(database, req));
+    const { answer, resolved } = await reads.request(req);
     return gradeResolved(req, answer, resolved) as Promise<GradeDetail>;
   }
 
   const upsertGrade = gradeUpserter(database, behind);
 
-  async function gradeResolved(
-    req: Pick<GradeRequest, 'image' | 'unverifiable'>,
-    answer: { id: number; text: string },
-    { rubric, versionId, version }: ResolvedRubric,
-    lease?: JobLease,
-  ): Promise<GradeDetail | 'lease lost'> {
-    const outcome = await engine.grade({ rubric, answer: answer.text, answerId: String(answer.id), ...(req.image ? { image: req.image } : {}), ...(lease ? { lease } : {}) });
-    if (outcome.leaseLost) return 'lease lost';
-    const report = buildReport(rubric, answer.text, outcome, req.unverifiable ? { unverifiable: req.unverifiable } : {});
+  async function gradeSample(answer: { id: number; text: string }, { rubric, versionId, version }: ResolvedRubric, so: SampleOptions): Promise<SampleResult> {
+    const input = { rubric: so.promptRubric ?? rubric, answer: answer.text, answerId: String(answer.id) };
+    const outcome = await engine.grade({ ...input, ...(so.image ? { image: so.image } : {}), ...(so.lease ? { lease: so.lease } : {}), ...(so.sample ? { sample: so.sample } : {}) });
+    if (outcome.leaseLost) return { outcome, report: null, detail: 'lease lost' };
+    // Scored against the rubric in its own order: verdicts are by item id, whatever order the judge saw.
+    const report = buildReport(rubric, answer.text, outcome, so.unverifiable ? { unverifiable: so.unverifiable } : {});
+    if (!so.store) return { outcome, report, detail: null };
     const row = {
       answerId: answer.id,
       judgeId: judgeRowId,
@@ -129,7 +175,7 @@ export async function createGradingSession(database: Database, o: SessionOptions
       f1: report.f1,
       items: report.items,
       claims: report.claims,
-      meta: { ...report.meta, judge: report.judge, cached: outcome.cached, calls: outcome.calls },
+      meta: { ...report.meta, judge: report.judge, cached: outcome.cached, calls: outcome.calls, ...(so.meta ?? {}) },
       rawOutput: outcome.raw,
       inputTokens: outcome.usage.input,
       outputTokens: outcome.usage.output,
@@ -139,11 +185,21 @@ export async function createGradingSession(database: Database, o: SessionOptions
       latencyMs: Math.round(outcome.latencyMs),
     } satisfies GradeRow;
     // One statement is atomic on its own: no BEGIN/COMMIT round trips around it.
-    const written = await upsertGrade(row, lease);
-    if (written === null) return 'lease lost';
+    const written = await upsertGrade(row, so.lease);
+    if (written === null) return { outcome, report, detail: 'lease lost' };
     // The stored row through the same mapper as every read of it: one shape, fresh or stored.
-    return toGradeDetail({ ...row, ...written }, { id: rubric.id, version });
+    return { outcome, report, detail: toGradeDetail({ ...row, ...written }, { id: rubric.id, version }) };
   }
 
-  return { engine, judgeRowId, grade, gradeQueued };
+  async function gradeResolved(
+    req: Pick<GradeRequest, 'image' | 'unverifiable'>,
+    answer: { id: number; text: string },
+    resolved: ResolvedRubric,
+    lease?: JobLease,
+  ): Promise<GradeDetail | 'lease lost'> {
+    const r = await gradeSample(answer, resolved, { store: true, ...(req.image ? { image: req.image } : {}), ...(req.unverifiable ? { unverifiable: req.unverifiable } : {}), ...(lease ? { lease } : {}) });
+    return r.detail!;
+  }
+
+  return { engine, judgeRowId, grade, gradeQueued, gradeSample };
 }

@@ -3,7 +3,8 @@ import type { Database } from '../../db/client.ts';
 import { gradingRuns, judges } from '../../db/schema.ts';
 import { AssayError } from '../../domain/errors.ts';
 import { createAdapter, preloadAdapters, type ProviderKeys } from '../../judges/adapters/index.ts';
-import { type LoadedJudge, loadJudge } from '../../judges/config.ts';
+import type { LoadedJudge } from '../../judges/config.ts';
+import { loadJudgeOrPanel } from '../../judges/panel-config.ts';
 import type { CallGate } from '../../judges/engine.ts';
 import type { Judge } from '../../judges/types.ts';
 import type { BossOptions } from '../../jobs/boss.ts';
@@ -12,7 +13,8 @@ import { dbRateLimiter, limitKey, rateLimitGate } from '../../jobs/rate-limit.ts
 import type { LivenessOptions } from '../../jobs/liveness.ts';
 import { type JobContext, type JobHandler, startWorkLoop, type WorkLoop } from '../../jobs/work-loop.ts';
 import { type GradingQueue, gradingQueue } from './queue.ts';
-import { createGradingSession, type GradingSession, type SessionOptions } from './session.ts';
+import { type AnySession, openGradingSession } from './panel-session.ts';
+import type { SessionOptions } from './session.ts';
 
 /**
  * A grading worker (`assay worker`, the in-process worker of `assay run`): the queue's work loop
@@ -56,34 +58,36 @@ const WRITE_LINGER_MS = 20;
 
 /** The job that grades: one session per grading run, opened on its first job. */
 function gradingHandler(database: Database, o: WorkerOptions, ctx: JobContext): JobHandler {
-  const sessions = new Map<number, Promise<GradingSession>>();
+  const sessions = new Map<number, Promise<AnySession>>();
 
-  async function open(gradingRunId: number): Promise<GradingSession> {
+  async function open(gradingRunId: number): Promise<AnySession> {
     const [row] = await database.db
       .select({ ref: gradingRuns.judgeRef, hash: judges.configHash })
       .from(gradingRuns)
       .innerJoin(judges, eq(judges.id, gradingRuns.judgeId))
       .where(eq(gradingRuns.id, gradingRunId));
     if (!row) throw new AssayError('not_found', `grading run ${gradingRunId} not found`);
-    const judge = loadJudge(row.ref);
+    const judge = loadJudgeOrPanel(row.ref);
     if (judge.configHash !== row.hash) {
       throw new AssayError('bad_input', `judge '${row.ref}' on this machine differs from the one the run was enqueued with (config hash)`);
     }
-    const adapter = o.adapterFor ? await o.adapterFor(judge) : await createAdapter(judge, o.keys ?? {});
-    // The slot is taken first (a call waiting for the shared rate limit counts as in flight), then the
-    // rate limit; the engine writes the pending ledger row last, just before the request leaves.
+    // One gate per judge (a panel's members each): the slot is taken first (a call waiting for the
+    // shared rate limit counts as in flight), then the judge's provider × model rate limit; the engine
+    // writes the pending ledger row last, just before the request leaves. A panel member's call takes a
+    // slot like any call, so `--concurrency` bounds provider calls, not answers.
     const slot = slotGate(ctx.slots);
-    const limited =
-      o.rateLimits !== false && LLM.has(judge.config.provider)
-        ? rateLimitGate(dbRateLimiter(database, limitKey(judge.config.provider, judge.config.model)), judge.config.params.max_tokens)
-        : null;
     const { alive } = ctx;
-    const gate: CallGate = (req, send) => slot(req, () => (limited ? limited(req, () => alive(req, send)) : alive(req, send)));
+    const gateFor = (j: LoadedJudge): CallGate => {
+      const limited =
+        o.rateLimits !== false && LLM.has(j.config.provider) ? rateLimitGate(dbRateLimiter(database, limitKey(j.config.provider, j.config.model)), j.config.params.max_tokens) : null;
+      return (req, send) => slot(req, () => (limited ? limited(req, () => alive(req, send)) : alive(req, send)));
+    };
+    const adapterFor = o.adapterFor ?? ((j: LoadedJudge) => createAdapter(j, o.keys ?? {}));
     // Enqueueing wrote the judges row; the session finds the same one by config hash.
-    return createGradingSession(database, { judge, adapter, gate, workerId: ctx.workerId, writeLingerMs: WRITE_LINGER_MS, ...(o.engine ? { engine: o.engine } : {}) });
+    return openGradingSession(database, { judge, adapterFor, gateFor, workerId: ctx.workerId, writeLingerMs: WRITE_LINGER_MS, ...(o.engine ? { engine: o.engine } : {}) });
   }
 
-  function sessionFor(gradingRunId: number): Promise<GradingSession> {
+  function sessionFor(gradingRunId: number): Promise<AnySession> {
     let s = sessions.get(gradingRunId);
     if (!s) {
       s = open(gradingRunId);
@@ -99,7 +103,8 @@ function gradingHandler(database: Database, o: WorkerOptions, ctx: JobContext): 
     if (g === 'lease lost') return g;
     if (g === 'already graded' || g === 'not graded') return { outcome: g, skipped: true };
     // A provider failure is retried by the queue (with backoff); every other status is the judge's answer.
-    if (g.status === 'provider_error') throw new Error(String(g.meta.reason ?? 'provider error'));
+    // A panel without quorum only because providers failed is a provider failure too (needs-grading.ts).
+    if (g.status === 'provider_error' || g.panel?.retryable) throw new Error(String(g.meta.reason ?? 'provider error'));
     return { outcome: g.status };
   };
 }

@@ -1,0 +1,153 @@
+import type { Database } from '../../db/client.ts';
+import { gradeUpserter, type GradeRow } from '../../db/grade-store.ts';
+import { badInput } from '../../domain/errors.ts';
+import type { Rubric } from '../../domain/rubric.ts';
+import { createAdapter } from '../../judges/adapters/index.ts';
+import { canonicalJson, type LoadedJudge, sha256 } from '../../judges/config.ts';
+import type { CallGate, JudgeIdentity } from '../../judges/engine.ts';
+import { type AnyLoadedJudge, isLoadedPanel, type LoadedPanel } from '../../judges/panel-config.ts';
+import type { JobLease } from '../../judges/store.ts';
+import type { Judge } from '../../judges/types.ts';
+import { panelItemOrders, type PanelSample, votePanel } from '../../scoring/panel/index.ts';
+import { type GradeDetail, toGradeDetail } from './grade-detail.ts';
+import { ensureJudgeRow } from './judge-row.ts';
+import { panelDetail } from './panel-report.ts';
+import type { GradeRequest, ResolvedRubric } from './resolve.ts';
+import { createGradingSession, type GradingSession, type SampleResult, type SessionOptions, sessionReads } from './session.ts';
+
+/**
+ * A panel judge graded like any other judge (design §2.5): one member session per member judge (its
+ * own judges row, cache entries and ledger rows), every member × sample asked at once, each sample its
+ * own cached call; sample 1 of each member is stored as that member's own grade; the vote is stored as
+ * the panel's grade under the panel's judges row with status ok or no_quorum and the report in
+ * meta.panel (GradeDetail.panel).
+ */
+
+/** What every front holds of a session: its judges row and the two ways to grade. */
+export type AnySession = Pick<GradingSession, 'judgeRowId' | 'grade' | 'gradeQueued'>;
+
+export interface OpenSessionOptions extends Omit<SessionOptions, 'judge' | 'adapter' | 'gate'> {
+  judge: AnyLoadedJudge;
+  /** A plain judge's adapter (tests, benchmarks); for a panel see adapterFor. */
+  adapter?: Judge;
+  /** Builds a member judge's adapter (default: the real SDK adapter from keys). */
+  adapterFor?: (judge: LoadedJudge) => Promise<Judge>;
+  /** What each provider call of this judge waits for (the worker's call slots and rate limit), per judge. */
+  gateFor?: (judge: LoadedJudge) => CallGate | undefined;
+}
+
+/** A grading session for a judge or a panel. */
+export async function openGradingSession(database: Database, o: OpenSessionOptions): Promise<AnySession> {
+  const { judge, adapter, adapterFor, gateFor, ...rest } = o;
+  if (isLoadedPanel(judge)) return createPanelSession(database, judge, o);
+  const gate = gateFor?.(judge);
+  const built = adapter ?? (adapterFor ? await adapterFor(judge) : undefined);
+  return createGradingSession(database, { ...rest, judge, ...(built ? { adapter: built } : {}), ...(gate ? { gate } : {}) });
+}
+
+/** The member judges of a panel, refusing a nested panel (one bad-input line). */
+export function panelMemberJudges(panel: LoadedPanel): LoadedJudge[] {
+  return panel.members.map((m, i) => {
+    if (m.kind === 'panel') throw badInput(`panel ${panel.config.id}: members[${i}]: '${m.ref}' is a panel; grading with a panel of panels is not supported yet (list its members directly)`);
+    return m.judge;
+  });
+}
+
+export function panelIdentity(panel: LoadedPanel): JudgeIdentity {
+  const ids = panelMemberJudges(panel).map((j) => j.config.id);
+  return { id: panel.config.id, provider: 'panel', model: ids.join('+'), mode: 'rubric', configHash: panel.configHash, baseline: false };
+}
+
+const reorder = (rubric: Rubric, order: readonly string[]): Rubric => {
+  const byId = new Map(rubric.items.map((it) => [it.id, it]));
+  return { ...rubric, items: order.map((id) => byId.get(id)!) };
+};
+
+async function createPanelSession(database: Database, panel: LoadedPanel, o: OpenSessionOptions): Promise<AnySession> {
+  const members = panelMemberJudges(panel);
+  const { samples, vote, shuffle, seed } = panel.config;
+  const sessions = new Map<string, GradingSession>();
+  for (const judge of members) {
+    const adapter = o.adapterFor ? await o.adapterFor(judge) : await createAdapter(judge, o.keys ?? {});
+    const gate = o.gateFor?.(judge);
+    const { adapterFor: _a, gateFor: _g, adapter: _ad, judge: _j, ...rest } = o;
+    sessions.set(judge.config.id, await createGradingSession(database, { ...rest, judge, adapter, ...(gate ? { gate } : {}) }));
+  }
+  const judgeRowId = await ensureJudgeRow(database, panel);
+  const identity = panelIdentity(panel);
+  const reads = sessionReads(database, judgeRowId);
+  const upsertGrade = gradeUpserter(database, o.writeLingerMs ? { lingerMs: o.writeLingerMs } : {});
+
+  async function gradeResolved(req: Pick<GradeRequest, 'image' | 'unverifiable'>, answer: { id: number; text: string }, resolved: ResolvedRubric, lease?: JobLease): Promise<GradeDetail | 'lease lost'> {
+    const { rubric, versionId, version } = resolved;
+    const started = Date.now();
+    const orders = panelItemOrders(rubric.items.map((it) => it.id), [...sessions.keys()], samples, { shuffle, seed });
+    // Every member × sample at once: each is one provider call through the member's own gate.
+    const results: SampleResult[] = await Promise.all(
+      orders.map((s) =>
+        sessions.get(s.judge)!.gradeSample(answer, resolved, {
+          // Sample 1 is the member's own grade of the answer (the same call, and cache entry, as grading with it alone).
+          store: s.sample === 1,
+          sample: s.sample,
+          ...(shuffle ? { promptRubric: reorder(rubric, s.order), meta: { panelSample: { panel: panel.config.id, sample: s.sample, itemOrder: s.order } } } : {}),
+          ...(req.image ? { image: req.image } : {}),
+          ...(req.unverifiable ? { unverifiable: req.unverifiable } : {}),
+          ...(lease ? { lease } : {}),
+        }),
+      ),
+    );
+    if (results.some((r) => r.detail === 'lease lost')) return 'lease lost';
+    const votes: PanelSample[] = results.map((r, i) => ({
+      judge: orders[i]!.judge,
+      sample: orders[i]!.sample,
+      status: r.outcome.status,
+      // Members are rubric judges (panel-config refuses others): an ok output has items.
+      items: r.outcome.output && 'items' in r.outcome.output ? r.outcome.output.items : [],
+      correctness: r.report!.correctness,
+    }));
+    const result = votePanel(rubric, votes, { vote, quorum: panel.quorum });
+    const detail = panelDetail(result, shuffle ? orders.map((s) => ({ judge: s.judge, sample: s.sample, order: s.order })) : null);
+    const sum = (f: (r: SampleResult) => number) => results.reduce((n, r) => n + f(r), 0);
+    const costs = results.map((r) => r.outcome.costUsd);
+    // The panel's prompt is its samples' prompts: their hashes, in sample order.
+    const promptHash = sha256(canonicalJson(results.map((r) => r.outcome.promptHash)));
+    const row = {
+      answerId: answer.id,
+      judgeId: judgeRowId,
+      rubricVersionId: versionId,
+      promptHash,
+      status: result.status,
+      reason: result.reason,
+      completeness: result.completeness,
+      correctness: result.correctness,
+      f1: result.f1,
+      items: result.status === 'ok' ? result.items.map((it) => ({ id: it.id, weight: it.weight, verdict: it.verdict!, evidence: '', points: it.weight * it.points! })) : [],
+      claims: [],
+      meta: { reason: result.reason, promptHash, judge: identity, cached: results.every((r) => r.outcome.cached), calls: sum((r) => r.outcome.calls), panel: detail },
+      rawOutput: null,
+      inputTokens: sum((r) => r.outcome.usage.input),
+      outputTokens: sum((r) => r.outcome.usage.output),
+      cacheReadTokens: sum((r) => r.outcome.usage.cacheRead),
+      cacheWriteTokens: sum((r) => r.outcome.usage.cacheWrite),
+      costUsd: costs.some((c) => c === null) ? null : Number(costs.reduce((a, c) => a! + c!, 0)!.toFixed(9)),
+      // Members run at once: the panel took as long as its slowest sample, not their sum.
+      latencyMs: Math.round(Date.now() - started),
+    } satisfies GradeRow;
+    const written = await upsertGrade(row, lease);
+    if (written === null) return 'lease lost';
+    return toGradeDetail({ ...row, ...written }, { id: rubric.id, version });
+  }
+
+  return {
+    judgeRowId,
+    async grade(req) {
+      const { answer, resolved } = await reads.request(req);
+      return gradeResolved(req, answer, resolved) as Promise<GradeDetail>;
+    },
+    async gradeQueued(answerId, lease) {
+      const r = await reads.queued(answerId);
+      if (typeof r === 'string') return r;
+      return gradeResolved({}, r.answer, r.resolved, lease);
+    },
+  };
+}
