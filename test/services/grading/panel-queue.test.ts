@@ -1,0 +1,71 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { getRunProgress } from '../../../src/services/grading/progress.ts';
+import { type GradingQueue, gradingQueue } from '../../../src/services/grading/queue.ts';
+import { enqueueRunGrading } from '../../../src/services/grading/run-queue.ts';
+import { startWorker } from '../../../src/services/grading/worker.ts';
+import { mulberry32 } from '../../../src/stats/random.ts';
+import { type FakeProvider, startFakeProvider } from '../../fake-provider/server.ts';
+import { describeDb } from '../../helpers/db.ts';
+import { TEST_BOSS } from '../../jobs/helpers.ts';
+import { seedMixedRun } from './mixed-run.ts';
+
+/**
+ * A panel through the durable queue (what `assay run --judge panel.yaml` and POST /api/runs/{id}/grade
+ * do): one job per answer, each job asking every member; the panel's grade and each member's own grade
+ * stored once per answer; enqueueing again finds nothing left to do and a rerun calls no provider.
+ */
+describeDb('panel judges through the queue', (ctx) => {
+  let queue: GradingQueue;
+  let fake: FakeProvider;
+  const dir = mkdtempSync(join(tmpdir(), 'assay-panel-queue-'));
+  const keys = () => ({ anthropicApiKey: 'sk-ant', anthropicBaseUrl: fake.url, openaiApiKey: 'sk', openaiBaseUrl: fake.openaiBaseUrl });
+  beforeAll(async () => {
+    queue = gradingQueue(ctx.database, TEST_BOSS);
+    const v = { kind: 'verdict-set' as const, verdicts: {}, claims: [{ text: 'c', verdict: 'true' as const }] };
+    fake = await startFakeProvider({ models: { 'gpt-4.1': [v], 'claude-sonnet-5': [v] } });
+    for (const [id, provider, model] of [['q-gpt', 'openai', 'gpt-4.1'], ['q-claude', 'anthropic', 'claude-sonnet-5']]) {
+      writeFileSync(join(dir, `${id}.yaml`), `id: ${id}\nprovider: ${provider}\nmodel: ${model}\nmode: rubric\nprompt: prompts/rubric-v1.md\nparams: { max_tokens: 2000, temperature: 0, timeout_ms: 10000, max_attempts: 2 }\n`);
+    }
+    writeFileSync(join(dir, 'q-panel.yaml'), 'id: q-panel\nprovider: panel\nmembers: [q-gpt, q-claude]\nquorum: 2\n');
+  }, 60_000);
+  afterAll(async () => {
+    await queue?.stop();
+    await fake?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('grades a run with a panel: panel and member grades once per answer, every call a provider call through the worker', async () => {
+    const { runId, graded } = await seedMixedRun(ctx.database, 'panel-run');
+    const ref = join(dir, 'q-panel.yaml');
+    const enq = await enqueueRunGrading(ctx.database, queue, { run: 'panel-run', judge: ref });
+    expect(enq).toMatchObject({ total: 4, jobs: 4, alreadyGraded: 0, judge: { slug: 'q-panel' } });
+    const before = fake.calls.length;
+    const w = await startWorker(ctx.database, { concurrency: 2, pollMs: 20, queue, keys: keys(), engine: { sleep: async () => {}, random: mulberry32(1) }, untilDone: [enq.gradingRunId] });
+    await w.done;
+    await w.stop();
+    expect(w.stats).toMatchObject({ graded: 4, skipped: 0, failed: 0 });
+    expect(fake.calls.length - before).toBe(8);
+    const rows = await ctx.database.execute(
+      `select j.slug, count(*)::int as n, count(distinct g.answer_id)::int as answers, min(g.status) as status from grades g join judges j on j.id = g.judge_id
+       join answers a on a.id = g.answer_id where a.run_id = $1 group by j.slug order by j.slug`,
+      [runId],
+    );
+    expect(rows.rows.map((r) => [r.slug, Number(r.n), Number(r.answers), r.status])).toEqual([
+      ['q-claude', 4, 4, 'ok'],
+      ['q-gpt', 4, 4, 'ok'],
+      ['q-panel', 4, 4, 'ok'],
+    ]);
+    const panelRow = await ctx.database.execute(`select g.meta->'panel'->>'okSamples' as ok from grades g join judges j on j.id = g.judge_id where j.slug = 'q-panel' and g.answer_id = $1`, [graded[0]]);
+    expect(panelRow.rows[0].ok).toBe('2');
+    const p = await getRunProgress(ctx.database, 'panel-run', 'q-panel');
+    expect(p).toMatchObject({ total: 4, done: 4, failed: 0, remaining: 0 });
+
+    // Enqueueing again: every answer has the panel's final grade, no job, no call.
+    const again = await enqueueRunGrading(ctx.database, queue, { run: 'panel-run', judge: ref });
+    expect(again).toMatchObject({ alreadyGraded: 4, jobs: 0 });
+    expect(fake.calls.length - before).toBe(8);
+  }, 120_000);
+});
