@@ -182,3 +182,39 @@ describe('assay stats alpha: orientation', () => {
     expect(summary).toMatch(/raters × units matrix: one row per rater, one column per unit/);
   }, T);
 });
+
+describe('assay stats icc: orientation', () => {
+  // 8 subjects rated by 3 raters (subjects × raters), and the same matrix transposed (3 × 8).
+  const subjects = [
+    [9, 2, 5],
+    [6, 1, 3],
+    [8, 4, 6],
+    [7, 1, 2],
+    [10, 5, 6],
+    [6, 2, 4],
+    [9, 3, 5],
+    [7, 2, 3],
+  ];
+  const transposed = subjects[0]!.map((_, r) => subjects.map((s) => s[r]!));
+
+  it('subjects × raters: no warning and no `warnings` key', () => {
+    const r = runCli(['stats', 'icc', '--data', file('icc-right.json', subjects), '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(r.json()).not.toHaveProperty('warnings');
+    expect(r.json()).toMatchObject({ subjects: 8, raters: 3 });
+  }, T);
+
+  it('more columns than rows: exit 0, ICC as read, and the transpose warning on stderr and in --json', () => {
+    const r = runCli(['stats', 'icc', '--data', file('icc-transposed.json', transposed), '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json()).toMatchObject({ subjects: 3, raters: 8 });
+    expect(r.json().warnings).toEqual([expect.stringMatching(/icc-transposed\.json has 3 rows and 8 columns, read as 3 subjects × 8 raters; .*one row per subject and one column per rater .* transpose the matrix/)]);
+    expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^assay stats icc: warning: /)]);
+  }, T);
+
+  it('the help text states the orientation at the top', () => {
+    const [usage] = runCli(['stats', 'icc', '--help']).stdout.split('\n');
+    expect(usage).toMatch(/^Usage: assay stats icc --data FILE \(rows = subjects, columns = raters\)/);
+  }, T);
+});

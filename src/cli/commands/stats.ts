@@ -270,20 +270,22 @@ const mcnemarCommand: Command = {
 
 const iccCommand: Command = {
   path: ['stats', 'icc'],
-  summary: 'Intraclass correlations (Shrout & Fleiss six forms) from a subjects × raters matrix',
-  usage: '--data FILE [--confidence 0.95]',
+  summary: 'Intraclass correlations (Shrout & Fleiss six forms) from a subjects × raters matrix: one row per subject, one column per rater',
+  usage: '--data FILE (rows = subjects, columns = raters) [--confidence 0.95]',
   options: { data: { type: 'string' }, confidence: { type: 'string' } },
   async run({ values }) {
     const confidence = confidenceFlag(values);
     const { path, rows } = matrixFrom(values, 'data');
     const ratings = requireNumberMatrix(rows, source('data', path));
     const r = naming(source('data', path), () => icc(ratings, confidence));
+    const json: Record<string, unknown> = { ...r };
+    warn('icc', orientationWarnings(source('data', path), ratings, 'subjects × raters'), json);
     const forms = ['ICC1', 'ICC2', 'ICC3', 'ICC1k', 'ICC2k', 'ICC3k'] as const;
     const text = table(
       ['form', 'ICC', 'F', 'df1', 'df2', 'p', ciLabel(confidence)],
       forms.map((f) => [f, r[f].value, r[f].F, r[f].df1, r[f].df2, fmtP(r[f].p), fmtCi(r[f].ci)]),
     );
-    return { json: r, text: `${text}\n${r.subjects} subjects × ${r.raters} raters${r.reason ? ` — ${r.reason}` : ''}` };
+    return { json, text: `${text}\n${r.subjects} subjects × ${r.raters} raters${r.reason ? ` — ${r.reason}` : ''}` };
   },
 };
 
