@@ -3,22 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isAssayError } from '../../src/domain/errors.ts';
 import { familyIndex, familyOf, sameFamily, UNKNOWN_FAMILY } from '../../src/domain/model-families.ts';
 import { loadJudge } from '../../src/judges/config.ts';
 import { loadFamilies } from '../../src/judges/families.ts';
+import { badInputMessage } from '../helpers/errors.ts';
 
 /** Model families (self-preference flag): the bundled table, the longest-prefix lookup, the loader's refusals. */
-
-function badInputMessage(f: () => unknown): string {
-  try {
-    f();
-  } catch (e) {
-    if (isAssayError(e) && e.code === 'bad_input') return e.message;
-    throw e;
-  }
-  throw new Error('expected bad input');
-}
 
 const tableFile = (text: string): string => {
   const p = join(mkdtempSync(join(tmpdir(), 'assay-families-')), 'families.yaml');

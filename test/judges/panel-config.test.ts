@@ -4,21 +4,11 @@ import { join } from 'node:path';
 import Ajv2020 from 'ajv/dist/2020.js';
 import { stringify } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { isAssayError } from '../../src/domain/errors.ts';
 import { JUDGES_DIR, loadJudge } from '../../src/judges/config.ts';
 import { isPanelFile, loadPanel, panelJudges, parsePanelConfig } from '../../src/judges/panel-config.ts';
+import { badInputMessage } from '../helpers/errors.ts';
 
 /** Panel judge files (provider: panel): schema, defaults, member resolution and the exit-2 refusals. */
-
-function badInputMessage(f: () => unknown): string {
-  try {
-    f();
-  } catch (e) {
-    if (isAssayError(e) && e.code === 'bad_input') return e.message;
-    throw e;
-  }
-  throw new Error('expected bad input');
-}
 
 const judgeFile = (id: string, extra: Record<string, unknown> = {}) => ({ id, provider: 'openai', model: 'gpt-4.1', prompt: 'prompts/rubric-v1.md', ...extra });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { isAssayError } from '../../../src/domain/errors.ts';
 import { parseKey, parseResponses, type KeyRow, type ResponseRow } from '../../../src/scoring/choice/rows.ts';
 import { scoreChoices, scoreResponses } from '../../../src/scoring/choice/score.ts';
+import { badInputMessage } from '../../helpers/errors.ts';
 
 const key: KeyRow[] = [
   { id: 'q1', answer: 'A', category: 'shapes', domain: 'visual' },
@@ -19,16 +19,6 @@ const responses: ResponseRow[] = [
   { model: 'm2', id: 'q1', response: '<answer>B</answer>' }, // wrong
   { model: 'm2', id: 'q4', response: '<answer>D</answer>' }, // correct; q2, q3, q5 missing
 ];
-
-function badInputMessage(f: () => unknown): string {
-  try {
-    f();
-  } catch (e) {
-    if (isAssayError(e) && e.code === 'bad_input') return e.message;
-    throw e;
-  }
-  throw new Error('expected bad input');
-}
 
 describe('scoreChoices, hand-computed', () => {
   const { models } = scoreChoices(key, responses);

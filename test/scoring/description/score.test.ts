@@ -2,12 +2,12 @@ import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { parse as parseYaml } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { isAssayError } from '../../../src/domain/errors.ts';
 import type { Rubric } from '../../../src/domain/rubric.ts';
 import { ITEM_VERDICTS, type Verdicts } from '../../../src/domain/verdicts.ts';
 import { parseRubric, parseVerdicts } from '../../../src/scoring/description/rubric.ts';
 import { scoreDescription } from '../../../src/scoring/description/score.ts';
 import { FIXTURES } from '../../helpers/cli.ts';
+import { badInputMessage } from '../../helpers/errors.ts';
 
 const rubric = parseRubric(parseYaml(readFileSync(`${FIXTURES}farmyard.rubric.yaml`, 'utf8')), 'farmyard.rubric.yaml');
 const verdicts = parseVerdicts(JSON.parse(readFileSync(`${FIXTURES}farmyard.verdicts.json`, 'utf8')), 'farmyard.verdicts.json');
@@ -19,16 +19,6 @@ const tiny = (weights: number[]): Rubric => ({
   reference: 'r',
   items: weights.map((weight, i) => ({ id: `i${i}`, text: `item ${i}`, weight })),
 });
-
-function badInputMessage(f: () => unknown): string {
-  try {
-    f();
-  } catch (e) {
-    if (isAssayError(e) && e.code === 'bad_input') return e.message;
-    throw e;
-  }
-  throw new Error('expected bad input');
-}
 
 describe('scoreDescription on the farmyard example', () => {
   const s = scoreDescription(rubric, verdicts, { answer });

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { isAssayError } from '../../../src/domain/errors.ts';
 import type { Rubric } from '../../../src/domain/rubric.ts';
 import { VERDICT_POINTS, type ItemVerdict } from '../../../src/domain/verdicts.ts';
 import { majorityVerdict, TIE_PREFERENCE, votePanel, type PanelSample } from '../../../src/scoring/panel/index.ts';
+import { badInputMessage } from '../../helpers/errors.ts';
 
 /** Hand-worked panel votes (design §2.5): every figure below is computed on paper in the comments. */
 
@@ -28,16 +28,6 @@ const ok = (judge: string, verdicts: Record<string, ItemVerdict>, correctness: n
 });
 
 const failed = (judge: string, status = 'provider_error', sample = 1): PanelSample => ({ judge, sample, status, items: [], correctness: null });
-
-function badInputMessage(f: () => unknown): string {
-  try {
-    f();
-  } catch (e) {
-    if (isAssayError(e) && e.code === 'bad_input') return e.message;
-    throw e;
-  }
-  throw new Error('expected bad input');
-}
 
 // A: a correct, b partial, c missing;  B: a correct, b incorrect, c missing;  C: a partial, b correct, c incorrect.
 const three = [
