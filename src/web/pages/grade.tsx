@@ -64,7 +64,53 @@ export function gradeTables(view: AnswerGradeView, i: number): Table[] {
     rows: g.claims.map((c) => ({ claim: c.text ?? null, verdict: c.verdict })),
     empty: 'No claims.',
   };
-  return [scores, items, claims];
+  return [scores, items, claims, ...(g.panel ? panelTables(g.panel, i) : [])];
+}
+
+type PanelView = NonNullable<AnswerGradeView['grade']['panel']>;
+
+/** A panel judge's report (docs/panels.md): every member sample, the votes per item, pairwise kappa. */
+function panelTables(p: PanelView, i: number): Table[] {
+  const order = new Map((p.itemOrders ?? []).map((o) => [`${o.judge}#${o.sample}`, o.order.join(', ')]));
+  const members: Table = {
+    id: `panel-members-${i}`,
+    caption: `Panel members (${p.okSamples} of ${p.samples} samples ok, quorum ${p.quorum}, vote ${p.vote})`,
+    columns: [
+      { key: 'sample', label: 'Sample' },
+      { key: 'status', label: 'Status' },
+      { key: 'completeness', label: 'Completeness', kind: 'num' },
+      { key: 'correctness', label: 'Correctness', kind: 'num' },
+      ...(p.itemOrders ? [{ key: 'order', label: 'Item order shown' }] : []),
+    ],
+    rows: p.members.map((m) => ({ sample: `${m.judge}#${m.sample}`, status: m.status, completeness: m.completeness, correctness: m.correctness, order: order.get(`${m.judge}#${m.sample}`) ?? null })),
+  };
+  const votes: Table = {
+    id: `panel-votes-${i}`,
+    caption: `Votes per item (mean item agreement ${num(p.agreement.meanItemAgreement)})`,
+    columns: [
+      { key: 'item', label: 'Item' },
+      { key: 'verdict', label: 'Vote', render: (r) => (r.verdict === null ? '—' : <span class={`verdict v-${String(r.verdict)}`}>{String(r.verdict)}</span>) },
+      { key: 'correct', label: 'correct', kind: 'int' },
+      { key: 'partial', label: 'partial', kind: 'int' },
+      { key: 'incorrect', label: 'incorrect', kind: 'int' },
+      { key: 'missing', label: 'missing', kind: 'int' },
+      { key: 'agreement', label: 'Agreement', kind: 'num', help: 'share of ok samples that gave the voted verdict' },
+    ],
+    rows: p.items.map((it) => ({ item: it.id, verdict: it.verdict, ...it.votes, agreement: it.agreement })),
+  };
+  const kappa: Table = {
+    id: `panel-kappa-${i}`,
+    caption: 'Pairwise kappa between ok samples',
+    columns: [
+      { key: 'a', label: 'Sample A' },
+      { key: 'b', label: 'Sample B' },
+      { key: 'kappa', label: "Cohen's κ", kind: 'num' },
+      { key: 'reason', label: 'Note' },
+    ],
+    rows: p.agreement.pairwiseKappa.map((k) => ({ a: k.a, b: k.b, kappa: k.kappa, reason: k.reason ?? null })),
+    empty: 'Fewer than two ok samples.',
+  };
+  return [members, votes, kappa];
 }
 
 export function GradeSection(props: { grade: AnswerGradeView; tables: Table[]; search: URLSearchParams }) {

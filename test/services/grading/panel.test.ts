@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createApp } from '../../../src/app.ts';
 import type { ItemVerdict } from '../../../src/domain/verdicts.ts';
 import { scoreDescription } from '../../../src/scoring/description/score.ts';
 import { sampleItemOrder } from '../../../src/scoring/panel/index.ts';
@@ -96,6 +97,18 @@ describeDb('panel judges in grading', (ctx) => {
     expect(fake.calls.length - before).toBe(3);
     expect(again.usage).toMatchObject({ calls: 0, cached: true });
     expect(again.completeness).toBe(g.completeness);
+
+    // The grade page: the members table and the votes per item with their agreement.
+    const app = createApp({ database: ctx.database, config: { bodyLimitBytes: 1 << 20, rateLimitPerMinute: 100_000 }, log: () => {} });
+    const res = await app.request(`/answers/${g.answerId}`);
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    expect(html).toContain('Grade by p-major');
+    expect(html).toContain('Panel members (3 of 3 samples ok, quorum 2, vote majority)');
+    expect(html).toContain('m-claude#1');
+    expect(html).toMatch(/Votes per item \(mean item agreement 0\.\d+\)/);
+    const csv = await (await app.request(`/answers/${g.answerId}?table=panel-votes-0&format=csv`)).text();
+    expect(csv.split('\n').find((l) => l.startsWith(`${a},`))).toBe(`${a},correct,2,1,0,0,${2 / 3}`);
   });
 
   it('mean: completeness is the mean of the samples’ completeness', async () => {
