@@ -108,7 +108,7 @@ describeDb('panel judges in grading', (ctx) => {
     expect(html).toContain('m-claude#1');
     expect(html).toMatch(/Votes per item \(mean item agreement 0\.\d+\)/);
     const csv = await (await app.request(`/answers/${g.answerId}?table=panel-votes-0&format=csv`)).text();
-    expect(csv.split('\n').find((l) => l.startsWith(`${a},`))).toBe(`${a},correct,2,1,0,0,${2 / 3}`);
+    expect(csv.split(/\r?\n/).find((l) => l.startsWith(`${a},`))).toBe(`${a},correct,2,1,0,0,${2 / 3}`);
   });
 
   it('mean: completeness is the mean of the samples’ completeness', async () => {
