@@ -38,6 +38,13 @@ function render(g: GradeDetail): string {
     lines.push('', table(['item', 'weight', 'verdict', 'points', 'evidence'], g.items.map((i) => [i.id, i.weight, i.verdict, i.points, i.evidence.slice(0, 60)]), 2));
   }
   if (g.claims.length) lines.push('', table(['claim', 'verdict'], g.claims.map((c) => [c.text.slice(0, 90), c.verdict])));
+  if (g.panel) {
+    // A panel judge (docs/panels.md): every member sample, then the vote's agreement per item.
+    const p = g.panel;
+    lines.push('', `panel: ${p.okSamples} of ${p.samples} samples ok, quorum ${p.quorum}, vote ${p.vote}, mean item agreement ${num(p.agreement.meanItemAgreement)}`);
+    lines.push('', table(['sample', 'status', 'completeness', 'correctness'], p.members.map((m) => [`${m.judge}#${m.sample}`, m.status, num(m.completeness), num(m.correctness)])));
+    lines.push('', table(['item', 'vote', 'correct', 'partial', 'incorrect', 'missing', 'agreement'], p.items.map((i) => [i.id, i.verdict ?? '—', i.votes.correct, i.votes.partial, i.votes.incorrect, i.votes.missing, num(i.agreement)])));
+  }
   return lines.join('\n');
 }
 
