@@ -8,6 +8,7 @@ import { scoreDescription } from '../../../src/scoring/description/score.ts';
 import { sampleItemOrder } from '../../../src/scoring/panel/index.ts';
 import { gradeAnswer, namedJudge, openJudge } from '../../../src/services/grading/grade-answer.ts';
 import { gradesOfAnswer } from '../../../src/services/grading/grade-detail.ts';
+import { answersNeedingGrade } from '../../../src/services/grading/needs-grading.ts';
 import { mulberry32 } from '../../../src/stats/random.ts';
 import { type FakeProvider, startFakeProvider, type Step } from '../../fake-provider/server.ts';
 import { describeDb } from '../../helpers/db.ts';
@@ -30,6 +31,7 @@ const MODELS = {
   'gpt-4.1-mini': [set({ [a]: 'correct', [b]: 'missing', [c]: 'partial' }, ['true', 'false'])],
   'claude-sonnet-5': [set({ [a]: 'partial', [b]: 'correct', [c]: 'incorrect' }, ['true', 'unverifiable', 'true', 'true'])],
   'always-down': [{ kind: 'status' as const, status: 500 }],
+  garbled: [{ kind: 'text' as const, text: 'I think it is mostly right.' }],
 };
 const quiet = { sleep: async () => {}, random: mulberry32(3) };
 const keysFor = (fake: FakeProvider) => ({ anthropicApiKey: 'sk-ant', anthropicBaseUrl: fake.url, openaiApiKey: 'sk', openaiBaseUrl: fake.openaiBaseUrl });
@@ -57,6 +59,7 @@ describeDb('panel judges in grading', (ctx) => {
     judgeFile('m-mini', 'openai', 'gpt-4.1-mini');
     judgeFile('m-claude', 'anthropic', 'claude-sonnet-5');
     judgeFile('m-down', 'openai', 'always-down');
+    judgeFile('m-garbled', 'anthropic', 'garbled');
   });
   afterAll(async () => {
     await fake.close();
@@ -142,6 +145,25 @@ describeDb('panel judges in grading', (ctx) => {
     // The failing member's own grade is stored too, as its provider_error.
     const stored = await gradesOfAnswer(ctx.database, below.answerId);
     expect(stored.find((s) => s.grade.judge.id === 'm-down')!.grade.status).toBe('provider_error');
+  });
+
+  it('no_quorum is asked again only when every abstention was a provider_error (the needs-grading rule)', async () => {
+    const needs = async (panel: string, run: string) => {
+      const r = await ctx.database.execute(`select id from runs where name = $1`, [run]);
+      const j = await ctx.database.execute(`select id from judges where slug = $1`, [panel]);
+      // Answer text graded interactively names no rubric; the queue grades an answer that does.
+      await ctx.database.execute(`update answers set rubric_id = (select id from rubrics where slug = 'farmyard-54') where run_id = $1`, [r.rows[0].id]);
+      return answersNeedingGrade(ctx.database.db, Number(r.rows[0].id), Number(j.rows[0].id));
+    };
+    const down = await grade(panelFile('p-retry', 'members: [m-gpt, m-down]'), 'panel-retry');
+    expect(down).toMatchObject({ status: 'no_quorum', panel: { retryable: true } });
+    expect(await needs('p-retry', 'panel-retry')).toEqual([down.answerId]);
+
+    const garbled = await grade(panelFile('p-final', 'members: [m-gpt, m-garbled, m-down]\nquorum: 3'), 'panel-final');
+    expect(garbled.status).toBe('no_quorum');
+    expect(garbled.meta.reason).toBe('1 of 3 samples ok, quorum 3: m-gpt#1 ok, m-garbled#1 parse_failure, m-down#1 provider_error');
+    expect(garbled.panel!.retryable).toBe(false);
+    expect(await needs('p-final', 'panel-final')).toEqual([]);
   });
 
   it('shuffle: each sample sees its own seeded order, recorded; samples after the first are their own cached calls', async () => {
