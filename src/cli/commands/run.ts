@@ -15,7 +15,14 @@ import { numberFlag, requireFlag } from '../io.ts';
 function skippedLine(s: { task: number; noText: number; noRubric: number }): string[] {
   const n = s.task + s.noText + s.noRubric;
   if (n === 0) return [];
-  return [`skipped ${n} answer${n === 1 ? '' : 's'} no judge grades: ${s.task} of a task scored without a judge (assemble, choice), ${s.noText} without text, ${s.noRubric} without a rubric`];
+  // Reasons with no answer are left out: "0 without text" is noise on a run of assemblies.
+  const reasons = [
+    [s.task, 'of a task scored without a judge (assemble, choice)'],
+    [s.noText, 'without text'],
+    [s.noRubric, 'without a rubric'],
+  ] as const;
+  const why = reasons.filter(([k]) => k > 0).map(([k, what]) => `${k} ${what}`);
+  return [`skipped ${n} answer${n === 1 ? '' : 's'} that no judge grades: ${why.join(', ')}`];
 }
 
 const run: Command = {

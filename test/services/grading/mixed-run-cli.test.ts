@@ -30,7 +30,7 @@ describe('assay run on a mixed run (CLI)', () => {
     const again = runCli(['run', '--run', 'mixed-cli', '--judge', 'lexical'], { env });
     expect(again.code).toBe(0);
     expect(again.stdout).toContain('run mixed-cli, judge lexical: 4 of 4 graded, 0 failed, 0 remaining');
-    expect(again.stdout).toContain('skipped 5 answers no judge grades: 3 of a task scored without a judge (assemble, choice), 1 without text, 1 without a rubric');
+    expect(again.stdout).toContain('skipped 5 answers that no judge grades: 3 of a task scored without a judge (assemble, choice), 1 without text, 1 without a rubric');
 
     const after = await openDatabase({ dataDir: env.ASSAY_DATA_DIR });
     try {
