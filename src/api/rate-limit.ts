@@ -2,7 +2,7 @@ import { RateLimitedError } from './errors.ts';
 
 /**
  * Per-key fixed-window limiter, in process memory. One process serves the API, so a shared store buys
- * nothing yet; behind several processes each would enforce its own window (documented in the README).
+ * nothing yet; behind several processes each would enforce its own window (documented in docs/http-api.md, "Limits").
  */
 export class FixedWindowLimiter {
   private readonly windows = new Map<string, { start: number; count: number }>();

@@ -3,7 +3,7 @@ import { jsonValueProblem } from './json-check.ts';
 import { CAPS, int4, RowIdSchema, text, TokenCountSchema } from './limits.ts';
 
 /**
- * One schema per input field, shared by the API routes, the CLI and the importers (README "Limits"
+ * One schema per input field, shared by the API routes, the CLI and the importers (docs/input-limits.md
  * lists them). A route or a file format picks its fields from here instead of writing
  * `z.string().min(1)` again, so a cap cannot differ between fronts.
  */

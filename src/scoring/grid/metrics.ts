@@ -5,7 +5,7 @@ import { FIT, type IndexedTruth, indexTruth } from './indexed.ts';
 import { type GridAnswerStatus, parsePlacement } from './parse.ts';
 import type { Placement } from './placement.ts';
 
-/** The document of `assay score grid` (design §3). Metric definitions: design §2.2 and README. */
+/** The document of `assay score grid` (design §3). Metric definitions: docs/grid-scoring.md ("The metrics"). */
 export interface GridScore {
   status: GridAnswerStatus;
   problems: string[];

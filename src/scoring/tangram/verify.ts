@@ -23,7 +23,7 @@ export interface TangramResult {
 export interface TangramOptions {
   /** success needs IoU ≥ this (default 0.99). */
   iouThreshold?: number;
-  /** τ, in units of the unit square's side (default 0.005); see README §tangram for every use. */
+  /** τ, in units of the unit square's side (default 0.005); see docs/tangram-scoring.md for every use. */
   tolerance?: number;
 }
 
