@@ -43,7 +43,7 @@ describe('assay grade', () => {
     expect(r.code).toBe(0);
     const doc = JSON.parse(r.stdout);
     // The one grade shape (docs/grades.md), the same as POST /api/grades.
-    expect(Object.keys(doc)).toEqual(['gradeId', 'answerId', 'status', 'completeness', 'correctness', 'f1', 'items', 'claims', 'meta', 'usage', 'judge', 'rubric', 'createdAt']);
+    expect(Object.keys(doc)).toEqual(['gradeId', 'answerId', 'status', 'completeness', 'correctness', 'f1', 'items', 'claims', 'meta', 'usage', 'judge', 'rubric', 'createdAt', 'panel']);
     expect(doc.rubric).toEqual({ id: 'farmyard-54', version: 1 });
     expect([doc.completeness, doc.correctness, doc.f1].map((x: number) => x.toFixed(4))).toEqual(['0.5814', '0.7857', '0.6683']);
     expect(Object.keys(doc.items[0])).toEqual(['id', 'weight', 'verdict', 'evidence', 'points']);
