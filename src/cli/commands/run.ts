@@ -116,7 +116,7 @@ const run: Command = {
         const text = [
           `run ${p.run.name}, judge ${p.judge.slug}: ${p.done} of ${p.total} graded, ${p.failed} failed, ${p.remaining} remaining`,
           ...skippedLine(p.skipped),
-          `${p.calls} provider calls, ${p.tokens.input} input + ${p.tokens.cacheRead} cache-read + ${p.tokens.cacheWrite} cache-write + ${p.tokens.output} output tokens, $${p.costUsd.toFixed(4)}`,
+          `${p.calls} provider call${p.calls === 1 ? '' : 's'}, ${p.tokens.input} input + ${p.tokens.cacheRead} cache-read + ${p.tokens.cacheWrite} cache-write + ${p.tokens.output} output tokens, $${p.costUsd.toFixed(4)}`,
           ...(p.failed ? ['failed jobs: `assay jobs --state failed`; re-run them with `assay jobs retry`'] : []),
           ...(interrupted || p.remaining ? ['resume with the same `assay run` command (graded answers are skipped)'] : []),
         ].join('\n');
