@@ -60,6 +60,8 @@ export interface JudgeRef {
   id: number;
   slug: string;
   provider: string;
+  /** The judge's model (judges.model), for the self-preference flag; null for a judge without one. */
+  model: string | null;
 }
 
 /** What every report says about the judge behind its grades (issue 5: the lexical baseline says so). */
@@ -91,13 +93,13 @@ export async function baselineNotes(database: Database, slugs: readonly string[]
 /** The judge whose grades a report uses: the named one (its configuration with most grades) or the busiest. */
 export async function chooseJudge(database: Database, slug?: string): Promise<JudgeRef | null> {
   const r = await database.execute(
-    `select j.id, j.slug, j.provider, count(g.id)::int as n from judges j left join grades g on g.judge_id = j.id and g.status = 'ok'
-      where ($1::text is null or j.slug = $1) group by j.id, j.slug, j.provider order by n desc, j.id desc limit 1`,
+    `select j.id, j.slug, j.provider, j.model, count(g.id)::int as n from judges j left join grades g on g.judge_id = j.id and g.status = 'ok'
+      where ($1::text is null or j.slug = $1) group by j.id, j.slug, j.provider, j.model order by n desc, j.id desc limit 1`,
     [slug ?? null],
   );
-  const row = r.rows[0] as { id: number; slug: string; provider: string } | undefined;
+  const row = r.rows[0] as { id: number; slug: string; provider: string; model: string | null } | undefined;
   if (!row && slug) throw notFound(`judge '${slug}' not found`);
-  return row ? { id: Number(row.id), slug: row.slug, provider: String(row.provider) } : null;
+  return row ? { id: Number(row.id), slug: row.slug, provider: String(row.provider), model: row.model ?? null } : null;
 }
 
 const FILTER_SQL = `($1::text is null or r.name = $1) and ($2::text is null or r.model = $2)`;

@@ -1,4 +1,6 @@
 import type { Database } from '../db/client.ts';
+import { type FamilyIndex, familyOf, sameFamily } from '../domain/model-families.ts';
+import { loadFamilies } from '../judges/families.ts';
 import { gridBaseline } from '../scoring/grid/baseline.ts';
 import { runInThread, taskModule } from '../threads/pool.ts';
 import { cachedReport, reportKey } from './report-cache.ts';
@@ -32,10 +34,17 @@ export interface LeaderboardRow {
   proximity: number | null;
   proximityLow: number | null;
   proximityHigh: number | null;
+  /**
+   * The judge is of this model's family (judges/families.yaml): its description F1 may carry
+   * self-preference. False for the baseline rows, two unknown families, and when nothing is graded.
+   */
+  sameFamilyAsJudge: boolean;
 }
 
 export interface Leaderboard extends JudgeInfo {
   seed: number;
+  /** The judge's model family (judges/families.yaml; `unknown` when no prefix matches); null when nothing is graded. */
+  judgeFamily: string | null;
   rows: LeaderboardRow[];
 }
 
@@ -63,6 +72,7 @@ export function buildLeaderboard(desc: readonly DescriptionRow[], asm: readonly 
       ...(meanColumns('neighbour', finite(as.map((x) => x.neighbour)), opts) as Pick<LeaderboardRow, 'neighbour' | 'neighbourLow' | 'neighbourHigh'>),
       ...(meanColumns('direct', finite(as.map((x) => x.direct)), opts) as Pick<LeaderboardRow, 'direct' | 'directLow' | 'directHigh'>),
       ...(meanColumns('proximity', finite(as.map((x) => x.proximity)), opts) as Pick<LeaderboardRow, 'proximity' | 'proximityLow' | 'proximityHigh'>),
+      sameFamilyAsJudge: false,
     });
   }
   for (const [bucket, list] of groupInto(scored, (x) => [bucketOf(x.sizeBucket), 'all'])) rows.push(baselineRow(bucket, list));
@@ -106,6 +116,16 @@ function baselineRow(sizeBucket: string, list: readonly AssemblyRow[]): Leaderbo
     proximity: avg((b) => b.proximity),
     proximityLow: null,
     proximityHigh: null,
+    sameFamilyAsJudge: false,
+  };
+}
+
+/** Rows whose model is of the judge's family flagged (self-preference, issue 13 §5); the judge's family. */
+export function flagSelfPreference(rows: readonly LeaderboardRow[], judgeModel: string | null, families: FamilyIndex): { judgeFamily: string | null; rows: LeaderboardRow[] } {
+  if (judgeModel === null) return { judgeFamily: null, rows: [...rows] };
+  return {
+    judgeFamily: familyOf(families, judgeModel),
+    rows: rows.map((r) => ({ ...r, sameFamilyAsJudge: !r.baseline && r.descriptions > 0 && sameFamily(families, judgeModel, r.model) })),
   };
 }
 
@@ -116,7 +136,8 @@ export async function leaderboard(database: Database, f: ReportFilters = {}, opt
     const judge = await chooseJudge(database, f.judge);
     const [desc, asm] = await Promise.all([descriptionRowsText(database, f, judge), assemblyRowsText(database, f)]);
     const rows = await runInThread<LeaderboardRow[]>(REPORT_TASKS, 'leaderboardTask', { desc, asm, opts: o });
-    return { ...judgeInfo(judge), seed: o.seed!, rows };
+    const flagged = flagSelfPreference(rows, judge ? (judge.model ?? judge.slug) : null, loadFamilies());
+    return { ...judgeInfo(judge), seed: o.seed!, judgeFamily: flagged.judgeFamily, rows: flagged.rows };
   });
 }
 

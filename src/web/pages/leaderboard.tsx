@@ -52,6 +52,12 @@ function view(q: URLSearchParams, lb: Leaderboard, runs: Runs): PageSpec {
       { key: 'sizeBucket', label: 'Size' },
       { key: 'descriptions', label: 'Descriptions', kind: 'int' },
       ...METRICS.slice(0, 1).map((m) => ({ key: m.key, label: m.label, kind: 'ci' as const, help: m.help })),
+      {
+        key: 'sameFamilyAsJudge',
+        label: 'Judge family',
+        help: `the judge (${lb.judge ?? 'none'}, family ${lb.judgeFamily ?? '—'}) and this model are of one family (judges/families.yaml): the F1 may carry self-preference`,
+        render: (r) => (r.sameFamilyAsJudge ? <strong class="flag">same as judge ({lb.judgeFamily})</strong> : ''),
+      },
       { key: 'assemblies', label: 'Assemblies', kind: 'int' },
       ...METRICS.slice(1).map((m) => ({ key: m.key, label: m.label, kind: 'ci' as const, help: m.help })),
     ],
