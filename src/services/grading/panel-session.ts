@@ -66,14 +66,15 @@ const reorder = (rubric: Rubric, order: readonly string[]): Rubric => {
 async function createPanelSession(database: Database, panel: LoadedPanel, o: OpenSessionOptions): Promise<AnySession> {
   const members = panelMemberJudges(panel);
   const { samples, vote, shuffle, seed } = panel.config;
+  const judgeRowId = await ensureJudgeRow(database, panel);
   const sessions = new Map<string, GradingSession>();
   for (const judge of members) {
     const adapter = o.adapterFor ? await o.adapterFor(judge) : await createAdapter(judge, o.keys ?? {});
     const gate = o.gateFor?.(judge);
     const { adapterFor: _a, gateFor: _g, adapter: _ad, judge: _j, ...rest } = o;
-    sessions.set(judge.config.id, await createGradingSession(database, { ...rest, judge, adapter, ...(gate ? { gate } : {}) }));
+    // Each call is the member's (its model, its config hash in the ledger row), made for the panel's grade.
+    sessions.set(judge.config.id, await createGradingSession(database, { ...rest, judge, adapter, ledgerJudgeRowId: judgeRowId, ...(gate ? { gate } : {}) }));
   }
-  const judgeRowId = await ensureJudgeRow(database, panel);
   const identity = panelIdentity(panel);
   const reads = sessionReads(database, judgeRowId);
   const upsertGrade = gradeUpserter(database, o.writeLingerMs ? { lingerMs: o.writeLingerMs } : {});

@@ -40,6 +40,11 @@ export interface SessionOptions {
   gate?: CallGate;
   /** The `workers` row of the process making the calls (stored with each ledger row). */
   workerId?: string;
+  /**
+   * The judges row the calls are accounted to in the usage ledger (default: this judge's own). A panel's
+   * member calls are made for the panel, so a run's progress, tokens and cost under the panel count them.
+   */
+  ledgerJudgeRowId?: number;
 }
 
 /** What a queued job came to when it wrote no grade. */
@@ -135,8 +140,8 @@ export async function createGradingSession(database: Database, o: SessionOptions
     judge,
     adapter,
     cache: dbResponseCache(database),
-    ledger: dbUsageLedger(database, { judgeId: judgeRowId, workerId: o.workerId ?? null }, behind),
-    ledgerAndCache: dbLedgerAndCache(database, { judgeId: judgeRowId, workerId: o.workerId ?? null }, behind),
+    ledger: dbUsageLedger(database, { judgeId: o.ledgerJudgeRowId ?? judgeRowId, workerId: o.workerId ?? null }, behind),
+    ledgerAndCache: dbLedgerAndCache(database, { judgeId: o.ledgerJudgeRowId ?? judgeRowId, workerId: o.workerId ?? null }, behind),
     ...(o.gate ? { gate: o.gate } : {}),
     ...(o.engine ?? {}),
   });

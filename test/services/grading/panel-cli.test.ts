@@ -44,7 +44,7 @@ describe('panel judges through the CLI', () => {
     const r = await runCliAsync(['run', '--run', 'panel-cli', '--judge', panel, '--concurrency', '4', '--json'], { env });
     expect(r.stderr).not.toMatch(/Error/);
     expect(r.code).toBe(0);
-    expect(r.json()).toMatchObject({ total: 4, done: 4, failed: 0, remaining: 0, enqueued: { jobs: 4, alreadyGraded: 0 } });
+    expect(r.json()).toMatchObject({ total: 4, done: 4, failed: 0, remaining: 0, calls: 8, enqueued: { jobs: 4, alreadyGraded: 0 } });
     expect(fake.calls.length - calls0).toBe(8);
 
     const again = await runCliAsync(['run', '--run', 'panel-cli', '--judge', panel], { env });

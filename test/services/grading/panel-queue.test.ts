@@ -61,7 +61,9 @@ describeDb('panel judges through the queue', (ctx) => {
     const panelRow = await ctx.database.execute(`select g.meta->'panel'->>'okSamples' as ok from grades g join judges j on j.id = g.judge_id where j.slug = 'q-panel' and g.answer_id = $1`, [graded[0]]);
     expect(panelRow.rows[0].ok).toBe('2');
     const p = await getRunProgress(ctx.database, 'panel-run', 'q-panel');
-    expect(p).toMatchObject({ total: 4, done: 4, failed: 0, remaining: 0 });
+    // The members' calls were made for the panel: its progress counts all 8 (members × answers).
+    expect(p).toMatchObject({ total: 4, done: 4, failed: 0, remaining: 0, calls: 8 });
+    expect(p.tokens.input).toBeGreaterThan(0);
 
     // Enqueueing again: every answer has the panel's final grade, no job, no call.
     const again = await enqueueRunGrading(ctx.database, queue, { run: 'panel-run', judge: ref });
