@@ -9,7 +9,7 @@ import { startWorker } from '../../../src/services/grading/worker.ts';
 import { mulberry32 } from '../../../src/stats/random.ts';
 import { type FakeProvider, startFakeProvider } from '../../fake-provider/server.ts';
 import { describeDb } from '../../helpers/db.ts';
-import { TEST_BOSS } from '../../jobs/helpers.ts';
+import { seedRun, TEST_BOSS } from '../../jobs/helpers.ts';
 import { seedMixedRun } from './mixed-run.ts';
 
 /**
@@ -25,11 +25,12 @@ describeDb('panel judges through the queue', (ctx) => {
   beforeAll(async () => {
     queue = gradingQueue(ctx.database, TEST_BOSS);
     const v = { kind: 'verdict-set' as const, verdicts: {}, claims: [{ text: 'c', verdict: 'true' as const }] };
-    fake = await startFakeProvider({ models: { 'gpt-4.1': [v], 'claude-sonnet-5': [v] } });
-    for (const [id, provider, model] of [['q-gpt', 'openai', 'gpt-4.1'], ['q-claude', 'anthropic', 'claude-sonnet-5']]) {
+    fake = await startFakeProvider({ models: { 'gpt-4.1': [v], 'claude-sonnet-5': [v], 'always-down': [{ kind: 'status', status: 500 }] } });
+    for (const [id, provider, model] of [['q-gpt', 'openai', 'gpt-4.1'], ['q-claude', 'anthropic', 'claude-sonnet-5'], ['q-down', 'openai', 'always-down']]) {
       writeFileSync(join(dir, `${id}.yaml`), `id: ${id}\nprovider: ${provider}\nmodel: ${model}\nmode: rubric\nprompt: prompts/rubric-v1.md\nparams: { max_tokens: 2000, temperature: 0, timeout_ms: 10000, max_attempts: 2 }\n`);
     }
     writeFileSync(join(dir, 'q-panel.yaml'), 'id: q-panel\nprovider: panel\nmembers: [q-gpt, q-claude]\nquorum: 2\n');
+    writeFileSync(join(dir, 'q-short.yaml'), 'id: q-short\nprovider: panel\nmembers: [q-gpt, q-down]\nquorum: 2\n');
   }, 60_000);
   afterAll(async () => {
     await queue?.stop();
@@ -69,5 +70,27 @@ describeDb('panel judges through the queue', (ctx) => {
     const again = await enqueueRunGrading(ctx.database, queue, { run: 'panel-run', judge: ref });
     expect(again).toMatchObject({ alreadyGraded: 4, jobs: 0 });
     expect(fake.calls.length - before).toBe(8);
+  }, 120_000);
+
+  it('a no_quorum of provider failures is retried by the queue like provider_error; the ok member is paid once (cache)', async () => {
+    const { runId } = await seedRun(ctx.database, 'panel-short', 2);
+    const ref = join(dir, 'q-short.yaml');
+    const enq = await enqueueRunGrading(ctx.database, queue, { run: 'panel-short', judge: ref });
+    const modelCalls = (m: string) => fake.calls.filter((c) => c.body?.model === m).length;
+    const gpt0 = modelCalls('gpt-4.1');
+    const down0 = modelCalls('always-down');
+    const w = await startWorker(ctx.database, { concurrency: 4, pollMs: 20, queue, keys: keys(), engine: { sleep: async () => {}, random: mulberry32(1) }, untilDone: [enq.gradingRunId] });
+    await w.done;
+    await w.stop();
+    // Every attempt of every job failed (TEST_BOSS: 1 + 2 retries), and none left a final grade.
+    expect(w.stats).toMatchObject({ graded: 0, failed: 6 });
+    const p = await getRunProgress(ctx.database, 'panel-short', 'q-short');
+    expect(p).toMatchObject({ total: 2, done: 0, failed: 2, remaining: 0 });
+    const rows = await ctx.database.execute(`select g.status, g.meta->'panel'->>'retryable' as retryable from grades g join judges j on j.id = g.judge_id join answers a on a.id = g.answer_id where j.slug = 'q-short' and a.run_id = $1`, [runId]);
+    expect(rows.rows.map((r) => [r.status, r.retryable])).toEqual(Array(2).fill(['no_quorum', 'true']));
+    // Each job attempt asked the failing member again (2 engine attempts × 3 job attempts × 2 answers);
+    // q-gpt once per answer: on the retries its verdict came from the response cache.
+    expect(modelCalls('always-down') - down0).toBe(12);
+    expect(modelCalls('gpt-4.1') - gpt0).toBe(2);
   }, 120_000);
 });
