@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { calibrationLabels } from '../../../src/services/grading/calibration-labels.ts';
 import { getRunProgress } from '../../../src/services/grading/progress.ts';
 import { type GradingQueue, gradingQueue } from '../../../src/services/grading/queue.ts';
 import { enqueueRunGrading } from '../../../src/services/grading/run-queue.ts';
@@ -10,6 +11,7 @@ import { mulberry32 } from '../../../src/stats/random.ts';
 import { type FakeProvider, startFakeProvider } from '../../fake-provider/server.ts';
 import { describeDb } from '../../helpers/db.ts';
 import { seedRun, TEST_BOSS } from '../../jobs/helpers.ts';
+import { farmyard } from '../../judges/harness.ts';
 import { seedMixedRun } from './mixed-run.ts';
 
 /**
@@ -24,7 +26,7 @@ describeDb('panel judges through the queue', (ctx) => {
   const keys = () => ({ anthropicApiKey: 'sk-ant', anthropicBaseUrl: fake.url, openaiApiKey: 'sk', openaiBaseUrl: fake.openaiBaseUrl });
   beforeAll(async () => {
     queue = gradingQueue(ctx.database, TEST_BOSS);
-    const v = { kind: 'verdict-set' as const, verdicts: {}, claims: [{ text: 'c', verdict: 'true' as const }] };
+    const v = { kind: 'verdict-set' as const, verdicts: { barn: 'correct' as const }, claims: [{ text: 'c', verdict: 'true' as const }] };
     fake = await startFakeProvider({ models: { 'gpt-4.1': [v], 'claude-sonnet-5': [v], 'always-down': [{ kind: 'status', status: 500 }] } });
     for (const [id, provider, model] of [['q-gpt', 'openai', 'gpt-4.1'], ['q-claude', 'anthropic', 'claude-sonnet-5'], ['q-down', 'openai', 'always-down']]) {
       writeFileSync(join(dir, `${id}.yaml`), `id: ${id}\nprovider: ${provider}\nmodel: ${model}\nmode: rubric\nprompt: prompts/rubric-v1.md\nparams: { max_tokens: 2000, temperature: 0, timeout_ms: 10000, max_attempts: 2 }\n`);
@@ -65,6 +67,12 @@ describeDb('panel judges through the queue', (ctx) => {
     // The members' calls were made for the panel: its progress counts all 8 (members × answers).
     expect(p).toMatchObject({ total: 4, done: 4, failed: 0, remaining: 0, calls: 8 });
     expect(p.tokens.input).toBeGreaterThan(0);
+
+    // Calibration takes the panel as a rater like any judge: its voted verdict per item of every answer.
+    const labels = await calibrationLabels(ctx.database, { key: 'answerId', run: 'panel-run', judge: 'q-panel', scale: 'verdict' });
+    expect(labels.length).toBe(4 * farmyard.items.length);
+    expect(new Set(labels.map((l) => `${l.rater}/${l.kind}/${l.label}`))).toEqual(new Set(['q-panel/judge/correct', 'q-panel/judge/missing']));
+    expect(labels.filter((l) => l.label === 'correct').map((l) => l.item)).toEqual(['barn', 'barn', 'barn', 'barn']);
 
     // Enqueueing again: every answer has the panel's final grade, no job, no call.
     const again = await enqueueRunGrading(ctx.database, queue, { run: 'panel-run', judge: ref });
