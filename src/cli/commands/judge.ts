@@ -1,0 +1,92 @@
+import type { Command } from '../command.ts';
+import { badInput } from '../../domain/errors.ts';
+import type { JudgeCompareReport } from '../../services/judge-compare.ts';
+import { numberFlag, requireFlag } from '../io.ts';
+import { keyValues, table, type Cell } from '../table.ts';
+
+const interval = (ci: [number, number] | null): Cell => (ci ? `[${ci[0].toFixed(4)}, ${ci[1].toFixed(4)}]` : null);
+
+/** The readable report: the two kappas and their difference, the dropped pairs, flips per item, F1 moves. */
+function formatJudgeCompare(r: JudgeCompareReport): string {
+  const judges = table(
+    ['judge', 'agreement', 'kappa', 'kappa 95% CI', 'weighted kappa', 'weighted 95% CI'],
+    [r.a, r.b].map((j) => [j.judge, j.agreement, j.kappa.kappa, interval(j.kappa.ci), j.weightedKappa.kappa, interval(j.weightedKappa.ci)]),
+  );
+  const diff = table(
+    ['B − A', 'estimate', `paired bootstrap ${Math.round(r.bootstrap.confidence * 100)}% CI`, 'resamples'],
+    [
+      ['kappa', r.difference.kappa.estimate, interval(r.difference.kappa.ci), r.difference.kappa.resamples],
+      ['weighted kappa', r.difference.weightedKappa.estimate, interval(r.difference.weightedKappa.ci), r.difference.weightedKappa.resamples],
+    ],
+  );
+  const summary = keyValues([
+    ['run', r.run],
+    ['A', r.judgeA],
+    ['B', r.judgeB],
+    ['units (answer × item)', r.units],
+    ['answers', r.answers],
+    ['human-labelled pairs', r.humanLabelledPairs],
+    ['dropped', r.dropped.total],
+    ['bootstrap', `seed ${r.bootstrap.seed}, ${r.bootstrap.resamples} resamples of answers`],
+  ]);
+  const dropped = r.dropped.byReason.map((d) => `  ${d.count}  ${d.description}`);
+  const flips = table(
+    ['item', 'units', 'flips', 'toward human', 'away from human', 'neither', 'A→B'],
+    [
+      ...r.flips.items.map((i) => [i.item, i.units, i.flips, i.towardHuman, i.awayFromHuman, i.neither, i.transitions.map((t) => `${t.from}→${t.to} ${t.count}`).join(', ')]),
+      ['all', r.flips.units, r.flips.flips, r.flips.towardHuman, r.flips.awayFromHuman, r.flips.neither, ''],
+    ] as Cell[][],
+  );
+  const moves = table(
+    ['answer', 'F1 A', 'F1 B', 'B − A', 'human-labelled'],
+    r.f1Moves.top.map((m) => [m.answer, m.f1A, m.f1B, m.delta, m.humanLabelled ? 'yes' : 'no']),
+  );
+  return [
+    summary,
+    ...(dropped.length > 0 ? ['', 'Dropped pairs:', ...dropped] : []),
+    '',
+    'Against the human labels:',
+    judges,
+    '',
+    diff,
+    '',
+    'Verdict flips A→B per item:',
+    flips,
+    '',
+    `Answers whose F1 moved most (${r.f1Moves.top.length} of ${r.f1Moves.graded} graded ok by both):`,
+    moves,
+  ].join('\n');
+}
+
+const compare: Command = {
+  path: ['judge', 'compare'],
+  summary: "Compare two judges' stored grades of a run against its human labels: kappas, paired bootstrap of the difference, flips, F1 moves",
+  usage: '--run R --judge A --judge B [--top N] [--seed S] [--resamples N]',
+  options: {
+    run: { type: 'string' },
+    judge: { type: 'string', multiple: true },
+    top: { type: 'string' },
+    seed: { type: 'string' },
+    resamples: { type: 'string' },
+  },
+  async run({ values }) {
+    const run = requireFlag(values, 'run');
+    const judges = (values.judge ?? []) as string[];
+    if (judges.length !== 2) throw badInput(`give exactly two judges (--judge A --judge B), got ${judges.length}`);
+    const [a, b] = judges as [string, string];
+    if (a === '' || b === '') throw badInput('--judge needs a judge id');
+    const q: Parameters<typeof import('../../services/judge-compare.ts').judgeCompare>[1] = { run, a, b };
+    const top = numberFlag(values, 'top', { integer: true, min: 0, max: 1000 });
+    const seed = numberFlag(values, 'seed', { integer: true, min: 0, max: 2 ** 32 - 1 });
+    const resamples = numberFlag(values, 'resamples', { integer: true, min: 1, max: 100_000 });
+    if (top !== undefined) q.top = top;
+    if (seed !== undefined) q.seed = seed;
+    if (resamples !== undefined) q.resamples = resamples;
+    const { withDatabase } = await import('../database.ts');
+    const { judgeCompare } = await import('../../services/judge-compare.ts');
+    const report = await withDatabase((database) => judgeCompare(database, q));
+    return { json: report, text: formatJudgeCompare(report) };
+  },
+};
+
+export default [compare];

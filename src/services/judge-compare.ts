@@ -1,0 +1,77 @@
+import type { Database } from '../db/client.ts';
+import { badInput } from '../domain/errors.ts';
+import { buildUnits, compareJudges, type HumanItemLabel, type JudgeComparison, type JudgeGrade } from '../analysis/judge-compare/index.ts';
+import { calibrationLabels } from './grading/calibration-labels.ts';
+import { findRun } from './grading/run-ref.ts';
+
+/**
+ * `assay judge compare`, the page and the API route: two judges' STORED grades of one run against the
+ * run's human labels. Nothing is graded here; a judge without grades of the run is bad input naming the
+ * command that grades it.
+ */
+
+export interface JudgeCompareQuery {
+  run: string;
+  a: string;
+  b: string;
+  top?: number;
+  seed?: number;
+  resamples?: number;
+}
+
+export const JUDGE_COMPARE_DEFAULTS = { top: 10, seed: 1, resamples: 1000 } as const;
+/** Upper bounds on what one request may ask for (a bootstrap is O(resamples × units)). */
+export const JUDGE_COMPARE_LIMITS = { top: 1000, resamples: 100_000 } as const;
+
+/** Every grade (any status) of the two judges in the run, keyed by the answers' ids in the run. */
+async function runGrades(database: Database, runId: number, slugs: string[]): Promise<Map<string, Map<string, JudgeGrade>>> {
+  const r = await database.execute(
+    `select coalesce(json_agg(json_build_array(j.slug, a.external_id, g.status, g.items, g.f1) order by a.id), '[]')::text as j
+       from grades g join judges j on j.id = g.judge_id join answers a on a.id = g.answer_id
+      where a.run_id = $1 and j.slug = any($2::text[])`,
+    [runId, slugs],
+  );
+  const rows = JSON.parse(String(r.rows[0]!.j)) as Array<[string, string, string, JudgeGrade['items'], number | null]>;
+  const out = new Map(slugs.map((s) => [s, new Map<string, JudgeGrade>()]));
+  for (const [slug, answer, status, items, f1] of rows) out.get(slug)!.set(answer, { status, items, f1 });
+  return out;
+}
+
+function checkQuery(q: JudgeCompareQuery): Required<JudgeCompareQuery> {
+  if (q.a === q.b) throw badInput(`give two different judges (both are '${q.a}')`);
+  const top = q.top ?? JUDGE_COMPARE_DEFAULTS.top;
+  const resamples = q.resamples ?? JUDGE_COMPARE_DEFAULTS.resamples;
+  const seed = q.seed ?? JUDGE_COMPARE_DEFAULTS.seed;
+  if (!Number.isInteger(top) || top < 0 || top > JUDGE_COMPARE_LIMITS.top) throw badInput(`top must be a whole number from 0 to ${JUDGE_COMPARE_LIMITS.top}, got ${top}`);
+  if (!Number.isInteger(resamples) || resamples < 1 || resamples > JUDGE_COMPARE_LIMITS.resamples) {
+    throw badInput(`resamples must be a whole number from 1 to ${JUDGE_COMPARE_LIMITS.resamples}, got ${resamples}`);
+  }
+  if (!Number.isInteger(seed) || seed < 0 || seed > 2 ** 32 - 1) throw badInput(`seed must be a whole number from 0 to 4294967295, got ${seed}`);
+  return { ...q, top, resamples, seed };
+}
+
+export type JudgeCompareReport = JudgeComparison & { run: string };
+
+export async function judgeCompare(database: Database, query: JudgeCompareQuery): Promise<JudgeCompareReport> {
+  const q = checkQuery(query);
+  const run = await findRun(database, q.run);
+  const grades = await runGrades(database, run.id, [q.a, q.b]);
+  for (const judge of [q.a, q.b]) {
+    if (grades.get(judge)!.size === 0) {
+      throw badInput(`judge '${judge}' has no grades for run '${run.name}'; grade it first: assay run --run ${run.name} --judge ${judge}`);
+    }
+  }
+  // The calibration's own label rows (stored human labels of the run); its judge rows are not used here.
+  const labels = await calibrationLabels(database, { key: 'externalId', run: run.name, judge: q.a, scale: 'verdict', humanLabelledOnly: true });
+  const humans: HumanItemLabel[] = labels.flatMap((l) =>
+    l.kind === 'human' && l.item !== undefined ? [{ answer: l.answer, item: l.item, rater: l.rater, label: String(l.label) }] : [],
+  );
+  const set = buildUnits(humans, grades.get(q.a)!, grades.get(q.b)!);
+  const report = compareJudges(
+    { a: q.a, b: q.b },
+    set,
+    { a: grades.get(q.a)!, b: grades.get(q.b)!, humanLabelledAnswers: new Set(humans.map((h) => h.answer)) },
+    { seed: q.seed, resamples: q.resamples, top: q.top },
+  );
+  return { run: run.name, ...report };
+}
