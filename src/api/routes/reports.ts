@@ -13,6 +13,7 @@ import {
 import { respondRows } from '../csv.ts';
 import { defineRoute, type Api } from '../define-route.ts';
 import { errorResponses, jsonResponse, notFoundResponse } from '../schemas.ts';
+import { registerJudgeCompareReport } from './judge-compare-report.ts';
 
 /** Reports over stored data. Table reports answer CSV too (Accept: text/csv). */
 
@@ -90,4 +91,6 @@ export function registerReports(api: Api): void {
       return respondRows(c, { ...r, rows: flattenDts(r.report) });
     },
   });
+
+  registerJudgeCompareReport(api);
 }

@@ -75,6 +75,7 @@ const compare: Command = {
     if (judges.length !== 2) throw badInput(`give exactly two judges (--judge A --judge B), got ${judges.length}`);
     const [a, b] = judges as [string, string];
     if (a === '' || b === '') throw badInput('--judge needs a judge id');
+    if (a === b) throw badInput(`give two different judges (both are '${a}')`);
     const q: Parameters<typeof import('../../services/judge-compare.ts').judgeCompare>[1] = { run, a, b };
     const top = numberFlag(values, 'top', { integer: true, min: 0, max: 1000 });
     const seed = numberFlag(values, 'seed', { integer: true, min: 0, max: 2 ** 32 - 1 });

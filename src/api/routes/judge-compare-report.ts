@@ -1,0 +1,72 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import { ITEM_VERDICTS } from '../../domain/verdicts.ts';
+import { DROP_REASONS } from '../../analysis/judge-compare/units.ts';
+import { JUDGE_COMPARE_DEFAULTS, JUDGE_COMPARE_LIMITS, judgeCompare } from '../../services/judge-compare.ts';
+import { defineRoute, type Api } from '../define-route.ts';
+import { errorResponses, notFoundResponse } from '../schemas.ts';
+
+/** GET /api/reports/judge-compare: `assay judge compare` over HTTP; the response is validated against its schema. */
+
+const Name = z.string().min(1).max(200);
+const Query = z.object({
+  run: Name.openapi({ description: 'Run name or id' }),
+  a: Name.openapi({ description: 'Judge A (slug): the baseline' }),
+  b: Name.openapi({ description: 'Judge B (slug): the candidate' }),
+  top: z.coerce.number().int().min(0).max(JUDGE_COMPARE_LIMITS.top).default(JUDGE_COMPARE_DEFAULTS.top).openapi({ description: 'Answers listed by F1 move' }),
+  seed: z.coerce.number().int().min(0).max(2 ** 32 - 1).default(JUDGE_COMPARE_DEFAULTS.seed).openapi({ description: 'Bootstrap seed' }),
+  resamples: z.coerce.number().int().min(1).max(JUDGE_COMPARE_LIMITS.resamples).default(JUDGE_COMPARE_DEFAULTS.resamples),
+});
+
+const Ci = z.tuple([z.number(), z.number()]).nullable();
+const Kappa = z.object({ kappa: z.number().nullable(), ci: Ci, reason: z.string().optional() }).strict();
+const Agreement = z.object({ judge: z.string(), agreement: z.number().nullable(), kappa: Kappa, weightedKappa: Kappa }).strict();
+const Difference = z.object({ estimate: z.number().nullable(), ci: Ci, resamples: z.number().int(), reason: z.string().optional() }).strict();
+const Counts = { units: z.number().int(), flips: z.number().int(), towardHuman: z.number().int(), awayFromHuman: z.number().int(), neither: z.number().int() };
+const Verdict = z.enum(ITEM_VERDICTS);
+
+export const JudgeCompareSchema = z
+  .object({
+    run: z.string(),
+    judgeA: z.string(),
+    judgeB: z.string(),
+    units: z.number().int(),
+    answers: z.number().int(),
+    humanLabelledPairs: z.number().int(),
+    dropped: z.object({
+      total: z.number().int(),
+      byReason: z.array(z.object({ reason: z.enum(DROP_REASONS), count: z.number().int(), description: z.string() }).strict()),
+    }).strict(),
+    a: Agreement,
+    b: Agreement,
+    difference: z.object({ kappa: Difference, weightedKappa: Difference }).strict(),
+    bootstrap: z.object({ seed: z.number().int(), resamples: z.number().int(), confidence: z.number(), unit: z.literal('answer') }).strict(),
+    flips: z.object({
+      ...Counts,
+      items: z.array(z.object({ item: z.string(), ...Counts, transitions: z.array(z.object({ from: Verdict, to: Verdict, count: z.number().int() }).strict()) }).strict()),
+    }).strict(),
+    f1Moves: z.object({
+      graded: z.number().int(),
+      top: z.array(z.object({ answer: z.string(), f1A: z.number(), f1B: z.number(), delta: z.number(), humanLabelled: z.boolean() }).strict()),
+    }).strict(),
+  })
+  .strict()
+  .openapi('JudgeCompare');
+
+export function registerJudgeCompareReport(api: Api): void {
+  const { database } = api.deps;
+  defineRoute(api, {
+    scope: 'read',
+    route: createRoute({
+      method: 'get',
+      path: '/api/reports/judge-compare',
+      tags: ['reports'],
+      summary: "Two judges' stored grades of a run against its human labels: kappas, paired bootstrap of B − A, verdict flips, F1 moves",
+      request: { query: Query },
+      responses: { 200: { description: 'The comparison', content: { 'application/json': { schema: JudgeCompareSchema } } }, ...errorResponses, ...notFoundResponse },
+    }),
+    handler: async (c) => {
+      const q = c.req.valid('query');
+      return c.json(JudgeCompareSchema.parse(await judgeCompare(database, q)), 200);
+    },
+  });
+}
