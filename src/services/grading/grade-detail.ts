@@ -3,7 +3,9 @@ import type { Database } from '../../db/client.ts';
 import { grades, judges, rubrics, rubricVersions } from '../../db/schema.ts';
 import type { GradeStatus } from '../../domain/grades.ts';
 import type { NO_QUORUM_STATUS } from '../../domain/panel.ts';
+import type { GradeRow } from '../../db/grade-store.ts';
 import { type JudgeIdentity, LEXICAL_NOTE } from '../../judges/engine.ts';
+import type { GradeReport } from '../../judges/report.ts';
 import type { PanelDetail } from './panel-report.ts';
 
 /**
@@ -12,21 +14,13 @@ import type { PanelDetail } from './panel-report.ts';
  * the grades row), so the two cannot drift apart. Documented field by field in docs/grades.md.
  */
 
-export interface GradeDetail {
+/** The engine's report of a fresh grade (scores, items, claims, meta, usage, judge), plus what the stored row adds. */
+export interface GradeDetail extends Omit<GradeReport, 'status'> {
   /** The grades row (one per answer × judge config; a re-grade replaces it and keeps the id). */
   gradeId: number;
   answerId: number;
   /** Only `ok` carries scores; a failure is a status with meta.reason, never a score. A panel below its quorum: no_quorum. */
   status: GradeStatus | typeof NO_QUORUM_STATUS;
-  completeness: number | null;
-  correctness: number | null;
-  f1: number | null;
-  items: Array<{ id: string; weight: number; verdict: string; evidence: string; points: number }>;
-  claims: Array<{ text: string; verdict: string }>;
-  /** reason, promptHash, cacheKey, neutralised, scored meta (orientation, grid, pieceCount), points, claimCounts, label/rationale. */
-  meta: Record<string, unknown>;
-  usage: { calls: number; cached: boolean; input: number; output: number; cacheRead: number; cacheWrite: number; costUsd: number | null; latencyMs: number };
-  judge: JudgeIdentity;
   /** The rubric version the grade was made against. */
   rubric: { id: string; version: number } | null;
   /** When this grade was written (ISO 8601). */
@@ -36,24 +30,10 @@ export interface GradeDetail {
 }
 
 /** The grades row as the mapper needs it (the typed drizzle row, or the row just written). */
-export interface GradeRowLike {
-  id: number;
-  answerId: number;
-  status: string;
-  completeness: number | null;
-  correctness: number | null;
-  f1: number | null;
-  items: unknown;
-  claims: unknown;
-  meta: Record<string, unknown> | null;
-  inputTokens: number | null;
-  outputTokens: number | null;
-  cacheReadTokens: number | null;
-  cacheWriteTokens: number | null;
-  costUsd: number | null;
-  latencyMs: number | null;
-  createdAt: Date;
-}
+export type GradeRowLike = Pick<
+  GradeRow,
+  'answerId' | 'status' | 'completeness' | 'correctness' | 'f1' | 'items' | 'claims' | 'inputTokens' | 'outputTokens' | 'cacheReadTokens' | 'cacheWriteTokens' | 'costUsd' | 'latencyMs'
+> & { id: number; meta: Record<string, unknown> | null; createdAt: Date };
 
 /** A judges row's identity, for grades written before the engine stored it in meta.judge. */
 export interface JudgeRowLike {
