@@ -181,3 +181,10 @@ function structuredOutput(step: Extract<Step, { kind: 'verdicts' | 'verdict-set'
     claims: step.claims ?? [],
   };
 }
+
+/** A verdict-set step with numbered claims (`claim 0`, `claim 1`, …): what a scripted member answers. */
+export const verdictSet = (verdicts: Record<string, ItemVerdict>, claims: ClaimVerdict[]): Step => ({
+  kind: 'verdict-set',
+  verdicts,
+  claims: claims.map((verdict, i) => ({ text: `claim ${i}`, verdict })),
+});

@@ -1,5 +1,4 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ItemVerdict } from '../../src/domain/verdicts.ts';
 import { createAdapter } from '../../src/judges/adapters/index.ts';
 import { parseJudgeConfig } from '../../src/judges/config.ts';
 import type { RubricOutput } from '../../src/judges/contract.ts';
@@ -8,7 +7,8 @@ import { MemoryCache, MemoryLedger } from '../../src/judges/store.ts';
 import { scoreDescription } from '../../src/scoring/description/score.ts';
 import { type PanelSample, votePanel } from '../../src/scoring/panel/index.ts';
 import { mulberry32 } from '../../src/stats/random.ts';
-import { type FakeProvider, startFakeProvider, type Step } from '../fake-provider/server.ts';
+import { type FakeProvider, startFakeProvider } from '../fake-provider/server.ts';
+import { verdictSet } from '../fake-provider/wire.ts';
 import { farmyard, farmyardAnswer } from './harness.ts';
 
 /**
@@ -19,11 +19,7 @@ import { farmyard, farmyardAnswer } from './harness.ts';
 const ids = farmyard.items.map((i) => i.id);
 const [a, b, c] = ids as [string, string, string];
 
-const set = (verdicts: Record<string, ItemVerdict>, claims: Array<'true' | 'false' | 'unverifiable'>): Step => ({
-  kind: 'verdict-set',
-  verdicts,
-  claims: claims.map((verdict, i) => ({ text: `claim ${i}`, verdict })),
-});
+const set = verdictSet;
 
 const GPT = set({ [a]: 'correct', [b]: 'correct', [c]: 'partial' }, ['true', 'true']);
 const MINI = set({ [a]: 'correct', [b]: 'missing', [c]: 'partial' }, ['true', 'false']);

@@ -10,7 +10,8 @@ import { gradeAnswer, namedJudge, openJudge } from '../../../src/services/gradin
 import { gradesOfAnswer } from '../../../src/services/grading/grade-detail.ts';
 import { answersNeedingGrade } from '../../../src/services/grading/needs-grading.ts';
 import { mulberry32 } from '../../../src/stats/random.ts';
-import { type FakeProvider, startFakeProvider, type Step } from '../../fake-provider/server.ts';
+import { type FakeProvider, startFakeProvider } from '../../fake-provider/server.ts';
+import { verdictSet } from '../../fake-provider/wire.ts';
 import { describeDb } from '../../helpers/db.ts';
 import { farmyard, farmyardAnswer } from '../../judges/harness.ts';
 
@@ -21,11 +22,7 @@ import { farmyard, farmyardAnswer } from '../../judges/harness.ts';
 
 const ids = farmyard.items.map((i) => i.id);
 const [a, b, c] = ids as [string, string, string];
-const set = (verdicts: Record<string, ItemVerdict>, claims: Array<'true' | 'false' | 'unverifiable'>): Step => ({
-  kind: 'verdict-set',
-  verdicts,
-  claims: claims.map((verdict, i) => ({ text: `claim ${i}`, verdict })),
-});
+const set = verdictSet;
 const MODELS = {
   'gpt-4.1': [set({ [a]: 'correct', [b]: 'correct', [c]: 'partial' }, ['true', 'true'])],
   'gpt-4.1-mini': [set({ [a]: 'correct', [b]: 'missing', [c]: 'partial' }, ['true', 'false'])],
