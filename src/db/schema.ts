@@ -14,6 +14,7 @@ import {
 } from 'drizzle-orm/pg-core';
 import { ANSWER_STATUSES, type AnswerStatus, TASK_KINDS, type TaskKind } from '../domain/answers.ts';
 import type { GradeStatus } from '../domain/grades.ts';
+import type { NO_QUORUM_STATUS } from '../domain/panel.ts';
 import { LABEL_KINDS, type LabelKind } from '../domain/label-kinds.ts';
 
 /**
@@ -169,8 +170,11 @@ export const grades = pgTable(
       .references(() => judges.id, { onDelete: 'cascade' }),
     rubricVersionId: integer('rubric_version_id').references(() => rubricVersions.id, { onDelete: 'restrict' }),
     promptHash: text('prompt_hash'),
-    /** One of GRADE_STATUSES (src/domain/grades.ts): a failure is a status, never a score. */
-    status: text('status').$type<GradeStatus>().notNull(),
+    /**
+     * One of GRADE_STATUSES (src/domain/grades.ts), or a panel grade's no_quorum (src/domain/panel.ts): a
+     * failure is a status, never a score. No check constraint, so no migration for no_quorum.
+     */
+    status: text('status').$type<GradeStatus | typeof NO_QUORUM_STATUS>().notNull(),
     reason: text('reason'),
     completeness: doublePrecision('completeness'),
     correctness: doublePrecision('correctness'),
