@@ -87,8 +87,10 @@ async function createPanelSession(database: Database, panel: LoadedPanel, o: Ope
     const results: SampleResult[] = await Promise.all(
       orders.map((s) =>
         sessions.get(s.judge)!.gradeSample(answer, resolved, {
-          // Sample 1 is the member's own grade of the answer (the same call, and cache entry, as grading with it alone).
-          store: s.sample === 1,
+          // Sample 1 is the member's own grade of the answer (the same call, and cache entry, as grading with
+          // it alone). A shuffled sample saw another prompt: stored as the member's grade it would replace the
+          // member's own grade of the answer with a different question's answer, so it stays in the panel report.
+          store: s.sample === 1 && !shuffle,
           sample: s.sample,
           ...(shuffle ? { promptRubric: reorder(rubric, s.order), meta: { panelSample: { panel: panel.config.id, sample: s.sample, itemOrder: s.order } } } : {}),
           ...(req.image ? { image: req.image } : {}),

@@ -165,6 +165,8 @@ describeDb('panel judges in grading', (ctx) => {
 
   it('shuffle: each sample sees its own seeded order, recorded; samples after the first are their own cached calls', async () => {
     const p = panelFile('p-shuffle', 'members: [m-gpt, m-claude]\nsamples: 2\nshuffle: true\nseed: 7');
+    // The member's own grade of the answer, made before: a shuffled sample must not replace it.
+    const own = await grade(join(dir, 'm-gpt.yaml'), 'panel-shuffle');
     const before = fake.calls.length;
     const g = await grade(p, 'panel-shuffle');
     const calls = fake.calls.slice(before);
@@ -177,8 +179,11 @@ describeDb('panel judges in grading', (ctx) => {
     expect(calls.map((call) => promptOrder(call.body).join(',')).sort()).toEqual(expected.map((e) => e.order.join(',')).sort());
     // Same verdicts whatever the order: each member's two samples agree, so every item's agreement is 1 or 1/2.
     expect(g.panel!.members.map((m) => m.completeness)).toEqual([expect.any(Number), g.panel!.members[0]!.completeness, expect.any(Number), g.panel!.members[2]!.completeness]);
-    const gptGrade = (await gradesOfAnswer(ctx.database, g.answerId)).find((s) => s.grade.judge.id === 'm-gpt')!.grade;
-    expect(gptGrade.meta.panelSample).toEqual({ panel: 'p-shuffle', sample: 1, itemOrder: expected[0]!.order });
+    // Shuffled samples are not the members' own grades: m-gpt keeps the grade it gave alone, m-claude has none.
+    const stored = await gradesOfAnswer(ctx.database, g.answerId);
+    expect(own.answerId).toBe(g.answerId);
+    expect(stored.find((s) => s.grade.judge.id === 'm-gpt')!.grade).toEqual(own);
+    expect(stored.filter((s) => s.grade.judge.id === 'm-claude')).toEqual([]);
 
     const again = await grade(p, 'panel-shuffle');
     expect(fake.calls.length - before).toBe(4);
