@@ -4,7 +4,7 @@ import { badInput } from '../../domain/errors.ts';
 import type { Rubric } from '../../domain/rubric.ts';
 import { createAdapter } from '../../judges/adapters/index.ts';
 import { canonicalJson, type LoadedJudge, sha256 } from '../../judges/config.ts';
-import type { CallGate, JudgeIdentity } from '../../judges/engine.ts';
+import { type CallGate, type JudgeIdentity, LEXICAL_NOTE } from '../../judges/engine.ts';
 import { type AnyLoadedJudge, isLoadedPanel, type LoadedPanel } from '../../judges/panel-config.ts';
 import type { JobLease } from '../../judges/store.ts';
 import type { Judge } from '../../judges/types.ts';
@@ -54,8 +54,11 @@ export function panelMemberJudges(panel: LoadedPanel): LoadedJudge[] {
 }
 
 export function panelIdentity(panel: LoadedPanel): JudgeIdentity {
-  const ids = panelMemberJudges(panel).map((j) => j.config.id);
-  return { id: panel.config.id, provider: 'panel', model: ids.join('+'), mode: 'rubric', configHash: panel.configHash, baseline: false };
+  const members = panelMemberJudges(panel);
+  // A panel of lexical baselines is still a floor, not a judge: it says so like its members would.
+  const baseline = members.every((j) => j.config.provider === 'lexical');
+  const identity = { id: panel.config.id, provider: 'panel', model: members.map((j) => j.config.id).join('+'), mode: 'rubric' as const, configHash: panel.configHash, baseline };
+  return baseline ? { ...identity, note: LEXICAL_NOTE } : identity;
 }
 
 const reorder = (rubric: Rubric, order: readonly string[]): Rubric => {

@@ -14,6 +14,7 @@ import { type FakeProvider, startFakeProvider } from '../../fake-provider/server
 import { verdictSet } from '../../fake-provider/wire.ts';
 import { describeDb } from '../../helpers/db.ts';
 import { farmyard, farmyardAnswer } from '../../judges/harness.ts';
+import { LEXICAL_NOTE } from '../../../src/judges/engine.ts';
 
 /**
  * A panel judge through the grading service, against the fake provider's per-model scripts and the
@@ -188,6 +189,14 @@ describeDb('panel judges in grading', (ctx) => {
     const again = await grade(p, 'panel-shuffle');
     expect(fake.calls.length - before).toBe(4);
     expect(again.usage.cached).toBe(true);
+  });
+
+  it('a panel of lexical baselines is a floor and says so, like its members', async () => {
+    const g = await grade(panelFile('p-lexical', 'members: [lexical]\nsamples: 2'), 'panel-lexical');
+    expect(g.judge).toMatchObject({ id: 'p-lexical', provider: 'panel', baseline: true, note: LEXICAL_NOTE });
+    const mixed = await grade(panelFile('p-mixed', 'members: [lexical, m-gpt]'), 'panel-mixed');
+    expect(mixed.judge.baseline).toBe(false);
+    expect(mixed.judge).not.toHaveProperty('note');
   });
 
   it('a panel of panels is refused with one bad-input line; so is --batch (checkBatchJudge)', async () => {
