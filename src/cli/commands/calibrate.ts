@@ -8,6 +8,8 @@ import { numberFlag, readStructured, readText, requireFlag } from '../io.ts';
 interface LabelSource {
   rows: LabelRow[];
   name: string;
+  /** The judges of a stored run's report (a panel and its members); undefined for a labels file. */
+  judges?: string[];
 }
 
 function labelsFromFile(path: string, scale: LabelScale): LabelSource {
@@ -18,9 +20,9 @@ function labelsFromFile(path: string, scale: LabelScale): LabelSource {
 async function labelsFromRun(run: string, judge: string | undefined): Promise<LabelSource> {
   if (judge === undefined) throw badInput('--run needs --judge J (the judge whose stored grades are calibrated)');
   const { withDatabase } = await import('../database.ts');
-  const { loadCalibrationLabels } = await import('../../services/grading/calibration-labels.ts');
-  const rows = await withDatabase((database) => loadCalibrationLabels(database, { run, judge }));
-  return { rows, name: `run ${run}` };
+  const { calibratedJudges, loadCalibrationLabels } = await import('../../services/grading/calibration-labels.ts');
+  const { rows, judges } = await withDatabase(async (database) => ({ rows: await loadCalibrationLabels(database, { run, judge }), judges: await calibratedJudges(database, judge) }));
+  return { rows, name: `run ${run}`, judges };
 }
 
 /** Item weights from a rubric file (the answer roll-up then matches completeness exactly). */
@@ -61,7 +63,8 @@ const calibrate: Command = {
 
     const { calibrate: calibrateLabels } = await import('../../analysis/calibration/index.ts');
     const opts: Parameters<typeof calibrateLabels>[1] = { scale, source: source.name };
-    if (judge !== undefined) opts.judge = judge;
+    // A panel's run report shows the panel and each member (source.judges); otherwise the one judge asked for.
+    if (judge !== undefined && (source.judges?.length ?? 1) === 1) opts.judge = judge;
     if (seed !== undefined) opts.seed = seed;
     if (weights) opts.weights = weights;
     const report = calibrateLabels(source.rows, opts);

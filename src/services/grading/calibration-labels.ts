@@ -22,6 +22,8 @@ export interface CalibrationLabelQuery {
   model?: string;
   /** One judge's grades (slug); default every judge's. */
   judge?: string;
+  /** Several judges' grades (slugs), instead of `judge`: a panel and its members. */
+  judges?: readonly string[];
   /**
    * Which figures of a grade become judge labels: for a scale, those on it (verdict: item verdicts;
    * binary: the reference-match label; numeric: f1, and stored labels read as numbers); without one,
@@ -72,9 +74,9 @@ export async function calibrationLabels(database: Database, q: CalibrationLabelQ
     database,
     `select coalesce(json_agg(json_build_array(${answerKey}, g.items, g.meta->>'label', g.f1, j.slug, r.model) order by a.id, j.slug), '[]')::text as j
        from grades g join judges j on j.id = g.judge_id join answers a on a.id = g.answer_id join runs r on r.id = a.run_id
-      where g.status = 'ok' and ${FILTERS} and ($3::text is null or j.slug = $3)
+      where g.status = 'ok' and ${FILTERS} and ($3::text[] is null or j.slug = any($3::text[]))
         and (not $4::boolean or exists (select 1 from labels l where l.answer_id = g.answer_id and l.kind = 'human'))`,
-    [...params, q.judge ?? null, q.humanLabelledOnly === true],
+    [...params, q.judges ? [...q.judges] : q.judge !== undefined ? [q.judge] : null, q.humanLabelledOnly === true],
   );
   for (const [answer, items, label, f1, judge, model] of grades) {
     for (const l of judgeLabels(q.scale, { items, label, f1 })) rows.push({ answer, model, rater: judge, kind: 'judge', ...l });
@@ -88,7 +90,20 @@ export async function calibrationLabels(database: Database, q: CalibrationLabelQ
  */
 export async function loadCalibrationLabels(database: Database, q: { run: string; judge: string }): Promise<LabelRow[]> {
   const run = await findRun(database, q.run);
-  const [judge] = await database.db.select({ id: judges.id }).from(judges).where(eq(judges.slug, q.judge)).limit(1);
-  if (!judge) throw notFound(`judge '${q.judge}' has graded nothing (no such judge in the database)`);
-  return calibrationLabels(database, { key: 'externalId', run: run.name, judge: q.judge });
+  const slugs = await calibratedJudges(database, q.judge);
+  const rows = await calibrationLabels(database, { key: 'externalId', run: run.name, judges: slugs });
+  // A panel is calibrated beside its members: judge labels imported as labels under other names stay out.
+  return slugs.length > 1 ? rows.filter((r) => r.kind !== 'judge' || slugs.includes(r.rater)) : rows;
+}
+
+/**
+ * The judges `assay calibrate --run R --judge J` reports: J, and when J is a panel its members too (the
+ * judges row of a panel names them as its model, `a+b+c`), so the panel stands against humans beside each
+ * member and judge-against-judge gives each member's kappa against the vote. Not found when J graded nothing.
+ */
+export async function calibratedJudges(database: Database, slug: string): Promise<string[]> {
+  const rows = await database.db.select({ provider: judges.provider, model: judges.model }).from(judges).where(eq(judges.slug, slug));
+  if (rows.length === 0) throw notFound(`judge '${slug}' has graded nothing (no such judge in the database)`);
+  const members = rows.filter((r) => r.provider === 'panel').flatMap((r) => (r.model ?? '').split('+').filter(Boolean));
+  return [slug, ...new Set(members.filter((m) => m !== slug))];
 }

@@ -67,6 +67,31 @@ describe('panel judges through the CLI', () => {
     } finally {
       await after.close();
     }
+
+    // Calibrating the panel shows it against humans beside each member, and each member against the vote.
+    const labels = join(dir, 'labels.jsonl');
+    writeFileSync(labels, ['d1', 'd2', 'd3'].flatMap((answer) => ['ann-1', 'ann-2'].map((rater) => JSON.stringify({ answer, run: 'panel-cli', item: 'barn', rater, label: answer === 'd3' ? 'missing' : 'correct' }))).join('\n') + '\n');
+    expect((await runCliAsync(['import', 'labels', labels], { env })).code).toBe(0);
+    const cal = await runCliAsync(['calibrate', '--run', 'panel-cli', '--judge', 'c-panel', '--scale', 'verdict', '--json'], { env });
+    expect(cal.stderr).toBe('');
+    expect(cal.code).toBe(0);
+    const report = cal.json();
+    expect(report.judges).toEqual(['c-claude', 'c-gpt', 'c-panel']);
+    expect(report.humans).toEqual(['ann-1', 'ann-2']);
+    // Every judge said barn correct on all four answers; humans: correct, correct, missing on d1–d3.
+    // So each of the three agrees with the human majority on 2 of the 3 labelled units, and with each other always.
+    expect(report.judgeReports.map((j: { rater: string; vsMajority: { n: number; agreement: number } }) => [j.rater, j.vsMajority.n, j.vsMajority.agreement])).toEqual([
+      ['c-claude', 3, 2 / 3],
+      ['c-gpt', 3, 2 / 3],
+      ['c-panel', 3, 2 / 3],
+    ]);
+    const pairs = report.judgeJudge.pairs as Record<string, { agreement: number }>;
+    expect(Object.keys(pairs)).toEqual(['c-claude ~ c-gpt', 'c-claude ~ c-panel', 'c-gpt ~ c-panel']);
+    for (const p of Object.values(pairs)) expect(p.agreement).toBe(1);
+    // A plain member alone is still calibrated alone.
+    const member = await runCliAsync(['calibrate', '--run', 'panel-cli', '--judge', 'c-gpt', '--scale', 'verdict', '--json'], { env });
+    expect(member.code).toBe(0);
+    expect(member.json().judges).toEqual(['c-gpt']);
   }, 300_000);
 
   it('assay grade --judge panel.yaml: the one grade shape with `panel`, and the members in the text output', async () => {
