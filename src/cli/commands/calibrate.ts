@@ -1,7 +1,9 @@
 import type { Command, CommandContext } from '../command.ts';
 import { badInput } from '../../domain/errors.ts';
 import { isLabelScale, LABEL_SCALES, parseLabels, type LabelRow, type LabelScale } from '../../domain/labels.ts';
+import type { ItemInstability } from '../../scoring/panel/index.ts';
 import { formatCalibration } from '../format/calibration.ts';
+import { table } from '../table.ts';
 import { numberFlag, readStructured, readText, requireFlag } from '../io.ts';
 
 /** Where the labels come from: a labels file, or a stored run's judge verdicts joined with its human labels. */
@@ -10,6 +12,8 @@ interface LabelSource {
   name: string;
   /** The judges of a stored run's report (a panel and its members); undefined for a labels file. */
   judges?: string[];
+  /** A panel's per-item instability over the run (docs/panels.md). */
+  panelInstability?: ItemInstability[];
 }
 
 function labelsFromFile(path: string, scale: LabelScale): LabelSource {
@@ -20,9 +24,12 @@ function labelsFromFile(path: string, scale: LabelScale): LabelSource {
 async function labelsFromRun(run: string, judge: string | undefined): Promise<LabelSource> {
   if (judge === undefined) throw badInput('--run needs --judge J (the judge whose stored grades are calibrated)');
   const { withDatabase } = await import('../database.ts');
-  const { calibratedJudges, loadCalibrationLabels } = await import('../../services/grading/calibration-labels.ts');
-  const { rows, judges } = await withDatabase(async (database) => ({ rows: await loadCalibrationLabels(database, { run, judge }), judges: await calibratedJudges(database, judge) }));
-  return { rows, name: `run ${run}`, judges };
+  const { calibratedJudges, loadCalibrationLabels, panelInstability } = await import('../../services/grading/calibration-labels.ts');
+  return withDatabase(async (database) => {
+    const rows = await loadCalibrationLabels(database, { run, judge });
+    const judges = await calibratedJudges(database, judge);
+    return { rows, name: `run ${run}`, judges, ...(judges.length > 1 ? { panelInstability: await panelInstability(database, { run, judge }) } : {}) };
+  });
 }
 
 /** Item weights from a rubric file (the answer roll-up then matches completeness exactly). */
@@ -68,7 +75,10 @@ const calibrate: Command = {
     if (seed !== undefined) opts.seed = seed;
     if (weights) opts.weights = weights;
     const report = calibrateLabels(source.rows, opts);
-    return { json: report, text: formatCalibration(report) };
+    if (!source.panelInstability) return { json: report, text: formatCalibration(report) };
+    const unstable = source.panelInstability.filter((i) => i.answers > 0);
+    const text = `${formatCalibration(report)}\n\nPanel ${judge}: item instability (share of ok samples disagreeing with the vote, pooled over the run's quorate panel grades)\n${table(['item', 'instability', 'samples', 'answers'], unstable.map((i) => [i.id, i.instability, i.samples, i.answers]))}`;
+    return { json: { ...report, panelInstability: source.panelInstability }, text };
   },
 };
 

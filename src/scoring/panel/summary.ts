@@ -20,22 +20,29 @@ export interface ItemInstability {
   answers: number;
 }
 
-/** Per rubric item: pooled share of ok samples disagreeing with the vote, over grades with quorum. */
-export function itemInstability(rubric: Rubric, results: readonly PanelResult[]): ItemInstability[] {
-  return rubric.items.map((it) => {
+/** What instability reads of a panel grade: its status and per item the voted verdict and the votes (a stored report has them). */
+export type VotedGrade = { status: string; items: ReadonlyArray<Pick<PanelResult['items'][number], 'id' | 'verdict' | 'votes'>> };
+
+/**
+ * Per rubric item: pooled share of ok samples disagreeing with the vote, over grades with quorum. Without
+ * a rubric (grades of several rubrics) the items are those the grades name, in order of first appearance.
+ */
+export function itemInstability(rubric: Pick<Rubric, 'items'> | null, results: readonly VotedGrade[]): ItemInstability[] {
+  const ids = rubric ? rubric.items.map((it) => it.id) : [...new Set(results.flatMap((r) => r.items.map((it) => it.id)))];
+  return ids.map((id) => {
     let disagree = 0;
     let total = 0;
     let answers = 0;
     for (const r of results) {
       if (r.status !== 'ok') continue;
-      const row = r.items.find((x) => x.id === it.id);
+      const row = r.items.find((x) => x.id === id);
       if (!row || row.verdict === null) continue;
       const n = row.votes.correct + row.votes.partial + row.votes.incorrect + row.votes.missing;
       disagree += n - row.votes[row.verdict];
       total += n;
       answers += 1;
     }
-    return { id: it.id, instability: total > 0 ? disagree / total : null, samples: total, answers };
+    return { id, instability: total > 0 ? disagree / total : null, samples: total, answers };
   });
 }
 

@@ -3,6 +3,7 @@ import type { Database } from '../../db/client.ts';
 import { judges } from '../../db/schema.ts';
 import { notFound } from '../../domain/errors.ts';
 import { SCALES, type LabelRow, type LabelScale } from '../../domain/labels.ts';
+import { itemInstability, type ItemInstability, type VotedGrade } from '../../scoring/panel/index.ts';
 import { findRun } from './run-ref.ts';
 
 /**
@@ -106,4 +107,20 @@ export async function calibratedJudges(database: Database, slug: string): Promis
   if (rows.length === 0) throw notFound(`judge '${slug}' has graded nothing (no such judge in the database)`);
   const members = rows.filter((r) => r.provider === 'panel').flatMap((r) => (r.model ?? '').split('+').filter(Boolean));
   return [slug, ...new Set(members.filter((m) => m !== slug))];
+}
+
+/**
+ * Per rubric item, how unstable a panel's vote is over a run: the share of its ok samples, pooled over
+ * the run's quorate panel grades, that disagree with the vote (from each grade's stored report).
+ */
+export async function panelInstability(database: Database, q: { run: string; judge: string }): Promise<ItemInstability[]> {
+  const run = await findRun(database, q.run);
+  const rows = await jsonArray<VotedGrade>(
+    database,
+    `select coalesce(json_agg(json_build_object('status', g.status, 'items', g.meta->'panel'->'items') order by a.id), '[]')::text as j
+       from grades g join judges j on j.id = g.judge_id join answers a on a.id = g.answer_id
+      where a.run_id = $1 and j.slug = $2 and j.provider = 'panel' and g.meta ? 'panel'`,
+    [run.id, q.judge],
+  );
+  return itemInstability(null, rows);
 }

@@ -48,6 +48,11 @@ describe('item instability over a run', () => {
     ]);
   });
 
+  it('reads stored reports without a rubric: the same figures, items in order of first appearance', () => {
+    const stored = answers.map((a) => JSON.parse(JSON.stringify({ status: a.result.status, items: a.result.items.map(({ id, verdict, votes }) => ({ id, verdict, votes })) })));
+    expect(itemInstability(null, stored)).toEqual(itemInstability(abc, answers.map((a) => a.result)));
+  });
+
   it('is null for an item no quorate grade voted on', () => {
     expect(itemInstability(abc, [answers[2]!.result]).map((r) => r.instability)).toEqual([null, null, null]);
   });

@@ -88,6 +88,11 @@ describe('panel judges through the CLI', () => {
     const pairs = report.judgeJudge.pairs as Record<string, { agreement: number }>;
     expect(Object.keys(pairs)).toEqual(['c-claude ~ c-gpt', 'c-claude ~ c-panel', 'c-gpt ~ c-panel']);
     for (const p of Object.values(pairs)) expect(p.agreement).toBe(1);
+    // Two members that always agree: no item is unstable; 4 quorate grades × 2 ok samples per item.
+    expect(report.panelInstability.find((i: { id: string }) => i.id === 'barn')).toEqual({ id: 'barn', instability: 0, samples: 8, answers: 4 });
+    expect(report.panelInstability.every((i: { instability: number }) => i.instability === 0)).toBe(true);
+    const text = await runCliAsync(['calibrate', '--run', 'panel-cli', '--judge', 'c-panel', '--scale', 'verdict'], { env });
+    expect(text.stdout).toMatch(/\n\nPanel c-panel: item instability \(share of ok samples disagreeing with the vote, pooled over the run's quorate panel grades\)\nitem\s+instability\s+samples\s+answers\n/);
     // A plain member alone is still calibrated alone.
     const member = await runCliAsync(['calibrate', '--run', 'panel-cli', '--judge', 'c-gpt', '--scale', 'verdict', '--json'], { env });
     expect(member.code).toBe(0);
