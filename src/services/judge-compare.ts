@@ -61,8 +61,8 @@ export async function judgeCompare(database: Database, query: JudgeCompareQuery)
       throw badInput(`judge '${judge}' has no grades for run '${run.name}'; grade it first: assay run --run ${run.name} --judge ${judge}`);
     }
   }
-  // The calibration's own label rows (stored human labels of the run); its judge rows are not used here.
-  const labels = await calibrationLabels(database, { key: 'externalId', run: run.name, judge: q.a, scale: 'verdict', humanLabelledOnly: true });
+  // The calibration's own label rows: the stored human labels of the run (no judge's grades: both are read above).
+  const labels = await calibrationLabels(database, { key: 'externalId', run: run.name, judges: [], scale: 'verdict', humanLabelledOnly: true });
   const humans: HumanItemLabel[] = labels.flatMap((l) =>
     l.kind === 'human' && l.item !== undefined ? [{ answer: l.answer, item: l.item, rater: l.rater, label: String(l.label) }] : [],
   );

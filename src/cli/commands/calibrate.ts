@@ -24,12 +24,8 @@ function labelsFromFile(path: string, scale: LabelScale): LabelSource {
 async function labelsFromRun(run: string, judge: string | undefined): Promise<LabelSource> {
   if (judge === undefined) throw badInput('--run needs --judge J (the judge whose stored grades are calibrated)');
   const { withDatabase } = await import('../database.ts');
-  const { calibratedJudges, loadCalibrationLabels, panelInstability } = await import('../../services/grading/calibration-labels.ts');
-  return withDatabase(async (database) => {
-    const rows = await loadCalibrationLabels(database, { run, judge });
-    const judges = await calibratedJudges(database, judge);
-    return { rows, name: `run ${run}`, judges, ...(judges.length > 1 ? { panelInstability: await panelInstability(database, { run, judge }) } : {}) };
-  });
+  const { loadRunCalibration } = await import('../../services/grading/calibration-labels.ts');
+  return { ...(await withDatabase((database) => loadRunCalibration(database, { run, judge }))), name: `run ${run}` };
 }
 
 /** Item weights from a rubric file (the answer roll-up then matches completeness exactly). */

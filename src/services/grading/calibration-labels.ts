@@ -90,11 +90,25 @@ export async function calibrationLabels(database: Database, q: CalibrationLabelQ
  * by the answers' ids in the run. An unknown run, or a judge that graded nothing, is not found.
  */
 export async function loadCalibrationLabels(database: Database, q: { run: string; judge: string }): Promise<LabelRow[]> {
+  return (await loadRunCalibration(database, q)).rows;
+}
+
+export interface RunCalibration {
+  rows: LabelRow[];
+  /** The judges reported: J, and a panel's members (calibratedJudges). */
+  judges: string[];
+  /** A panel's per-item instability over the run; absent for a plain judge. */
+  panelInstability?: ItemInstability[];
+}
+
+/** Everything `assay calibrate --run R --judge J` reads, with the run and the judge looked up once. */
+export async function loadRunCalibration(database: Database, q: { run: string; judge: string }): Promise<RunCalibration> {
   const run = await findRun(database, q.run);
   const slugs = await calibratedJudges(database, q.judge);
   const rows = await calibrationLabels(database, { key: 'externalId', run: run.name, judges: slugs });
+  if (slugs.length === 1) return { rows, judges: slugs };
   // A panel is calibrated beside its members: judge labels imported as labels under other names stay out.
-  return slugs.length > 1 ? rows.filter((r) => r.kind !== 'judge' || slugs.includes(r.rater)) : rows;
+  return { rows: rows.filter((r) => r.kind !== 'judge' || slugs.includes(r.rater)), judges: slugs, panelInstability: await panelInstability(database, run.id, q.judge) };
 }
 
 /**
@@ -113,14 +127,13 @@ export async function calibratedJudges(database: Database, slug: string): Promis
  * Per rubric item, how unstable a panel's vote is over a run: the share of its ok samples, pooled over
  * the run's quorate panel grades, that disagree with the vote (from each grade's stored report).
  */
-export async function panelInstability(database: Database, q: { run: string; judge: string }): Promise<ItemInstability[]> {
-  const run = await findRun(database, q.run);
+async function panelInstability(database: Database, runId: number, judge: string): Promise<ItemInstability[]> {
   const rows = await jsonArray<VotedGrade>(
     database,
     `select coalesce(json_agg(json_build_object('status', g.status, 'items', g.meta->'panel'->'items') order by a.id), '[]')::text as j
        from grades g join judges j on j.id = g.judge_id join answers a on a.id = g.answer_id
       where a.run_id = $1 and j.slug = $2 and j.provider = 'panel' and g.meta ? 'panel'`,
-    [run.id, q.judge],
+    [runId, judge],
   );
   return itemInstability(null, rows);
 }
