@@ -26,7 +26,9 @@ export const JUDGE_COMPARE_LIMITS = { top: 1000, resamples: 100_000 } as const;
 /** Every grade (any status) of the two judges in the run, keyed by the answers' ids in the run. */
 async function runGrades(database: Database, runId: number, slugs: string[]): Promise<Map<string, Map<string, JudgeGrade>>> {
   const r = await database.execute(
-    `select coalesce(json_agg(json_build_array(j.slug, a.external_id, g.status, g.items, g.f1) order by a.id), '[]')::text as j
+    // Ordered so that, when several configurations of one judge id graded an answer, the newest grade wins
+    // (it is read last): deterministic, and the same grade the answer page shows first.
+    `select coalesce(json_agg(json_build_array(j.slug, a.external_id, g.status, g.items, g.f1) order by a.id, g.created_at, g.id), '[]')::text as j
        from grades g join judges j on j.id = g.judge_id join answers a on a.id = g.answer_id
       where a.run_id = $1 and j.slug = any($2::text[])`,
     [runId, slugs],
