@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ANSWER_STATUSES, TASK_KINDS } from './answers.ts';
 import { Fields } from './fields.ts';
 import { CAPS, int4, text } from './limits.ts';
+import { CLAIM_VERDICTS, ITEM_VERDICTS } from './verdicts.ts';
 
 /**
  * An annotation campaign (issue 14): which answers people label, on which scales, by whom, how many
@@ -85,6 +86,11 @@ export const CampaignSpecSchema = z
       .max(1000)
       .describe('API keys by id or name; each labels as the key name'),
     overlap: int4(1, 1000).describe('k: how many distinct annotators label each answer'),
+    adjudicators: z
+      .array(z.union([Fields.rowId, Fields.keyName]))
+      .max(1000)
+      .default([])
+      .describe('keys (id or name) that may record final labels where annotators disagree (with the annotate scope); admins always may'),
     hide: z
       .object({ reference: z.boolean().default(false).describe('hide the rubric reference (reference-blind protocol); judge output is always hidden') })
       .strict()
@@ -139,3 +145,24 @@ export function workspaceSpec(campaignId: number, spec: CampaignSpec, why: Queue
   if (spec.scales.numeric) w.numeric = { k: spec.scales.numeric.k, anchors: [...spec.scales.numeric.anchors] };
   return w;
 }
+
+/** One label given in a campaign: an item verdict, a claim mark, the binary answer or the 1..k rating. */
+export const CampaignMarkSchema = z.discriminatedUnion('scale', [
+  z.object({ scale: z.literal('verdict'), item: Fields.itemId, label: z.enum(ITEM_VERDICTS) }).strict(),
+  z.object({ scale: z.literal('claims'), claim: int4(0), label: z.enum(CLAIM_VERDICTS) }).strict(),
+  z.object({ scale: z.literal('binary'), label: z.union([z.boolean(), Fields.label]) }).strict(),
+  z.object({ scale: z.literal('numeric'), label: int4(1, NUMERIC_MAX_K) }).strict(),
+]);
+export type CampaignMark = z.infer<typeof CampaignMarkSchema>;
+
+/**
+ * How the human side of a calibration report is formed: `each` annotator as a rater (the default),
+ * their strict `majority` per unit (ties dropped), or `adjudicated`: the adjudicator's final label where
+ * there is one, else the strict majority.
+ */
+export const HUMANS_MODES = ['each', 'majority', 'adjudicated'] as const;
+export type HumansMode = (typeof HUMANS_MODES)[number];
+export const isHumansMode = (s: string): s is HumansMode => (HUMANS_MODES as readonly string[]).includes(s);
+
+/** The unit key of an adjudication: a rubric item id, or the binary answer-level key. */
+export const AdjudicationUnitSchema = z.union([Fields.itemId, z.literal(ANSWER_SCALE_KEYS.binary)]);
