@@ -1,8 +1,10 @@
 import type { Command, CommandContext } from '../command.ts';
 import { badInput } from '../../domain/errors.ts';
 import { isLabelScale, LABEL_SCALES, parseLabels, type LabelRow, type LabelScale } from '../../domain/labels.ts';
+import type { OrderSensitivity } from '../../analysis/calibration/order-sensitivity.ts';
 import type { ItemInstability } from '../../scoring/panel/index.ts';
 import { formatCalibration } from '../format/calibration.ts';
+import { formatOrderSensitivity } from '../format/calibration-order.ts';
 import { table } from '../table.ts';
 import { numberFlag, readStructured, readText, requireFlag } from '../io.ts';
 
@@ -14,6 +16,8 @@ interface LabelSource {
   judges?: string[];
   /** A panel's per-item instability over the run (docs/panels.md). */
   panelInstability?: ItemInstability[];
+  /** A shuffled panel's order sensitivity over the run (docs/panels.md); null for any other judge; absent for a labels file. */
+  orderSensitivity?: OrderSensitivity | null;
 }
 
 function labelsFromFile(path: string, scale: LabelScale): LabelSource {
@@ -21,11 +25,17 @@ function labelsFromFile(path: string, scale: LabelScale): LabelSource {
 }
 
 /** Labels of a stored run: the judge's stored verdicts (kind "judge") beside the human labels. */
-async function labelsFromRun(run: string, judge: string | undefined): Promise<LabelSource> {
+async function labelsFromRun(run: string, judge: string | undefined, seed: number | undefined): Promise<LabelSource> {
   if (judge === undefined) throw badInput('--run needs --judge J (the judge whose stored grades are calibrated)');
   const { withDatabase } = await import('../database.ts');
   const { loadRunCalibration } = await import('../../services/grading/calibration-labels.ts');
-  return { ...(await withDatabase((database) => loadRunCalibration(database, { run, judge }))), name: `run ${run}` };
+  const { loadOrderSensitivity } = await import('../../services/grading/calibration-order.ts');
+  return withDatabase(async (database) => {
+    const calibration = await loadRunCalibration(database, { run, judge });
+    // Seeded like the report's own intervals, so --seed S reproduces every figure.
+    const orderSensitivity = await loadOrderSensitivity(database, { run, judge, ...(seed !== undefined ? { seed } : {}) });
+    return { ...calibration, orderSensitivity, name: `run ${run}` };
+  });
 }
 
 /** Item weights from a rubric file (the answer roll-up then matches completeness exactly). */
@@ -62,7 +72,7 @@ const calibrate: Command = {
     if (labels !== undefined && run !== undefined) throw badInput('give either --labels or --run, not both');
     if (labels === undefined && run === undefined) throw badInput('missing required option --labels (or --run)');
     const weights = typeof values.rubric === 'string' ? await rubricWeights(values.rubric) : undefined;
-    const source = labels !== undefined ? labelsFromFile(labels, scale) : await labelsFromRun(run!, judge);
+    const source = labels !== undefined ? labelsFromFile(labels, scale) : await labelsFromRun(run!, judge, seed);
 
     const { calibrate: calibrateLabels } = await import('../../analysis/calibration/index.ts');
     const opts: Parameters<typeof calibrateLabels>[1] = { scale, source: source.name };
@@ -71,10 +81,13 @@ const calibrate: Command = {
     if (seed !== undefined) opts.seed = seed;
     if (weights) opts.weights = weights;
     const report = calibrateLabels(source.rows, opts);
-    if (!source.panelInstability) return { json: report, text: formatCalibration(report) };
+    // Figures only a stored run has (a labels file carries no panel reports): present, null when not applicable.
+    const runFigures = source.orderSensitivity !== undefined ? { orderSensitivity: source.orderSensitivity } : {};
+    const order = source.orderSensitivity ? `\n\n${formatOrderSensitivity(judge!, source.orderSensitivity)}` : '';
+    if (!source.panelInstability) return { json: { ...report, ...runFigures }, text: formatCalibration(report) + order };
     const unstable = source.panelInstability.filter((i) => i.answers > 0);
-    const text = `${formatCalibration(report)}\n\nPanel ${judge}: item instability (share of ok samples disagreeing with the vote, pooled over the run's quorate panel grades)\n${table(['item', 'instability', 'samples', 'answers'], unstable.map((i) => [i.id, i.instability, i.samples, i.answers]))}`;
-    return { json: { ...report, panelInstability: source.panelInstability }, text };
+    const text = `${formatCalibration(report)}\n\nPanel ${judge}: item instability (share of ok samples disagreeing with the vote, pooled over the run's quorate panel grades)\n${table(['item', 'instability', 'samples', 'answers'], unstable.map((i) => [i.id, i.instability, i.samples, i.answers]))}${order}`;
+    return { json: { ...report, panelInstability: source.panelInstability, ...runFigures }, text };
   },
 };
 
