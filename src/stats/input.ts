@@ -74,6 +74,11 @@ export function parseList(text: string, source: string, isCsv: boolean): Cell[] 
   } else {
     list = parseJson(text, source);
   }
+  return checkList(list, source);
+}
+
+/** A list given as data (a parsed file, a request body's field): a non-empty array of cells. */
+export function checkList(list: unknown, source: string): Cell[] {
   if (!Array.isArray(list)) throw badInput(`${source}: expected a JSON array of values`);
   if (list.length === 0) throw badInput(`${source}: empty (no values)`);
   list.forEach((v, i) => {
@@ -84,7 +89,11 @@ export function parseList(text: string, source: string, isCsv: boolean): Cell[] 
 
 /** A rectangular matrix: a JSON array of equal-length arrays, or a CSV. */
 export function parseMatrix(text: string, source: string, isCsv: boolean): Cell[][] {
-  const rows = isCsv ? parseCsv(text, source) : parseJson(text, source);
+  return checkMatrix(isCsv ? parseCsv(text, source) : parseJson(text, source), source);
+}
+
+/** A matrix given as data: a non-empty rectangular array of arrays of cells. */
+export function checkMatrix(rows: unknown, source: string): Cell[][] {
   if (!Array.isArray(rows) || !rows.every(Array.isArray)) throw badInput(`${source}: expected a matrix (an array of arrays)`);
   if (rows.length === 0 || rows[0]!.length === 0) throw badInput(`${source}: empty matrix`);
   const width = rows[0]!.length;
