@@ -179,6 +179,9 @@ describe('calibrate — the hand-computed 40-unit fixture', () => {
   it('reads the judge against the human ceiling', () => {
     // Weighted kappa vs majority [0.725, 0.976] overlaps alpha's bootstrap interval (which contains 0.957).
     expect(j1.trust).toMatchObject({ statistic: 'weightedKappa', value: 1052 / 1237, ceiling: 12247 / 12800, withinHumanRange: true });
+    // Two annotators: each against the other, weighted kappa 87/92 both ways; the human level is that.
+    expect(j1.trust.humans.map((h) => [h.annotator, h.n])).toEqual([['h1', 40], ['h2', 40]]);
+    expect(j1.trust.humanLevel).toBeCloseTo(87 / 92, 12);
   });
 
   it('the bootstrap interval of alpha is fixed by the seed', () => {
@@ -193,7 +196,9 @@ describe('calibrate — the hand-computed 40-unit fixture', () => {
     expect(text).toContain('37 units with a majority, 3 ties (excluded)');
     expect(text).toMatch(/majority\s+37\s+0\.811\s+0\.695\s+\[0\.504, 0\.886\]\s+0\.850\s+\[0\.725, 0\.976\]/);
     expect(text).toMatch(/i2\s+7\s+3\s+0\.429\s+0\.323\s+correct → partial ×2/);
-    expect(text).toContain('Reading: weighted kappa vs majority 0.850 [0.725, 0.976] overlaps human–human alpha 0.957');
+    expect(text).toContain(
+      'Reading: weighted kappa vs majority 0.850 [0.725, 0.976] reaches the human level 0.946 (median of 2 annotators, each against the majority of the others)',
+    );
   });
 });
 

@@ -2,7 +2,7 @@ import { badInput } from '../../domain/errors.ts';
 import { isLabelScale, LABEL_SCALES, type LabelRow } from '../../domain/labels.ts';
 import { compareJudge, itemDisagreements } from './breakdown.ts';
 import { groupBy } from '../group.ts';
-import { raterAlpha } from './ceiling.ts';
+import { leaveOneAnnotatorOut, raterAlpha } from './ceiling.ts';
 import { comparePair } from './compare.ts';
 import { humanConsensus } from './consensus.ts';
 import { checkWeights, rollUpAnswers } from './rollup.ts';
@@ -43,6 +43,7 @@ export function calibrate(rows: readonly LabelRow[], opts: CalibrateOptions): Ca
 
   const consensus = humanConsensus(table);
   const ceiling = raterAlpha(table, table.humans, seed);
+  const leaveOneOut = leaveOneAnnotatorOut(table);
   const judgeReports = judges.map((judge): JudgeReport => {
     const byModel = Object.fromEntries(
       groupBy(table.units, (u) => u.model).map(([model, units]) => [model, compareJudge(table, judge, consensus.labels, units)]),
@@ -51,7 +52,7 @@ export function calibrate(rows: readonly LabelRow[], opts: CalibrateOptions): Ca
     return {
       rater: judge,
       units: table.labels.get(judge)!.size,
-      trust: trustReading(table.scale, overall.vsMajority, ceiling),
+      trust: trustReading(table.scale, overall.vsMajority, ceiling, leaveOneOut),
       ...overall,
       byModel,
       byItem: itemDisagreements(table, judge, consensus.labels),
@@ -82,7 +83,7 @@ export function calibrate(rows: readonly LabelRow[], opts: CalibrateOptions): Ca
       tied: consensus.tied.map((u) => ({ answer: u.answer, item: u.item })),
       singleRater: consensus.singleRater,
     },
-    humanCeiling: { alpha: ceiling, pairs: pairwise(table, table.humans) },
+    humanCeiling: { alpha: ceiling, pairs: pairwise(table, table.humans), leaveOneOut },
     judgeReports,
     judgeJudge:
       table.judges.length >= 2

@@ -1,9 +1,10 @@
 import type { LabelScale, NormalLabel } from '../../domain/labels.ts';
 import { bootstrapCI } from '../../stats/bootstrap.ts';
 import { krippendorffAlpha } from '../../stats/krippendorff.ts';
-import { POINT_LEVELS } from './compare.ts';
+import { comparePair, POINT_LEVELS } from './compare.ts';
 import { alphaFromSums, clusterSums, sumAll, type SumsLevel } from './alpha-sums.ts';
-import type { AlphaStat, LabelTable } from './types.ts';
+import { humanConsensus } from './consensus.ts';
+import type { AlphaStat, LabelTable, PairStats } from './types.ts';
 
 /**
  * Level of measurement per scale, and the cell each label contributes. Verdicts are ordinal on their
@@ -60,4 +61,21 @@ export function raterAlpha(table: LabelTable, raters: string[], seed: number): A
   out.ci = boot.ci;
   if (!boot.ci && boot.reason) out.reason = `no interval: ${boot.reason}`;
   return out;
+}
+
+/**
+ * Leave one annotator out: each human against the consensus of the other humans (the same rule as the
+ * judges' reference: majority, ties excluded; numeric: the mean), over the units that human labelled.
+ * This is the distribution "within human range" is read from (trust.ts): one careless annotator is
+ * one low value in it, where in alpha or in pooled pairwise agreement they drag every figure down.
+ * Needs at least two humans; with exactly two, each is compared with the other.
+ */
+export function leaveOneAnnotatorOut(table: LabelTable): Record<string, PairStats> {
+  if (table.humans.length < 2) return {};
+  return Object.fromEntries(
+    table.humans.map((h) => {
+      const others = humanConsensus({ ...table, humans: table.humans.filter((x) => x !== h) });
+      return [h, comparePair(table.labels.get(h)!, others.labels, table.scale)];
+    }),
+  );
 }

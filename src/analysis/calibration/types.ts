@@ -84,8 +84,15 @@ export interface TrustReading {
   statistic: 'weightedKappa' | 'kappa' | 'pearson';
   value: number | null;
   ci: [number, number] | null;
+  /** Human–human Krippendorff alpha and its interval: described beside the reading, not the bar. */
   ceiling: number | null;
   ceilingCi: [number, number] | null;
+  /** The bar: the median of `humans[].value` (null when none is defined). */
+  humanLevel: number | null;
+  /** Each annotator's same statistic against the majority of the other annotators. */
+  humans: { annotator: string; n: number; value: number | null }[];
+  /** The rule in words (trust.ts HUMAN_RANGE_RULE). */
+  rule: string;
   withinHumanRange: boolean | null;
   reason?: string;
 }
@@ -120,7 +127,8 @@ export interface CalibrationReport {
   /** How the human reference per unit is formed, in words. */
   consensus: string;
   majority: { units: number; ties: number; tied: { answer: string; item: string | null }[]; singleRater: number };
-  humanCeiling: { alpha: AlphaStat; pairs: Record<string, PairStats> };
+  /** alpha and pairwise among the humans; leaveOneOut: each human against the majority of the others. */
+  humanCeiling: { alpha: AlphaStat; pairs: Record<string, PairStats>; leaveOneOut: Record<string, PairStats> };
   judgeReports: JudgeReport[];
   judgeJudge: { alpha: AlphaStat; pairs: Record<string, PairStats> } | null;
   notes: string[];

@@ -62,9 +62,10 @@ const STAT_NAME: Readonly<Record<TrustReading['statistic'], string>> = { weighte
 function trustLine(t: TrustReading, scale: CalibrationReport['scale']): string {
   const judge = `${STAT_NAME[t.statistic]} vs ${reference(scale)} ${num(t.value)} ${ci(t.ci)}`;
   if (t.withinHumanRange === null) return `  Reading: ${judge}; no verdict (${t.reason})`;
-  const humans = `human–human alpha ${num(t.ceiling)} ${ci(t.ceilingCi)}`;
+  // The bar is the median annotator against the others (analysis/calibration/trust.ts), not alpha.
+  const humans = `the human level ${num(t.humanLevel)} (median of ${t.humans.length} annotators, each against the majority of the others)`;
   return t.withinHumanRange
-    ? `  Reading: ${judge} overlaps ${humans}: within the range of human agreement`
+    ? `  Reading: ${judge} reaches ${humans}: within the range of human agreement`
     : `  Reading: ${judge} stays below ${humans}: the judge agrees with people less than they agree with each other`;
 }
 
