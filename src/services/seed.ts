@@ -9,7 +9,7 @@ import { iiwAnswerRow, iiwRubric, IiwRowSchema } from './iiw.ts';
 import { readImportFiles, PUZZLE_FILES } from './imports.ts';
 import { parsePuzzleFiles, storePuzzles } from './puzzles.ts';
 import { parseRubricFiles, storeRubric } from './rubrics.ts';
-import { gradeExamples } from './grading/examples.ts';
+import { gradeExamples, gradeExamplesWithPanel } from './grading/examples.ts';
 import { labelExamples } from './seed-labels.ts';
 
 /**
@@ -17,8 +17,9 @@ import { labelExamples } from './seed-labels.ts';
  * has something to show: the farmyard rubric and its describe answer, the IIW-400 subset as rubrics
  * plus the IIW-P5B model's descriptions as a run, the grid puzzles with a run of assemblies, and a
  * synthetic describe-then-solve campaign on the farmyard puzzle (four fictional models, effort levels,
- * a "tagged" condition) — all scored; then every example description graded by the lexical judge and
- * two annotators' item labels of the farmyard descriptions.
+ * a "tagged" condition) — all scored; then every example description graded by the lexical judge,
+ * two annotators' item labels of the farmyard descriptions, and those labelled descriptions graded by
+ * the baseline panel of three lexical judges (judges/panel-lexical.yaml) for the calibration page.
  *
  * Two phases. The import (rubrics, puzzles, answers, assembly scores) goes through the same parsers as
  * `assay import`, in one transaction under an advisory lock, and only into an empty database: all or
@@ -38,16 +39,19 @@ export interface SeedResult {
   /** Lexical grades written by this call (also when it completes an interrupted seed). */
   grades: number;
   labels: number;
+  /** Baseline-panel grades written by this call (the labelled example descriptions; its members' grades besides). */
+  panelGrades: number;
 }
 
 /** Arbitrary constant naming the seed's advisory lock. */
 const SEED_LOCK = 0x61737361;
 
-const EMPTY: Omit<SeedResult, 'seeded'> = { rubrics: 0, puzzles: 0, runs: 0, answers: 0, assemblyScores: 0, grades: 0, labels: 0 };
+const EMPTY: Omit<SeedResult, 'seeded'> = { rubrics: 0, puzzles: 0, runs: 0, answers: 0, assemblyScores: 0, grades: 0, labels: 0, panelGrades: 0 };
 
 /**
  * Imports the examples when the database holds no rubrics, puzzles or runs; then (every time) grades the
- * example descriptions still without a lexical grade and imports the example labels if none are there.
+ * example descriptions still without a lexical grade, imports the example labels if none are there, and
+ * grades the labelled ones still without a baseline-panel grade.
  */
 export async function seedExamples(database: Database, opts: { dir?: string } = {}): Promise<SeedResult> {
   const dir = opts.dir ?? EXAMPLES_DIR;
@@ -70,7 +74,9 @@ export async function seedExamples(database: Database, opts: { dir?: string } = 
   // Labels before grades: one quick transaction, so the calibration rows exist as early as possible.
   const labelled = await labelExamples(database, labelFile);
   const graded = await gradeExamples(database, exampleRuns);
-  return { ...imported, grades: graded, labels: labelled };
+  // After the lexical grades: the panel's lexical member then rewrites its grade of a labelled answer, never creates it.
+  const panelGraded = await gradeExamplesWithPanel(database, exampleRuns);
+  return { ...imported, grades: graded, labels: labelled, panelGrades: panelGraded };
 }
 
 interface Parsed {

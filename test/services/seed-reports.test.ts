@@ -102,20 +102,21 @@ describeDb('reports over the freshly seeded examples', (ctx) => {
   it('calibration: two annotators, the lexical judge, per model and per item; the humans disagree on 15 of 119 items', async () => {
     const r = await calibrationReport(ctx.database, { scale: 'verdict' });
     expect(r.humans).toEqual(['annotator-1', 'annotator-2']);
-    expect(r.judges).toEqual(['lexical']);
-    expect(r.judgeNotes).toEqual({ lexical: LEXICAL_BASELINE_NOTE });
+    // The lexical judge and the seed's baseline panel of three lexical judges (judges/panel-lexical.yaml).
+    expect(r.judges).toEqual(['lexical', 'lexical-lenient', 'lexical-strict', 'panel-lexical']);
+    expect(r.judgeNotes).toMatchObject({ lexical: LEXICAL_BASELINE_NOTE, 'lexical-lenient': LEXICAL_BASELINE_NOTE, 'lexical-strict': LEXICAL_BASELINE_NOTE });
     expect([r.units, r.answers]).toEqual([119, 7]);
     expect(r.majority.ties).toBe(15);
     const [pair] = Object.values(r.humanCeiling.pairs);
     expect(pair!.agreement).toBeCloseTo(104 / 119, 12);
     expect(r.humanCeiling.alpha.alpha).not.toBeNull();
     expect(r.humanCeiling.alpha.alpha!).toBeLessThan(1);
-    const j = r.judgeReports[0]!;
+    const j = r.judgeReports.find((x) => x.rater === 'lexical')!;
     expect(Object.keys(j.byModel).sort()).toEqual(['example', 'model-a', 'model-b', 'model-c', 'model-d']);
     expect(j.byItem.length).toBe(17);
     const page = await pageCalibration(ctx.database, { scale: 'verdict' });
     expect(page.report?.units).toBe(119);
-    expect(page.judgeNotes).toEqual({ lexical: LEXICAL_BASELINE_NOTE });
+    expect(page.judgeNotes).toMatchObject({ lexical: LEXICAL_BASELINE_NOTE });
   });
 
   it('completes an interrupted seed: missing grades and labels are filled in with the same verdicts', async () => {
@@ -124,9 +125,10 @@ describeDb('reports over the freshly seeded examples', (ctx) => {
     await ctx.database.execute(`delete from grades where answer_id in (select a.id from answers a join runs r on r.id = a.run_id where r.name like 'campaign-%')`);
     await ctx.database.execute(`delete from labels`);
     const r = await seedExamples(ctx.database);
-    expect(r).toMatchObject({ seeded: false, answers: 0, grades: 6, labels: 238 });
+    // The six labelled campaign descriptions get the baseline panel's grade again too.
+    expect(r).toMatchObject({ seeded: false, answers: 0, grades: 6, labels: 238, panelGrades: 6 });
     expect(await gradeVerdicts(ctx.database)).toEqual(before);
-    expect(await seedExamples(ctx.database)).toMatchObject({ seeded: false, grades: 0, labels: 0 });
+    expect(await seedExamples(ctx.database)).toMatchObject({ seeded: false, grades: 0, labels: 0, panelGrades: 0 });
   });
 });
 

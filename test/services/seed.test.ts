@@ -15,15 +15,16 @@ describeDb('seeding the bundled examples', (ctx) => {
   it('loads 101 rubrics, 2 puzzles, 10 runs, 121 answers, 13 assembly scores, 107 lexical grades and 238 labels', async () => {
     const r = await seedExamples(ctx.database);
     // 121 answers = 100 IIW + 1 farmyard-describe + 6 grid-examples + 14 campaign (7 runs × describe + assemble);
-    // graded: every description with text (100 + 1 + 6; the no_answer one has none); labels: 7 answers × 17 items × 2.
-    expect(r).toEqual({ seeded: true, rubrics: 101, puzzles: 2, runs: 10, answers: 121, assemblyScores: 13, grades: 107, labels: 238 });
+    // graded: every description with text (100 + 1 + 6; the no_answer one has none); labels: 7 answers × 17 items × 2;
+    // the baseline panel grades the 7 labelled ones: 128 grade rows = 107 lexical + 7 × (panel + its strict and lenient members).
+    expect(r).toEqual({ seeded: true, rubrics: 101, puzzles: 2, runs: 10, answers: 121, assemblyScores: 13, grades: 107, labels: 238, panelGrades: 7 });
     const counts = await rowCounts(ctx.database);
-    expect(counts).toMatchObject({ rubrics: 101, rubric_versions: 101, puzzles: 2, runs: 10, answers: 121, assembly_scores: 13, grades: 107, labels: 238 });
+    expect(counts).toMatchObject({ rubrics: 101, rubric_versions: 101, puzzles: 2, runs: 10, answers: 121, assembly_scores: 13, grades: 128, labels: 238 });
   });
 
   it('is idempotent: a second seed writes nothing', async () => {
     const before = await rowCounts(ctx.database);
-    expect(await seedExamples(ctx.database)).toMatchObject({ seeded: false, rubrics: 0 });
+    expect(await seedExamples(ctx.database)).toMatchObject({ seeded: false, rubrics: 0, grades: 0, labels: 0, panelGrades: 0 });
     expect(await rowCounts(ctx.database)).toEqual(before);
   });
 
@@ -96,6 +97,6 @@ describeDb('seeding from two callers at once', (ctx) => {
   it('seeds exactly once', async () => {
     const results = await Promise.all([seedExamples(ctx.database), seedExamples(ctx.database)]);
     expect(results.map((r) => r.seeded).sort()).toEqual([false, true]);
-    expect(await rowCounts(ctx.database)).toMatchObject({ rubrics: 101, answers: 121, assembly_scores: 13, grades: 107, labels: 238 });
+    expect(await rowCounts(ctx.database)).toMatchObject({ rubrics: 101, answers: 121, assembly_scores: 13, grades: 128, labels: 238 });
   });
 });
