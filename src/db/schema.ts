@@ -3,10 +3,12 @@ import {
   type AnyPgColumn,
   check,
   doublePrecision,
+  foreignKey,
   index,
   integer,
   jsonb,
   pgTable,
+  primaryKey,
   serial,
   text,
   timestamp,
@@ -16,6 +18,7 @@ import { ANSWER_STATUSES, type AnswerStatus, TASK_KINDS, type TaskKind } from '.
 import type { GradeStatus } from '../domain/grades.ts';
 import type { NO_QUORUM_STATUS } from '../domain/panel.ts';
 import { LABEL_KINDS, type LabelKind } from '../domain/label-kinds.ts';
+import { QUEUE_REASONS, type QueueReason } from '../domain/campaigns.ts';
 
 /**
  * The whole data model (see src/db/README.md). One schema for both engines (PGlite and PostgreSQL);
@@ -233,9 +236,12 @@ export const labels = pgTable(
     annotator: text('annotator').notNull(),
     kind: text('kind').$type<LabelKind>().notNull().default('human'),
     label: text('label').notNull(),
+    /** The annotation campaign the label was given in (migration 0007); null for imported and ad hoc labels. */
+    campaignId: integer('campaign_id').references((): AnyPgColumn => campaigns.id, { onDelete: 'set null' }),
     createdAt: createdAt(),
   },
   (t) => [
+    index('labels_campaign_idx').on(t.campaignId),
     uniqueIndex('labels_answer_item_annotator_uq').on(t.answerId, t.itemKey, t.annotator),
     index('labels_annotator_idx').on(t.annotator),
     check('labels_kind_check', isOneOf(t.kind, LABEL_KINDS)),
@@ -388,5 +394,89 @@ export const providerBatches = pgTable(
   (t) => [
     index('provider_batches_run_judge_idx').on(t.runId, t.judgeId),
     check('provider_batches_state_check', sql`${t.state} in ('intent', 'submitted', 'ended', 'reconciled')`),
+  ],
+);
+
+// ─── Annotation campaigns (issue 14, src/services/campaigns/, migration 0007) ─────────────────────
+
+/** An annotation campaign: its parsed spec (src/domain/campaigns.ts) and the key names it resolved to. */
+export const campaigns = pgTable(
+  'campaigns',
+  {
+    id: serial('id').primaryKey(),
+    name: text('name').notNull().unique(),
+    spec: jsonb('spec').$type<Record<string, unknown>>().notNull(),
+    /** k: distinct annotators per answer (also in spec; a column so the queue's SQL reads it). */
+    overlap: integer('overlap').notNull(),
+    annotators: jsonb('annotators').$type<string[]>().notNull(),
+    adjudicators: jsonb('adjudicators').$type<string[]>().notNull().default([]),
+    createdAt: createdAt(),
+  },
+  (t) => [check('campaigns_overlap_check', sql`${t.overlap} >= 1`)],
+);
+
+/**
+ * The answers of a campaign in queue order (rank 0 first) with why each stands where it does.
+ * `assigned` counts the annotators holding it; the queue raises it under the row's lock, never past k.
+ */
+export const campaignAnswers = pgTable(
+  'campaign_answers',
+  {
+    campaignId: integer('campaign_id')
+      .notNull()
+      .references(() => campaigns.id, { onDelete: 'cascade' }),
+    answerId: integer('answer_id')
+      .notNull()
+      .references(() => answers.id, { onDelete: 'cascade' }),
+    rank: integer('rank').notNull(),
+    reason: text('reason').$type<QueueReason>().notNull(),
+    assigned: integer('assigned').notNull().default(0),
+  },
+  (t) => [
+    primaryKey({ columns: [t.campaignId, t.answerId] }),
+    uniqueIndex('campaign_answers_rank_uq').on(t.campaignId, t.rank),
+    index('campaign_answers_answer_idx').on(t.answerId),
+    check('campaign_answers_reason_check', isOneOf(t.reason, QUEUE_REASONS)),
+    check('campaign_answers_assigned_check', sql`${t.assigned} >= 0`),
+  ],
+);
+
+/** Which annotator holds which campaign answer; done once every asked-for unit has their label. */
+export const campaignAssignments = pgTable(
+  'campaign_assignments',
+  {
+    campaignId: integer('campaign_id').notNull(),
+    answerId: integer('answer_id').notNull(),
+    annotator: text('annotator').notNull(),
+    assignedAt: timestamp('assigned_at', { withTimezone: true }).notNull().defaultNow(),
+    doneAt: timestamp('done_at', { withTimezone: true }),
+  },
+  (t) => [
+    primaryKey({ columns: [t.campaignId, t.answerId, t.annotator] }),
+    foreignKey({ name: 'campaign_assignments_campaign_answer_fk', columns: [t.campaignId, t.answerId], foreignColumns: [campaignAnswers.campaignId, campaignAnswers.answerId] }).onDelete('cascade'),
+    index('campaign_assignments_annotator_idx').on(t.campaignId, t.annotator),
+  ],
+);
+
+/** An adjudicator's final label of one unit where the annotators disagreed: apart from their labels. */
+export const adjudications = pgTable(
+  'adjudications',
+  {
+    id: serial('id').primaryKey(),
+    campaignId: integer('campaign_id')
+      .notNull()
+      .references(() => campaigns.id, { onDelete: 'cascade' }),
+    answerId: integer('answer_id')
+      .notNull()
+      .references(() => answers.id, { onDelete: 'cascade' }),
+    itemKey: text('item_key').notNull(),
+    label: text('label').notNull(),
+    adjudicator: text('adjudicator').notNull(),
+    note: text('note'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('adjudications_campaign_answer_item_uq').on(t.campaignId, t.answerId, t.itemKey),
+    index('adjudications_answer_idx').on(t.answerId),
   ],
 );

@@ -4,6 +4,8 @@ import { judges } from '../../db/schema.ts';
 import { notFound } from '../../domain/errors.ts';
 import { SCALES, type LabelRow, type LabelScale } from '../../domain/labels.ts';
 import { itemInstability, type ItemInstability, type VotedGrade } from '../../scoring/panel/index.ts';
+import type { HumansMode } from '../../domain/campaigns.ts';
+import { answerLevelUnit, humansRows } from '../campaigns/calibration-humans.ts';
 import { findRun } from './run-ref.ts';
 
 /**
@@ -33,6 +35,8 @@ export interface CalibrationLabelQuery {
   scale?: LabelScale;
   /** Only grades of answers some human labelled (a report's units: a grade no human saw compares to nothing). */
   humanLabelledOnly?: boolean;
+  /** The human side: each annotator (default), their majority, or adjudicated final labels (services/campaigns/humans.ts). */
+  humans?: HumansMode;
 }
 
 const FILTERS = `($1::text is null or r.name = $1) and ($2::text is null or r.model = $2)`;
@@ -63,14 +67,19 @@ export async function calibrationLabels(database: Database, q: CalibrationLabelQ
       where ${FILTERS} and l.item_key not like 'claim:%'`,
     params,
   );
-  const rows: LabelRow[] = labels.map(([answer, item, rater, kind, label, model]) => ({
-    answer,
-    ...(item ? { item } : {}),
-    model,
-    rater,
-    kind: kind === 'judge' ? 'judge' : 'human',
-    label: q.scale === 'numeric' && Number.isFinite(Number(label)) ? Number(label) : label,
-  }));
+  // A campaign's binary and numeric labels are answer-level units of their own scale (answerLevelUnit).
+  const rows: LabelRow[] = labels.flatMap(([answer, stored, rater, kind, label, model]) => {
+    const item = answerLevelUnit(q.scale, stored);
+    if (item === null) return [];
+    return [{
+      answer,
+      ...(item ? { item } : {}),
+      model,
+      rater,
+      kind: kind === 'judge' ? 'judge' : 'human',
+      label: q.scale === 'numeric' && Number.isFinite(Number(label)) ? Number(label) : label,
+    }];
+  });
   const grades = await jsonArray<[string, GradeFigures['items'], string | null, number | null, string, string]>(
     database,
     `select coalesce(json_agg(json_build_array(${answerKey}, g.items, g.meta->>'label', g.f1, j.slug, r.model) order by a.id, j.slug), '[]')::text as j
@@ -82,7 +91,7 @@ export async function calibrationLabels(database: Database, q: CalibrationLabelQ
   for (const [answer, items, label, f1, judge, model] of grades) {
     for (const l of judgeLabels(q.scale, { items, label, f1 })) rows.push({ answer, model, rater: judge, kind: 'judge', ...l });
   }
-  return rows;
+  return q.humans && q.humans !== 'each' ? humansRows(database, rows, q) : rows;
 }
 
 /**

@@ -1,0 +1,52 @@
+import type { Database } from '../../db/client.ts';
+import { calibrate, type CalibrationReport } from '../../analysis/calibration/index.ts';
+import { isAssayError } from '../../domain/errors.ts';
+import type { CampaignScales } from '../../domain/campaigns.ts';
+import type { LabelScale } from '../../domain/labels.ts';
+import { calibrationLabels } from '../grading/calibration-labels.ts';
+import { findCampaign } from './load.ts';
+import { rowsOf } from './sql.ts';
+import { sql } from 'drizzle-orm';
+
+/** The calibration scales a campaign's scales feed (claim marks are not calibration units). */
+const CALIBRATION_SCALES: ReadonlyArray<[keyof CampaignScales, LabelScale]> = [
+  ['verdict', 'verdict'],
+  ['binary', 'binary'],
+  ['numeric', 'numeric'],
+];
+
+export interface ScaleAgreement {
+  scale: LabelScale;
+  /** Human–human alpha and pairwise kappas, judge–human kappas, all with intervals; null when nothing to compare yet. */
+  report: CalibrationReport | null;
+  reason?: string;
+}
+
+/**
+ * Agreement of a campaign so far, per scale, through the same pure calibration as `assay calibrate`:
+ * the campaign annotators' labels of its answers beside every judge's newest grades of them.
+ */
+export async function campaignAgreement(database: Database, ref: number | string, opts: { seed?: number } = {}): Promise<ScaleAgreement[]> {
+  const campaign = await findCampaign(database.db, ref);
+  const ids = new Set(
+    (await rowsOf<{ id: number }>(database.db, sql`select answer_id as id from campaign_answers where campaign_id = ${campaign.id}`)).map((r) => String(r.id)),
+  );
+  const annotators = new Set(campaign.annotators);
+  const out: ScaleAgreement[] = [];
+  for (const [own, scale] of CALIBRATION_SCALES) {
+    if (!campaign.spec.scales[own]) continue;
+    const rows = (await calibrationLabels(database, { key: 'answerId', scale, ...(campaign.spec.answers.run ? { run: campaign.spec.answers.run } : {}), ...(campaign.spec.answers.model ? { model: campaign.spec.answers.model } : {}) }))
+      .filter((r) => ids.has(r.answer) && (r.kind === 'judge' || annotators.has(r.rater)));
+    if (!rows.some((r) => r.kind === 'human')) {
+      out.push({ scale, report: null, reason: 'no labels yet' });
+      continue;
+    }
+    try {
+      out.push({ scale, report: calibrate(rows, { scale, seed: opts.seed ?? 1, source: `campaign ${campaign.name}` }) });
+    } catch (e) {
+      if (!isAssayError(e)) throw e;
+      out.push({ scale, report: null, reason: e.message });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,56 @@
+import { sql } from 'drizzle-orm';
+import type { Queryable } from '../../db/client.ts';
+import type { Campaign } from './load.ts';
+import { rowsOf, textList } from './sql.ts';
+
+/** One human label of a campaign answer by one of its annotators. */
+export interface CampaignLabel {
+  answerId: number;
+  answer: string;
+  run: string;
+  model: string;
+  /** The stored unit key: a rubric item id, `claim:<n>`, `answer:binary`, `answer:numeric` ('' for a plain answer-level label). */
+  unit: string;
+  annotator: string;
+  label: string;
+  /** The campaign the label was given in; null when it was given elsewhere (an import, the plain annotation page). */
+  campaignId: number | null;
+  createdAt: string;
+}
+
+/** Every human label the campaign's annotators gave its answers, in answer, unit, annotator order. */
+export async function campaignLabels(db: Queryable, campaign: Campaign): Promise<CampaignLabel[]> {
+  const rows = await rowsOf<CampaignLabel & { createdAt: string | Date }>(
+    db,
+    sql`select l.answer_id as "answerId", a.external_id as answer, r.name as run, r.model, l.item_key as unit, l.annotator,
+               l.label, l.campaign_id as "campaignId", l.created_at as "createdAt"
+          from campaign_answers ca join labels l on l.answer_id = ca.answer_id
+          join answers a on a.id = ca.answer_id join runs r on r.id = a.run_id
+         where ca.campaign_id = ${campaign.id} and l.kind = 'human' and l.annotator in ${textList(campaign.annotators)}
+         order by ca.rank, l.item_key, l.annotator`,
+  );
+  return rows.map((r) => ({
+    ...r,
+    answerId: Number(r.answerId),
+    campaignId: r.campaignId === null ? null : Number(r.campaignId),
+    createdAt: new Date(r.createdAt).toISOString(),
+  }));
+}
+
+export interface Adjudication {
+  answerId: number;
+  unit: string;
+  label: string;
+  adjudicator: string;
+  note: string | null;
+  createdAt: string;
+}
+
+export async function campaignAdjudications(db: Queryable, campaign: Campaign): Promise<Adjudication[]> {
+  const rows = await rowsOf<Adjudication & { createdAt: string | Date }>(
+    db,
+    sql`select answer_id as "answerId", item_key as unit, label, adjudicator, note, created_at as "createdAt"
+          from adjudications where campaign_id = ${campaign.id} order by answer_id, item_key`,
+  );
+  return rows.map((r) => ({ ...r, answerId: Number(r.answerId), createdAt: new Date(r.createdAt).toISOString() }));
+}

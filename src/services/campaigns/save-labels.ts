@@ -1,0 +1,104 @@
+import { and, eq, sql } from 'drizzle-orm';
+import type { Database, Queryable } from '../../db/client.ts';
+import { answers, campaignAnswers, campaignAssignments, labels } from '../../db/schema.ts';
+import { ANSWER_SCALE_KEYS, type CampaignMark } from '../../domain/campaigns.ts';
+import { AssayError, badInput } from '../../domain/errors.ts';
+import { SCALES } from '../../domain/labels.ts';
+import { itemKeys } from '../labels.ts';
+import { CLAIM_PREFIX, splitClaims } from '../web-annotation.ts';
+import { findCampaign, type Campaign } from './load.ts';
+import { requireAnnotator } from './next.ts';
+import { lockAnnotator, takeSlotOf } from './queue.ts';
+import { refreshDone } from './units.ts';
+
+interface AnswerFacts {
+  items: Set<string> | null;
+  claims: number;
+}
+
+/** The stored (item_key, label) of one mark, or the problem with it. */
+function markRow(campaign: Campaign, m: CampaignMark, a: AnswerFacts): { key: string; label: string } | string {
+  const s = campaign.spec.scales;
+  const NOT_ASKED = `scale '${m.scale}' is not one of this campaign's scales`;
+  switch (m.scale) {
+    case 'verdict':
+      if (!s.verdict) return NOT_ASKED;
+      if (!a.items?.has(m.item)) return `item '${m.item}': unknown item for this answer's rubric`;
+      return { key: m.item, label: m.label };
+    case 'claims':
+      if (!s.claims) return NOT_ASKED;
+      if (m.claim >= a.claims) return `claim ${m.claim}: the answer has claims 0..${a.claims - 1}`;
+      return { key: `${CLAIM_PREFIX}${m.claim}`, label: m.label };
+    case 'binary': {
+      if (!s.binary) return NOT_ASKED;
+      const n = SCALES.binary.normalise(m.label);
+      if (!n) return `binary: ${JSON.stringify(m.label)} is not ${SCALES.binary.accepts}`;
+      return { key: ANSWER_SCALE_KEYS.binary, label: String(n.category) };
+    }
+    case 'numeric':
+      if (!s.numeric) return NOT_ASKED;
+      if (m.label > s.numeric.k) return `numeric: rating ${m.label} is outside 1..${s.numeric.k}`;
+      return { key: ANSWER_SCALE_KEYS.numeric, label: String(m.label) };
+  }
+}
+
+async function answerFacts(tx: Queryable, answerId: number): Promise<AnswerFacts> {
+  const [a] = await tx.select({ rubricId: answers.rubricId, text: answers.text }).from(answers).where(eq(answers.id, answerId));
+  const items = a!.rubricId === null ? null : ((await itemKeys(tx, [a!.rubricId])).get(a!.rubricId) ?? new Set<string>());
+  return { items, claims: splitClaims(a!.text ?? '').length };
+}
+
+/**
+ * Saves one annotator's labels of one campaign answer (each replacing their own earlier one), with the
+ * campaign recorded on each. All or nothing: every mark is checked first and any problem refuses the
+ * whole save. An annotator who does not hold the answer takes one of its k slots here, under the same
+ * rule as the queue, so labelling around the queue cannot pass k either.
+ */
+export async function saveCampaignLabels(
+  database: Database,
+  input: { campaign: number | string; answerId: number; annotator: string; marks: readonly CampaignMark[] },
+): Promise<{ created: number; updated: number; done: boolean }> {
+  if (input.marks.length === 0) throw badInput('marks: at least one label is required');
+  return database.db.transaction(async (tx) => {
+    const campaign = await findCampaign(tx, input.campaign);
+    requireAnnotator(campaign, input.annotator);
+    const [queued] = await tx
+      .select({ answerId: campaignAnswers.answerId })
+      .from(campaignAnswers)
+      .where(and(eq(campaignAnswers.campaignId, campaign.id), eq(campaignAnswers.answerId, input.answerId)));
+    if (!queued) throw new AssayError('not_found', `campaign '${campaign.name}': answer ${input.answerId} is not in it`);
+    const facts = await answerFacts(tx, input.answerId);
+    const problems: string[] = [];
+    const rows = new Map<string, string>();
+    for (const m of input.marks) {
+      const r = markRow(campaign, m, facts);
+      if (typeof r === 'string') problems.push(r);
+      else if (rows.has(r.key) && rows.get(r.key) !== r.label) problems.push(`${r.key}: given twice ('${rows.get(r.key)}' and '${r.label}')`);
+      else rows.set(r.key, r.label);
+    }
+    if (problems.length) throw badInput(`answer ${input.answerId}: ${problems.join('; ')}; nothing saved`);
+
+    await lockAnnotator(tx, campaign, input.annotator);
+    const [held] = await tx
+      .select({ doneAt: campaignAssignments.doneAt })
+      .from(campaignAssignments)
+      .where(and(eq(campaignAssignments.campaignId, campaign.id), eq(campaignAssignments.answerId, input.answerId), eq(campaignAssignments.annotator, input.annotator)));
+    if (!held) await takeSlotOf(tx, campaign, input.annotator, input.answerId);
+
+    const written = await tx
+      .insert(labels)
+      .values([...rows].map(([itemKey, label]) => ({ answerId: input.answerId, itemKey, annotator: input.annotator, kind: 'human' as const, label, campaignId: campaign.id })))
+      .onConflictDoUpdate({
+        target: [labels.answerId, labels.itemKey, labels.annotator],
+        set: { label: sql`excluded.label`, kind: sql`excluded.kind`, campaignId: sql`excluded.campaign_id`, createdAt: sql`now()` },
+      })
+      .returning({ inserted: sql<boolean>`(xmax = 0)` });
+    await refreshDone(tx, campaign, input.annotator, [input.answerId]);
+    const [after] = await tx
+      .select({ doneAt: campaignAssignments.doneAt })
+      .from(campaignAssignments)
+      .where(and(eq(campaignAssignments.campaignId, campaign.id), eq(campaignAssignments.answerId, input.answerId), eq(campaignAssignments.annotator, input.annotator)));
+    const created = written.filter((w) => w.inserted).length;
+    return { created, updated: written.length - created, done: after?.doneAt != null };
+  });
+}

@@ -1,0 +1,64 @@
+import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
+import type { Queryable } from '../../db/client.ts';
+import { answers, campaignAssignments, labels } from '../../db/schema.ts';
+import { ANSWER_SCALE_KEYS } from '../../domain/campaigns.ts';
+import { CLAIM_PREFIX, splitClaims } from '../web-annotation.ts';
+import type { Campaign } from './load.ts';
+import { intList, rowsOf } from './sql.ts';
+
+/**
+ * The label units a campaign asks of one annotator for one answer: every item of the rubric's newest
+ * version (verdict), every sentence (claims, `claim:<n>`), the binary and the numeric answer-level key.
+ * An assignment is done once each has the annotator's label.
+ */
+export async function requiredUnits(tx: Queryable, campaign: Campaign, answerIds: readonly number[]): Promise<Map<number, string[]>> {
+  const out = new Map<number, string[]>(answerIds.map((id) => [id, []]));
+  if (answerIds.length === 0) return out;
+  const s = campaign.spec.scales;
+  if (s.verdict) {
+    const rows = await rowsOf<{ answerId: number; item: string }>(
+      tx,
+      sql`select a.id as "answerId", ri.item_key as item from answers a
+            join rubric_versions rv on rv.rubric_id = a.rubric_id
+             and rv.version = (select max(v.version) from rubric_versions v where v.rubric_id = a.rubric_id)
+            join rubric_items ri on ri.rubric_version_id = rv.id
+           where a.id in ${intList(answerIds)} order by a.id, ri.item_key`,
+    );
+    for (const r of rows) out.get(Number(r.answerId))?.push(r.item);
+  }
+  if (s.claims) {
+    const rows = await tx.select({ id: answers.id, text: answers.text }).from(answers).where(inArray(answers.id, [...answerIds]));
+    for (const r of rows) splitClaims(r.text ?? '').forEach((_, i) => out.get(r.id)?.push(`${CLAIM_PREFIX}${i}`));
+  }
+  for (const id of answerIds) {
+    if (s.binary) out.get(id)!.push(ANSWER_SCALE_KEYS.binary);
+    if (s.numeric) out.get(id)!.push(ANSWER_SCALE_KEYS.numeric);
+  }
+  return out;
+}
+
+/**
+ * Marks the annotator's open assignments done where every required unit has their label. Derived from
+ * the labels themselves, so labels saved by any front (the workspace, the API, an import) count.
+ */
+export async function refreshDone(tx: Queryable, campaign: Campaign, annotator: string, only?: readonly number[]): Promise<void> {
+  const open = await tx
+    .select({ answerId: campaignAssignments.answerId })
+    .from(campaignAssignments)
+    .where(and(eq(campaignAssignments.campaignId, campaign.id), eq(campaignAssignments.annotator, annotator), isNull(campaignAssignments.doneAt)));
+  const ids = open.map((o) => o.answerId).filter((id) => !only || only.includes(id));
+  if (ids.length === 0) return;
+  const need = await requiredUnits(tx, campaign, ids);
+  const have = await tx
+    .select({ answerId: labels.answerId, item: labels.itemKey })
+    .from(labels)
+    .where(and(inArray(labels.answerId, ids), eq(labels.annotator, annotator), eq(labels.kind, 'human')));
+  const by = new Map<number, Set<string>>();
+  for (const h of have) by.set(h.answerId, (by.get(h.answerId) ?? new Set()).add(h.item));
+  const done = ids.filter((id) => (need.get(id) ?? []).every((u) => by.get(id)?.has(u)));
+  if (done.length === 0) return;
+  await tx
+    .update(campaignAssignments)
+    .set({ doneAt: sql`now()` })
+    .where(and(eq(campaignAssignments.campaignId, campaign.id), eq(campaignAssignments.annotator, annotator), inArray(campaignAssignments.answerId, done)));
+}
