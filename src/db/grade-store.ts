@@ -3,9 +3,14 @@ import type { JobLease } from '../judges/store.ts';
 import { type GroupOptions, groupCommit } from './group-commit.ts';
 
 /**
- * The grade upsert — one grade per (answer, judge) — as a group commit: the jobs a worker has in flight
- * share one prepared statement per batch instead of a round trip each. (What a job reads before its
- * call is grading's rule, in src/services/grading/queued-read.ts.)
+ * The grade upsert — one grade per (answer, judge configuration, rubric version) — as a group commit: the
+ * jobs a worker has in flight share one prepared statement per batch instead of a round trip each. (What
+ * a job reads before its call is grading's rule, in src/services/grading/queued-read.ts.)
+ *
+ * Grades are versioned: a changed judge (a new judges row) or a changed rubric (a new rubric version) is a
+ * new key, so it adds a grade and every earlier one stays stored; reads take the newest (docs/grades.md).
+ * The same configuration, rubric version and answer is the same grade: grading it again replaces it in
+ * place (same id), which is how a provider_error is retried and how a rerun never duplicates a grade.
  */
 
 /** A grades row as written (all columns but id and created_at). */
@@ -31,7 +36,7 @@ export interface GradeRow {
   latencyMs: number | null;
 }
 
-/** [column, SQL type, field of GradeRow]; the key columns first. */
+/** [column, SQL type, field of GradeRow]; the three key columns first. */
 const COLUMNS: Array<[string, string, keyof GradeRow]> = [
   ['answer_id', 'int', 'answerId'],
   ['judge_id', 'int', 'judgeId'],
@@ -54,15 +59,16 @@ const COLUMNS: Array<[string, string, keyof GradeRow]> = [
   ['latency_ms', 'int', 'latencyMs'],
 ];
 const names = COLUMNS.map(([c]) => c).join(', ');
-// The upsert replaces every column but the key, and stamps the time of the new grade.
+// The upsert replaces every column but the key, and stamps the time of the new grade (so it is the newest).
+const KEY = 3;
 const upsert = (leased: boolean) => `
   insert into grades (${names})
   select ${names} from jsonb_to_recordset($1::jsonb) as t(k int, ${COLUMNS.map(([c, t]) => `${c} ${t}`).join(', ')}${leased ? ', queue text, job_id uuid, token int' : ''})
   ${leased ? LEASE_HELD : ''}
   order by k
-  on conflict (answer_id, judge_id) do update set
-    ${COLUMNS.slice(2).map(([c]) => `${c} = excluded.${c}`).join(', ')}, created_at = now()
-  returning id, answer_id, judge_id, created_at`;
+  on conflict (answer_id, judge_id, rubric_version_id) do update set
+    ${COLUMNS.slice(KEY).map(([c]) => `${c} = excluded.${c}`).join(', ')}, created_at = now()
+  returning id, answer_id, judge_id, rubric_version_id, created_at`;
 // A grade under a job lease is written only while that fetch of the job still holds it (the same check
 // as the pending ledger row): a worker whose job was handed to another one cannot replace its grade.
 // FOR SHARE orders it against a takeover (which rewrites the job row): written before it, or refused.
@@ -70,7 +76,7 @@ const LEASE_HELD = `where exists (select 1 from pgboss.job j where j.name = t.qu
 const UPSERT = upsert(false);
 const UPSERT_LEASED = upsert(true);
 
-const keyOf = (answerId: number, judgeId: number) => `${answerId}:${judgeId}`;
+const keyOf = (answerId: number, judgeId: number, versionId: number | null) => `${answerId}:${judgeId}:${versionId}`;
 
 /** The grades row an upsert wrote. */
 export interface WrittenGrade {
@@ -80,7 +86,7 @@ export interface WrittenGrade {
 
 /**
  * Upserts a grade and resolves with its id and time, or null when `lease` is given and no longer held
- * (nothing written). Two grades of one (answer, judge) in a batch go in order.
+ * (nothing written). Two grades of one key (answer, judge, rubric version) in a batch go in order.
  */
 export function gradeUpserter(database: Database, group: GroupOptions = {}): (row: GradeRow, lease?: JobLease) => Promise<WrittenGrade | null> {
   async function write(items: Array<{ row: GradeRow; lease: JobLease | undefined }>): Promise<Map<string, WrittenGrade>> {
@@ -91,7 +97,7 @@ export function gradeUpserter(database: Database, group: GroupOptions = {}): (ro
       );
       if (input.length === 0) continue;
       const r = await database.execute(leased ? UPSERT_LEASED : UPSERT, [JSON.stringify(input)], { prepare: true });
-      for (const x of r.rows) out.set(keyOf(Number(x.answer_id), Number(x.judge_id)), { id: Number(x.id), createdAt: new Date(x.created_at) });
+      for (const x of r.rows) out.set(keyOf(Number(x.answer_id), Number(x.judge_id), x.rubric_version_id == null ? null : Number(x.rubric_version_id)), { id: Number(x.id), createdAt: new Date(x.created_at) });
     }
     return out;
   }
@@ -104,12 +110,12 @@ export function gradeUpserter(database: Database, group: GroupOptions = {}): (ro
       const now: typeof rest = [];
       const later: typeof rest = [];
       for (const x of rest) {
-        const key = keyOf(x.row.answerId, x.row.judgeId);
+        const key = keyOf(x.row.answerId, x.row.judgeId, x.row.rubricVersionId);
         (seen.has(key) ? later : now).push(x);
         seen.add(key);
       }
       const written = await write(now);
-      for (const x of now) ids[x.i] = written.get(keyOf(x.row.answerId, x.row.judgeId)) ?? null;
+      for (const x of now) ids[x.i] = written.get(keyOf(x.row.answerId, x.row.judgeId, x.row.rubricVersionId)) ?? null;
       rest = later;
     }
     return ids;

@@ -12,6 +12,7 @@ import {
   serial,
   text,
   timestamp,
+  unique,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
 import { ANSWER_STATUSES, type AnswerStatus, TASK_KINDS, type TaskKind } from '../domain/answers.ts';
@@ -195,7 +196,10 @@ export const grades = pgTable(
     createdAt: createdAt(),
   },
   (t) => [
-    uniqueIndex('grades_answer_judge_uq').on(t.answerId, t.judgeId),
+    // Versioned grades (migration 0006): one grade per answer × judge configuration × rubric version, so a
+    // changed judge or rubric adds a grade and keeps the earlier ones; reads take the newest (docs/grades.md).
+    unique('grades_answer_judge_version_uq').on(t.answerId, t.judgeId, t.rubricVersionId).nullsNotDistinct(),
+    index('grades_answer_judge_idx').on(t.answerId, t.judgeId, t.createdAt),
     index('grades_judge_idx').on(t.judgeId),
     index('grades_rubric_version_idx').on(t.rubricVersionId),
     index('grades_status_idx').on(t.status),

@@ -90,10 +90,13 @@ export async function baselineNotes(database: Database, slugs: readonly string[]
   return Object.fromEntries(r.rows.filter((x) => isBaselineProvider(String(x.provider))).map((x) => [String(x.slug), LEXICAL_BASELINE_NOTE]));
 }
 
-/** The judge whose grades a report uses: the named one (its configuration with most grades) or the busiest. */
+/**
+ * The judge whose grades a report uses: the named one (its configuration with most answers graded ok) or
+ * the busiest. Answers, not grade rows: grades are versioned, so one answer may have several (docs/grades.md).
+ */
 export async function chooseJudge(database: Database, slug?: string): Promise<JudgeRef | null> {
   const r = await database.execute(
-    `select j.id, j.slug, j.provider, j.model, count(g.id)::int as n from judges j left join grades g on g.judge_id = j.id and g.status = 'ok'
+    `select j.id, j.slug, j.provider, j.model, count(distinct g.answer_id)::int as n from judges j left join grades g on g.judge_id = j.id and g.status = 'ok'
       where ($1::text is null or j.slug = $1) group by j.id, j.slug, j.provider, j.model order by n desc, j.id desc limit 1`,
     [slug ?? null],
   );
@@ -146,7 +149,11 @@ export function descriptionRowsText(database: Database, f: ReportFilters, judge:
        join runs r on r.id = a.run_id
        left join puzzles p on p.id = a.puzzle_id
        left join rubrics rb on rb.id = a.rubric_id
-       left join grades g on g.answer_id = a.id and g.judge_id = $4
+       left join lateral (
+         -- The newest grade of the answer by the judge (grades are versioned: an answer graded against two
+         -- rubric versions has two rows, and a plain join would count it twice).
+         select g.status, g.f1, g.meta, g.rubric_version_id from grades g
+          where g.answer_id = a.id and g.judge_id = $4 order by g.created_at desc, g.id desc limit 1) g on true
        left join rubric_versions rv on rv.id = g.rubric_version_id
       where a.task in ('describe', 'describe-then-solve') and ${FILTER_SQL} and ($3::text is null or rb.slug = $3)`,
     [f.run ?? null, f.model ?? null, f.rubric ?? null, judge?.id ?? -1],

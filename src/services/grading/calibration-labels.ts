@@ -6,6 +6,7 @@ import { SCALES, type LabelRow, type LabelScale } from '../../domain/labels.ts';
 import { itemInstability, type ItemInstability, type VotedGrade } from '../../scoring/panel/index.ts';
 import type { HumansMode } from '../../domain/campaigns.ts';
 import { answerLevelUnit, humansRows } from '../campaigns/calibration-humans.ts';
+import { isNewestBySlug } from './newest-grade.ts';
 import { findRun } from './run-ref.ts';
 
 /**
@@ -85,6 +86,7 @@ export async function calibrationLabels(database: Database, q: CalibrationLabelQ
     `select coalesce(json_agg(json_build_array(${answerKey}, g.items, g.meta->>'label', g.f1, j.slug, r.model) order by a.id, j.slug), '[]')::text as j
        from grades g join judges j on j.id = g.judge_id join answers a on a.id = g.answer_id join runs r on r.id = a.run_id
       where g.status = 'ok' and ${FILTERS} and ($3::text[] is null or j.slug = any($3::text[]))
+        and ${isNewestBySlug()}
         and (not $4::boolean or exists (select 1 from labels l where l.answer_id = g.answer_id and l.kind = 'human'))`,
     [...params, q.judges ? [...q.judges] : q.judge !== undefined ? [q.judge] : null, q.humanLabelledOnly === true],
   );
@@ -141,7 +143,7 @@ async function panelInstability(database: Database, runId: number, judge: string
     database,
     `select coalesce(json_agg(json_build_object('status', g.status, 'items', g.meta->'panel'->'items') order by a.id), '[]')::text as j
        from grades g join judges j on j.id = g.judge_id join answers a on a.id = g.answer_id
-      where a.run_id = $1 and j.slug = $2 and j.provider = 'panel' and g.meta ? 'panel'`,
+      where a.run_id = $1 and j.slug = $2 and j.provider = 'panel' and g.meta ? 'panel' and ${isNewestBySlug()}`,
     [runId, judge],
   );
   return itemInstability(null, rows);

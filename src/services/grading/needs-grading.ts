@@ -1,7 +1,7 @@
 import { and, asc, eq, sql, type SQL } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import type { Queryable } from '../../db/client.ts';
-import { answers, grades } from '../../db/schema.ts';
+import { answers, grades, rubricVersions } from '../../db/schema.ts';
 import { NO_QUORUM_STATUS } from '../../domain/panel.ts';
 
 /**
@@ -11,7 +11,9 @@ import { NO_QUORUM_STATUS } from '../../domain/panel.ts';
  *
  * An answer is graded by a judge when its task has a rubric to be judged against (`describe`, and the
  * description half of `describe-then-solve`), it has text, and it names a rubric. It still needs a
- * grade from a judge until that judge gave it a final grade: any status but `provider_error` (a
+ * grade from a judge until that judge (its judges row: this configuration) gave it a final grade against
+ * the latest version of its rubric — grades are versioned (docs/grades.md), so after the rubric is edited
+ * the answer needs grading again and the earlier grade stays stored. Final is any status but `provider_error` (a
  * provider failure is asked again; a refusal or a parse failure is the judge's answer). A panel's
  * `no_quorum` is final too, except when every sample that abstained was a provider_error
  * (meta.panel.retryable): then it is a provider failure like any other, asked again — and the samples
@@ -46,15 +48,24 @@ export const skipReason: SQL<SkipReason | null> = sql<SkipReason | null>`(case
 export const isGraded: SQL<boolean> = sql<boolean>`(${skipReason} is null)`;
 
 /**
- * The answer has a final grade from the judge: `judgeId` is a judges row id, or an SQL expression (a
+ * The `grades` row in scope (drizzle renders it "grades"."status") is final: any status but
+ * provider_error, and not a no_quorum whose abstentions were all provider errors (meta.panel.retryable).
+ */
+export const isFinalGrade: SQL<boolean> = sql<boolean>`(${grades.status} <> 'provider_error'
+    and not (${grades.status} = ${sql.raw(`'${NO_QUORUM_STATUS}'`)} and coalesce(${grades.meta}->'panel'->>'retryable', 'false') = 'true'))`;
+
+/** The id of the latest version of the answer's rubric (null when it names none). */
+const latestVersion = sql`(select ${rubricVersions.id} from ${rubricVersions} where ${rubricVersions.rubricId} = ${answers.rubricId} order by ${rubricVersions.version} desc limit 1)`;
+
+/**
+ * The answer has a final grade from the judge against its rubric's latest version (there is at most one
+ * such grade: the key of grades). `judgeId` is a judges row id, or an SQL expression (a
  * placeholder of a statement written as text, e.g. sql.raw('$2::int')); `writtenAfter`: only a grade
  * written after that time (progress's rate).
  */
 export const hasFinalGrade = (judgeId: number | SQL, o: { writtenAfter?: SQL } = {}): SQL<boolean> =>
-  sql<boolean>`exists (select 1 from ${grades} where ${grades.answerId} = ${answers.id} and ${grades.judgeId} = ${judgeId} and ${grades.status} <> 'provider_error'
-    and not (${grades.status} = ${sql.raw(`'${NO_QUORUM_STATUS}'`)} and coalesce(${grades.meta}->'panel'->>'retryable', 'false') = 'true')${
-    o.writtenAfter ? sql` and ${grades.createdAt} > ${o.writtenAfter}` : sql``
-  })`;
+  sql<boolean>`exists (select 1 from ${grades} where ${grades.answerId} = ${answers.id} and ${grades.judgeId} = ${judgeId}
+    and ${grades.rubricVersionId} = ${latestVersion} and ${isFinalGrade}${o.writtenAfter ? sql` and ${grades.createdAt} > ${o.writtenAfter}` : sql``})`;
 
 /** The answer still needs a grade from the judge. */
 export const needsGrading = (judgeId: number | SQL): SQL<boolean> => sql<boolean>`(${isGraded} and not ${hasFinalGrade(judgeId)})`;
