@@ -121,6 +121,15 @@ function fromInput(r: LabelRowInput, line: number): LabelRow {
   return row;
 }
 
+/** Rows already checked by LabelRowSchema (a request body): no source lines, so messages name `row N`. */
+export function labelRowsFromInput(rows: readonly LabelRowInput[]): LabelRow[] {
+  return rows.map((r) => {
+    const row = fromInput(r, 0);
+    delete row.line;
+    return row;
+  });
+}
+
 function validateRow(raw: unknown, source: string, line: number, scale?: LabelScale): LabelRow {
   const parsed = LabelRowSchema.safeParse(raw);
   if (!parsed.success) throw badInput(`${source}: line ${line}: ${firstIssue(parsed.error)}`);

@@ -1,5 +1,6 @@
 import type { Api } from '../define-route.ts';
 import { registerAnswers } from './answers.ts';
+import { registerCalibrate } from './calibrate.ts';
 import { registerCatalog } from './catalog.ts';
 import { registerGrades } from './grades.ts';
 import { registerHealth } from './health.ts';
@@ -16,4 +17,4 @@ export type RouteModule = (api: Api) => void;
  * The API's route table: every route file exports a register function. Add a file here to ship new
  * routes. The web pages are not in it — api/ never imports web/; src/app.ts mounts them on this app.
  */
-export const ROUTE_MODULES: readonly RouteModule[] = [registerHealth, registerKeys, registerCatalog, registerAnswers, registerLabels, registerReports, registerGrades, registerJobs, registerStats];
+export const ROUTE_MODULES: readonly RouteModule[] = [registerHealth, registerKeys, registerCatalog, registerAnswers, registerLabels, registerReports, registerGrades, registerJobs, registerStats, registerCalibrate];

@@ -1,0 +1,36 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import { Fields } from '../../domain/fields.ts';
+import { LABEL_SCALES, LabelRowSchema } from '../../domain/labels.ts';
+import { calibrateLabelSet } from '../../services/calibrate-labels.ts';
+import { CalibrationReportSchema } from '../calibration-schema.ts';
+import { defineRoute, type Api } from '../define-route.ts';
+import { errorResponses } from '../schemas.ts';
+
+/** POST /api/calibrate: calibrate judges against people over labels posted in the body (docs/http-api.md). */
+
+const CalibrateBody = z
+  .object({
+    scale: z.enum(LABEL_SCALES),
+    labels: z.array(LabelRowSchema.openapi('LabelRow')).min(1).openapi({ description: 'Label rows as in a label file (calibration/README.md); at least one human rater' }),
+    judge: Fields.annotator.optional().openapi({ description: 'Report only this judge rater' }),
+    seed: z.number().int().min(0).max(2 ** 32 - 1).optional().openapi({ description: 'Seed of the bootstrap intervals (default as `assay calibrate`)' }),
+    weights: z.record(Fields.itemId, z.number().positive()).optional().openapi({ description: 'Item weights (rubric item id → weight) for the answer roll-up, as `--rubric`' }),
+  })
+  .strict()
+  .openapi('CalibrateRequest');
+
+export function registerCalibrate(api: Api): void {
+  defineRoute(api, {
+    scope: 'read',
+    route: createRoute({
+      method: 'post',
+      path: '/api/calibrate',
+      operationId: 'calibrateLabels',
+      tags: ['calibration'],
+      summary: 'Calibrate judges against human labels given in the body: agreement, kappa, alpha, confusion, per model and item',
+      request: { body: { required: true, content: { 'application/json': { schema: CalibrateBody } } } },
+      responses: { 200: { description: 'The `assay calibrate --labels … --json` report', content: { 'application/json': { schema: CalibrationReportSchema } } }, ...errorResponses },
+    }),
+    handler: (c) => c.json(calibrateLabelSet(c.req.valid('json')) as never, 200),
+  });
+}
