@@ -8,7 +8,8 @@
  * statements at an answer's end ("Orientation: landscape" / "Grid: 6 x 9"), each line a statement.
  * Each paragraph is cut by ICU's sentence rules (Intl.Segmenter), then repaired where ICU cuts too
  * early: after a known abbreviation ("Mr.", "e.g."), before a lowercase start, or before a piece with
- * no letter or digit — so a claim is never a fragment of a sentence.
+ * no letter or digit — so a claim is never a fragment of a sentence. A paragraph or line with no
+ * letter or digit at all (a "---" rule) is no claim.
  */
 
 export interface Sentence {
@@ -98,7 +99,8 @@ function sentencesOf(joined: string, offset: number): Sentence[] {
 
 /** The answer's sentences with their offsets, in order. */
 export function sentenceSpans(text: string): Sentence[] {
-  return units(text).flatMap((u) => sentencesOf(text.slice(u.start, u.end).replace(/[ \t]*\r?\n[ \t]*/g, (m) => ' '.repeat(m.length)), u.start));
+  // A unit with no letter or digit ("---", "**") states nothing: it is no claim.
+  return units(text).filter((u) => WORDY.test(text.slice(u.start, u.end))).flatMap((u) => sentencesOf(text.slice(u.start, u.end).replace(/[ \t]*\r?\n[ \t]*/g, (m) => ' '.repeat(m.length)), u.start));
 }
 
 /** The answer's sentences: what the annotator marks true, false or unverifiable. */
