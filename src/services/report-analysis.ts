@@ -2,6 +2,7 @@ import type { Database } from '../db/client.ts';
 import type { CalibrationReport } from '../analysis/calibration/index.ts';
 import type { DtsGroup, DtsReport } from '../analysis/describe-then-solve/index.ts';
 import type { LabelRow, LabelScale } from '../domain/labels.ts';
+import type { HumansMode } from '../domain/campaigns.ts';
 import { runInThread, taskModule } from '../threads/pool.ts';
 import { calibrationLabels } from './grading/calibration-labels.ts';
 import { cachedReport, reportKey } from './report-cache.ts';
@@ -21,8 +22,8 @@ const FILTERS = `($1::text is null or r.name = $1) and ($2::text is null or r.mo
  * of answers that humans labelled, on the report's scale (services/grading/calibration-labels.ts).
  * Answers are keyed by database id: a report spans runs.
  */
-export function calibrationRows(database: Database, scale: LabelScale, f: ReportFilters = {}): Promise<LabelRow[]> {
-  return calibrationLabels(database, { key: 'answerId', scale, humanLabelledOnly: true, ...(f.run ? { run: f.run } : {}), ...(f.model ? { model: f.model } : {}), ...(f.judge ? { judge: f.judge } : {}) });
+export function calibrationRows(database: Database, scale: LabelScale, f: ReportFilters = {}, humans?: HumansMode): Promise<LabelRow[]> {
+  return calibrationLabels(database, { key: 'answerId', scale, humanLabelledOnly: true, ...(f.run ? { run: f.run } : {}), ...(f.model ? { model: f.model } : {}), ...(f.judge ? { judge: f.judge } : {}), ...(humans ? { humans } : {}) });
 }
 
 /** Judges of the report that are the lexical baseline, by slug, with the note to show beside them. */

@@ -2,6 +2,7 @@ import type { Database } from '../db/client.ts';
 import type { CalibrationReport } from '../analysis/calibration/index.ts';
 import { normaliseLabel, type LabelRow, type LabelScale } from '../domain/labels.ts';
 import { calibrationRows, type JudgeNotes } from './report-analysis.ts';
+import type { HumansMode } from '../domain/campaigns.ts';
 import { baselineNotes } from './report-data.ts';
 import { CLAIM_PREFIX } from './web-annotation.ts';
 import { runInThread, taskModule } from '../threads/pool.ts';
@@ -39,10 +40,10 @@ export function rowsOfScale(rows: readonly LabelRow[], scale: LabelScale): { kep
 }
 
 /** Cached per data version; the calibration (its bootstraps) runs on the report thread. */
-export async function pageCalibration(database: Database, opts: { scale: LabelScale; judge?: string; seed?: number }): Promise<PageCalibration> {
-  const input = { scale: opts.scale, seed: opts.seed ?? 1, ...(opts.judge ? { judge: opts.judge } : {}) };
+export async function pageCalibration(database: Database, opts: { scale: LabelScale; judge?: string; seed?: number; humans?: HumansMode }): Promise<PageCalibration> {
+  const input = { scale: opts.scale, seed: opts.seed ?? 1, ...(opts.judge ? { judge: opts.judge } : {}), ...(opts.humans && opts.humans !== 'each' ? { humans: opts.humans } : {}) };
   return cachedReport(database, reportKey('page-calibration', input), async () => {
-    const rows = await calibrationRows(database, opts.scale, opts.judge ? { judge: opts.judge } : {});
+    const rows = await calibrationRows(database, opts.scale, opts.judge ? { judge: opts.judge } : {}, opts.humans);
     const r = await runInThread<Omit<PageCalibration, 'judgeNotes'>>(REPORT_TASKS, 'pageCalibrationTask', { rows, ...input });
     return { ...r, judgeNotes: r.report ? await baselineNotes(database, r.report.judges) : {} };
   });

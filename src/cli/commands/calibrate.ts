@@ -6,7 +6,8 @@ import type { ItemInstability } from '../../scoring/panel/index.ts';
 import { formatCalibration } from '../format/calibration.ts';
 import { formatOrderSensitivity } from '../format/calibration-order.ts';
 import { table } from '../table.ts';
-import { numberFlag, readStructured, readText, requireFlag } from '../io.ts';
+import { choiceFlag, numberFlag, readStructured, readText, requireFlag } from '../io.ts';
+import { HUMANS_MODES, type HumansMode } from '../../domain/campaigns.ts';
 
 /** Where the labels come from: a labels file, or a stored run's judge verdicts joined with its human labels. */
 interface LabelSource {
@@ -45,6 +46,22 @@ async function rubricWeights(path: string): Promise<Record<string, number>> {
   return Object.fromEntries(rubric.items.map((it) => [it.id, it.weight]));
 }
 
+/**
+ * The human side as --humans asks (docs/annotation.md): each annotator, their majority, or the
+ * adjudicated final labels of a stored run's campaigns (a labels file carries no adjudications).
+ */
+async function humanSide(rows: LabelRow[], humans: HumansMode, scale: LabelScale, run: string | undefined): Promise<LabelRow[]> {
+  if (humans === 'each') return rows;
+  if (run === undefined) {
+    if (humans === 'adjudicated') throw badInput('--humans adjudicated needs --run R (adjudications are stored with the campaigns)');
+    const { applyHumans } = await import('../../services/campaigns/humans.ts');
+    return applyHumans(rows, humans, [], scale);
+  }
+  const { withDatabase } = await import('../database.ts');
+  const { humansRows } = await import('../../services/campaigns/calibration-humans.ts');
+  return withDatabase((database) => humansRows(database, rows, { key: 'externalId', run, scale, humans }));
+}
+
 function scaleFlag(values: CommandContext['values']): LabelScale {
   const scale = requireFlag(values, 'scale');
   if (!isLabelScale(scale)) throw badInput(`--scale must be one of ${LABEL_SCALES.join('|')}, got '${scale}'`);
@@ -54,7 +71,7 @@ function scaleFlag(values: CommandContext['values']): LabelScale {
 const calibrate: Command = {
   path: ['calibrate'],
   summary: 'Calibrate judges against human labels: agreement, kappa, alpha, confusion, per model and per item',
-  usage: '(--labels L.jsonl|L.csv | --run R --judge J) --scale verdict|binary|numeric [--judge RATER] [--seed S] [--rubric R.yaml]',
+  usage: '(--labels L.jsonl|L.csv | --run R --judge J) --scale verdict|binary|numeric [--judge RATER] [--seed S] [--rubric R.yaml] [--humans each|majority|adjudicated]',
   options: {
     labels: { type: 'string' },
     run: { type: 'string' },
@@ -62,17 +79,21 @@ const calibrate: Command = {
     judge: { type: 'string' },
     seed: { type: 'string' },
     rubric: { type: 'string' },
+    humans: { type: 'string' },
   },
   async run({ values }) {
     const scale = scaleFlag(values);
+    const humans = choiceFlag(values, 'humans', HUMANS_MODES, 'each');
     const seed = numberFlag(values, 'seed', { integer: true, min: 0, max: 2 ** 32 - 1 });
     const judge = typeof values.judge === 'string' ? values.judge : undefined;
     const labels = typeof values.labels === 'string' ? values.labels : undefined;
     const run = typeof values.run === 'string' ? values.run : undefined;
     if (labels !== undefined && run !== undefined) throw badInput('give either --labels or --run, not both');
     if (labels === undefined && run === undefined) throw badInput('missing required option --labels (or --run)');
+    if (humans === 'adjudicated' && run === undefined) throw badInput('--humans adjudicated needs --run R (adjudications are stored with the campaigns)');
     const weights = typeof values.rubric === 'string' ? await rubricWeights(values.rubric) : undefined;
     const source = labels !== undefined ? labelsFromFile(labels, scale) : await labelsFromRun(run!, judge, seed);
+    source.rows = await humanSide(source.rows, humans, scale, run);
 
     const { calibrate: calibrateLabels } = await import('../../analysis/calibration/index.ts');
     const opts: Parameters<typeof calibrateLabels>[1] = { scale, source: source.name };

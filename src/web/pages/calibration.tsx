@@ -1,6 +1,7 @@
 import type { CalibrationReport, JudgeReport, PairStats } from '../../analysis/calibration/index.ts';
 import type { Database } from '../../db/client.ts';
 import { LABEL_SCALES, type LabelScale } from '../../domain/labels.ts';
+import { HUMANS_MODES, type HumansMode } from '../../domain/campaigns.ts';
 import { pageCalibration, type PageCalibration } from '../../services/web-calibration.ts';
 import { num } from '../format.ts';
 import { JudgesNote } from '../judge-note.tsx';
@@ -95,7 +96,9 @@ function confusion(j: JudgeReport): HeatmapInput | null {
 export async function calibrationPage(q: URLSearchParams, database: Database): Promise<PageSpec> {
   const scale = oneOf<LabelScale>(q, 'scale', LABEL_SCALES, 'verdict');
   const judge = param(q, 'judge');
-  const load = () => pageCalibration(database, { scale, ...(judge ? { judge } : {}) });
+  // ?humans=majority|adjudicated: the human side as one reference rater (docs/annotation.md).
+  const humans = oneOf<HumansMode>(q, 'humans', HUMANS_MODES, 'each');
+  const load = () => pageCalibration(database, { scale, humans, ...(judge ? { judge } : {}) });
   return cachedPage(database, 'calibration', q, load, (cal) => view(q, scale, judge, cal));
 }
 
@@ -104,6 +107,7 @@ function view(q: URLSearchParams, scale: LabelScale, judge: string | undefined, 
   const form = (
     <form method="get" class="filters">
       <SelectField name="scale" label="Scale" options={LABEL_SCALES} selected={scale} />
+      <SelectField name="humans" label="Humans" options={HUMANS_MODES} selected={oneOf<HumansMode>(q, 'humans', HUMANS_MODES, 'each')} />
       <label for="judge">Judge</label>
       <input id="judge" name="judge" value={judge ?? ''} placeholder="all judges" />
       <button type="submit">Show</button>

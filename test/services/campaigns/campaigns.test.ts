@@ -131,10 +131,10 @@ describeDb('annotation campaigns', (ctx) => {
       [answerIds[0], 'b', 'ann=correct bea=missing'],
       [answerIds[1], 'b', 'ann=correct bea=missing'],
     ]);
-    await expect(adjudicate(ctx.database, { campaign: 'adj', answerId: answerIds[0], unit: 'b', label: 'partial', adjudicator: 'ann', authority: 'role' })).rejects.toMatchObject({ code: 'forbidden' });
-    await expect(adjudicate(ctx.database, { campaign: 'adj', answerId: answerIds[0], unit: 'a', label: 'partial', adjudicator: 'judy', authority: 'role' })).rejects.toMatchObject({ code: 'bad_input' });
-    expect(await adjudicate(ctx.database, { campaign: 'adj', answerId: answerIds[0], unit: 'b', label: 'partial', adjudicator: 'judy', authority: 'role' })).toMatchObject({ label: 'partial', replaced: false });
-    expect(await adjudicate(ctx.database, { campaign: 'adj', answerId: answerIds[0], unit: 'answer:binary', label: 'pass', adjudicator: 'root', authority: 'admin' })).toMatchObject({ label: 'true' });
+    await expect(adjudicate(ctx.database, { campaign: 'adj', answerId: answerIds[0]!, unit: 'b', label: 'partial', adjudicator: 'ann', authority: 'role' })).rejects.toMatchObject({ code: 'forbidden' });
+    await expect(adjudicate(ctx.database, { campaign: 'adj', answerId: answerIds[0]!, unit: 'a', label: 'partial', adjudicator: 'judy', authority: 'role' })).rejects.toMatchObject({ code: 'bad_input' });
+    expect(await adjudicate(ctx.database, { campaign: 'adj', answerId: answerIds[0]!, unit: 'b', label: 'partial', adjudicator: 'judy', authority: 'role' })).toMatchObject({ label: 'partial', replaced: false });
+    expect(await adjudicate(ctx.database, { campaign: 'adj', answerId: answerIds[0]!, unit: 'answer:binary', label: 'pass', adjudicator: 'root', authority: 'admin' })).toMatchObject({ label: 'true' });
     expect((await campaignDisagreements(ctx.database, 'adj', { waiting: true })).map((d) => [d.answerId, d.unit])).toEqual([[answerIds[1], 'b']]);
 
     const q = { key: 'externalId' as const, run: 'adj-run', judge: 'j1' };
