@@ -10,3 +10,10 @@ export type TaskKind = (typeof TASK_KINDS)[number];
 /** How the model's call ended for this answer (the importer reads it from the row, or from its stop reason). */
 export const ANSWER_STATUSES = ['ok', 'no_answer', 'truncated', 'error'] as const;
 export type AnswerStatus = (typeof ANSWER_STATUSES)[number];
+
+/**
+ * The model of a run that names none: ad hoc answer text graded without a model (`assay grade` without
+ * --model, POST /api/grades without `model`). Reports that rank models leave such answers out (and say
+ * how many): they are nobody's answers, and a row "unknown" would read as a model.
+ */
+export const NO_MODEL = 'unknown';

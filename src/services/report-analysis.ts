@@ -104,15 +104,20 @@ export function flattenDts(report: DtsReport | null): Record<string, unknown>[] 
     perception: g.perception.estimate,
     perceptionLow: g.perception.ci?.[0] ?? null,
     perceptionHigh: g.perception.ci?.[1] ?? null,
+    /** Trials behind the share (P✓ answers for P(A✓|P✓), P✗ for P(A✓|P✗)): the n of small-n cells. */
+    perceptionN: g.perception.trials,
     answerGivenPerception: g.answerGivenPerception.estimate,
     answerGivenPerceptionLow: g.answerGivenPerception.ci?.[0] ?? null,
     answerGivenPerceptionHigh: g.answerGivenPerception.ci?.[1] ?? null,
+    answerGivenPerceptionN: g.answerGivenPerception.trials,
     answerGivenNoPerception: g.answerGivenNoPerception.estimate,
     answerGivenNoPerceptionLow: g.answerGivenNoPerception.ci?.[0] ?? null,
     answerGivenNoPerceptionHigh: g.answerGivenNoPerception.ci?.[1] ?? null,
+    answerGivenNoPerceptionN: g.answerGivenNoPerception.trials,
     answer: g.answer.estimate,
     answerLow: g.answer.ci?.[0] ?? null,
     answerHigh: g.answer.ci?.[1] ?? null,
+    answerN: g.answer.trials,
     identityHolds: g.identity.holds,
   });
   return [

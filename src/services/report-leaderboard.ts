@@ -5,7 +5,9 @@ import { gridBaseline } from '../scoring/grid/baseline.ts';
 import { runInThread, taskModule } from '../threads/pool.ts';
 import { cachedReport, reportKey } from './report-cache.ts';
 import { assemblyRowsText, chooseJudge, descriptionRowsText, filterKey, judgeInfo, type AssemblyRow, type DescriptionRow, type JudgeInfo, type ReportFilters } from './report-data.ts';
-import { compareBuckets, finite, groupInto, meanColumns, seededOptions, type ReportOptions } from './report-stats.ts';
+import { NO_MODEL } from '../domain/answers.ts';
+import { assemblyBucket, compareBuckets, descriptionBucket, finite, groupInto, meanColumns, seededOptions, type ReportOptions } from './report-stats.ts';
+import { unattributedAnswers } from './report-models.ts';
 
 /**
  * Leaderboard per model × puzzle size bucket (plus "all"): mean description F1 (ok grades of one
@@ -46,17 +48,18 @@ export interface Leaderboard extends JudgeInfo {
   /** The judge's model family (judges/families.yaml; `unknown` when no prefix matches); null when nothing is graded. */
   judgeFamily: string | null;
   rows: LeaderboardRow[];
+  /** Answers left off because their run names no model (ad hoc text graded without one): never a model "unknown". */
+  unattributed: number;
 }
 
 const SEP = '\u0000';
-const bucketOf = (b: string | null) => b ?? 'unknown';
 
 export function buildLeaderboard(desc: readonly DescriptionRow[], asm: readonly AssemblyRow[], opts: ReportOptions = {}): LeaderboardRow[] {
-  const graded = desc.filter((d) => d.f1 !== null);
-  const scored = asm.filter((a) => a.scoreStatus !== null);
-  const keys = (model: string, bucket: string | null) => [`${model}${SEP}${bucketOf(bucket)}`, `${model}${SEP}all`];
-  const d = groupInto(graded, (x) => keys(x.model, x.sizeBucket));
-  const a = groupInto(scored, (x) => keys(x.model, x.sizeBucket));
+  const graded = desc.filter((d) => d.f1 !== null && d.model !== NO_MODEL);
+  const scored = asm.filter((a) => a.scoreStatus !== null && a.model !== NO_MODEL);
+  const keys = (model: string, bucket: string) => [`${model}${SEP}${bucket}`, `${model}${SEP}all`];
+  const d = groupInto(graded, (x) => keys(x.model, descriptionBucket(x.sizeBucket)));
+  const a = groupInto(scored, (x) => keys(x.model, assemblyBucket(x)));
   const rows: LeaderboardRow[] = [];
   for (const key of new Set([...d.keys(), ...a.keys()])) {
     const [model, sizeBucket] = key.split(SEP) as [string, string];
@@ -75,7 +78,7 @@ export function buildLeaderboard(desc: readonly DescriptionRow[], asm: readonly 
       sameFamilyAsJudge: false,
     });
   }
-  for (const [bucket, list] of groupInto(scored, (x) => [bucketOf(x.sizeBucket), 'all'])) rows.push(baselineRow(bucket, list));
+  for (const [bucket, list] of groupInto(scored, (x) => [assemblyBucket(x), 'all'])) rows.push(baselineRow(bucket, list));
   return rows.sort(
     (x, y) =>
       compareBuckets(x.sizeBucket, y.sizeBucket) ||
@@ -134,10 +137,10 @@ export async function leaderboard(database: Database, f: ReportFilters = {}, opt
   const o = seededOptions(opts);
   return cachedReport(database, reportKey('leaderboard', [filterKey(f), o]), async () => {
     const judge = await chooseJudge(database, f.judge);
-    const [desc, asm] = await Promise.all([descriptionRowsText(database, f, judge), assemblyRowsText(database, f)]);
+    const [desc, asm, unattributed] = await Promise.all([descriptionRowsText(database, f, judge), assemblyRowsText(database, f), unattributedAnswers(database)]);
     const rows = await runInThread<LeaderboardRow[]>(REPORT_TASKS, 'leaderboardTask', { desc, asm, opts: o });
     const flagged = flagSelfPreference(rows, judge ? (judge.model ?? judge.slug) : null, loadFamilies());
-    return { ...judgeInfo(judge), seed: o.seed!, judgeFamily: flagged.judgeFamily, rows: flagged.rows };
+    return { ...judgeInfo(judge), seed: o.seed!, judgeFamily: flagged.judgeFamily, rows: flagged.rows, unattributed };
   });
 }
 

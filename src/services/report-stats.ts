@@ -39,9 +39,24 @@ export function median(values: readonly number[]): number | null {
 
 export const finite = (xs: ReadonlyArray<number | null>): number[] => xs.filter((x): x is number => x !== null && Number.isFinite(x));
 
-/** "~50" < "~100" < … by the number inside; others alphabetically after; "all" last. */
+/**
+ * The bucket of answers that have no puzzle: descriptions of a picture that is not cut into pieces (the
+ * ImageInWords examples, ad hoc text graded against such a rubric). Not a size, so it is never drawn as
+ * if between two sizes: it sorts first, apart from the sizes, and "all" pools it with them.
+ */
+export const NO_PUZZLE = 'no puzzle';
+
+/** A description's bucket: its puzzle's (or its rubric's puzzle's) size bucket, else NO_PUZZLE. */
+export const descriptionBucket = (sizeBucket: string | null): string => sizeBucket ?? NO_PUZZLE;
+
+/** An assembly always has a puzzle; one stored without a bucket is named by its piece count. */
+export const assemblyBucket = (r: { sizeBucket: string | null; rows: number; cols: number }): string => r.sizeBucket ?? `${r.rows * r.cols} pieces`;
+
+/** NO_PUZZLE first; then "~50" < "~100" < … by the number inside; others alphabetically after; "all" last. */
 export function compareBuckets(a: string, b: string): number {
   if (a === b) return 0;
+  if (a === NO_PUZZLE) return -1;
+  if (b === NO_PUZZLE) return 1;
   if (a === 'all') return 1;
   if (b === 'all') return -1;
   const na = Number(/\d+/.exec(a)?.[0] ?? NaN);

@@ -4,8 +4,9 @@ import { SCALES, type LabelRow, type LabelScale } from '../domain/labels.ts';
 import type { DtsMetric } from './report-analysis.ts';
 import type { AssemblyRow, DescriptionRow } from './report-data.ts';
 import { buildLeaderboard, type LeaderboardRow } from './report-leaderboard.ts';
-import type { ReportOptions } from './report-stats.ts';
 import { buildAblation, buildEffort, buildOrientation, type AblationRow, type EffortRow, type OrientationRow } from './report-tables.ts';
+import { assemblyBucket, type ReportOptions } from './report-stats.ts';
+import { NO_MODEL } from '../domain/answers.ts';
 import { rowsOfScale } from './web-calibration.ts';
 
 /**
@@ -21,11 +22,14 @@ interface Rows {
 
 export const leaderboardTask = (x: Rows & { opts: ReportOptions }): LeaderboardRow[] => buildLeaderboard(JSON.parse(x.desc), JSON.parse(x.asm), x.opts);
 
-export const orientationTask = (x: { desc: string }): OrientationRow[] => buildOrientation(JSON.parse(x.desc));
+/** Rows of runs that name a model: the per-model tables never show ad hoc answers as a model "unknown". */
+const attributed = <T extends { model: string }>(text: string): T[] => (JSON.parse(text) as T[]).filter((r) => r.model !== NO_MODEL);
 
-export const ablationTask = (x: Rows & { tag: string; opts: ReportOptions }): AblationRow[] => buildAblation(JSON.parse(x.desc), JSON.parse(x.asm), x.tag, x.opts);
+export const orientationTask = (x: { desc: string }): OrientationRow[] => buildOrientation(attributed(x.desc));
 
-export const effortTask = (x: Rows & { opts: ReportOptions }): EffortRow[] => buildEffort(JSON.parse(x.desc), JSON.parse(x.asm), x.opts);
+export const ablationTask = (x: Rows & { tag: string; opts: ReportOptions }): AblationRow[] => buildAblation(attributed(x.desc), attributed(x.asm), x.tag, x.opts);
+
+export const effortTask = (x: Rows & { opts: ReportOptions }): EffortRow[] => buildEffort(attributed(x.desc), attributed(x.asm), x.opts);
 
 export const calibrateTask = (x: { rows: LabelRow[]; opts: CalibrateOptions }): CalibrationReport => calibrate(x.rows, x.opts);
 
@@ -81,8 +85,8 @@ function binaryMajority(labels: ReadonlyArray<[number, string]>): Map<number, bo
  * itself, else the puzzle, else its rubric), then runs describe-then-solve over the pairs.
  */
 export function dtsTask(x: DtsTaskInput): { paired: number; unpaired: number; report: DtsReport | null } {
-  const desc = JSON.parse(x.desc) as DescriptionRow[];
-  const asm = JSON.parse(x.asm) as AssemblyRow[];
+  const desc = attributed<DescriptionRow>(x.desc);
+  const asm = attributed<AssemblyRow>(x.asm);
   const index = descriptionIndex(desc);
   const labels = binaryMajority(x.labels);
   const scored = asm.filter((a) => a.scoreStatus !== null && a[x.metric] !== null);
@@ -93,7 +97,7 @@ export function dtsTask(x: DtsTaskInput): { paired: number; unpaired: number; re
     if (!d) continue;
     const p = x.perception === 'f1' ? d.f1 : labels.get(d.answerId);
     if (p === null || p === undefined) continue;
-    rows.push({ model: a.model, item: `${a.run}/${a.externalId}`, slice: a.sizeBucket ?? 'unknown', perception: p, answer: a[x.metric]! });
+    rows.push({ model: a.model, item: `${a.run}/${a.externalId}`, slice: assemblyBucket(a), perception: p, answer: a[x.metric]! });
   }
   const counts = { paired: rows.length, unpaired: scored.length - rows.length };
   if (rows.length === 0) return { ...counts, report: null };

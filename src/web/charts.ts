@@ -25,33 +25,51 @@ export async function renderVegaLite(spec: TopLevelSpec): Promise<string> {
   }
 }
 
-export interface LinePoint {
+/** A colour scale given in full: each series its colour from the page's model map (model-colours.ts). */
+export interface ColourScale {
+  domain: string[];
+  range: string[];
+}
+
+export interface DotPoint {
   series: string;
   x: string;
   y: number;
   low?: number | null;
   high?: number | null;
+  /** Rests on too few answers for an interval (small-n.tsx): drawn hollow, without its bar. */
+  small?: boolean;
 }
 
-/** One line per series over an ordered category axis, with interval bars where low/high are known. */
-export function lineChart(points: readonly LinePoint[], o: { xTitle: string; yTitle: string; xOrder: readonly string[]; yDomain?: [number, number] }): Promise<string> {
-  const values = points.map((p) => ({ ...p, low: p.low ?? null, high: p.high ?? null }));
-  const x = { field: 'x', type: 'ordinal', title: o.xTitle, sort: [...o.xOrder], axis: { labelAngle: 0 } } as const;
+/**
+ * Dot and interval per category and series: the categories (size buckets) are not a scale, so nothing
+ * joins them; the series of one category sit side by side (xOffset), each in its model's colour. A
+ * small-n point is hollow and has no bar.
+ */
+export function dotIntervalChart(
+  points: readonly DotPoint[],
+  o: { xTitle: string; yTitle: string; xOrder: readonly string[]; yDomain?: [number, number]; colours: ColourScale },
+): Promise<string> {
+  const values = points.map((p) => ({ ...p, low: p.small ? null : (p.low ?? null), high: p.small ? null : (p.high ?? null), small: p.small === true }));
+  const x = { field: 'x', type: 'ordinal', title: o.xTitle, sort: [...o.xOrder], scale: { domain: [...o.xOrder] }, axis: { labelAngle: 0 } } as const;
+  const xOffset = { field: 'series', type: 'nominal', sort: [...o.colours.domain], scale: { domain: [...o.colours.domain] } } as const;
   const y = { type: 'quantitative', title: o.yTitle, ...(o.yDomain ? { scale: { domain: o.yDomain } } : {}) } as const;
-  const color = { field: 'series', type: 'nominal', title: 'model', scale: { scheme: 'tableau10' } } as const;
+  const color = { field: 'series', type: 'nominal', title: 'model', scale: { domain: [...o.colours.domain], range: [...o.colours.range] } } as const;
   return renderVegaLite({
-    width: 420,
+    // With xOffset the step is one series' slot inside a category.
+    width: { step: 16 } as unknown as number,
     height: 220,
     data: { values },
     layer: [
-      { mark: { type: 'line', point: { filled: true, size: 50 } }, encoding: { x, y: { ...y, field: 'y' }, color } },
       {
         transform: [{ filter: 'datum.low !== null && datum.high !== null' }],
         mark: { type: 'rule', strokeWidth: 1.5 },
-        encoding: { x, y: { ...y, field: 'low' }, y2: { field: 'high' }, color },
+        encoding: { x, xOffset, y: { ...y, field: 'low' }, y2: { field: 'high' }, color },
       },
+      { transform: [{ filter: '!datum.small' }], mark: { type: 'point', filled: true, size: 55, opacity: 1 }, encoding: { x, xOffset, y: { ...y, field: 'y' }, color } },
+      { transform: [{ filter: 'datum.small' }], mark: { type: 'point', filled: false, size: 55, strokeWidth: 2, opacity: 1 }, encoding: { x, xOffset, y: { ...y, field: 'y' }, color } },
     ],
-  } as TopLevelSpec);
+  } as unknown as TopLevelSpec);
 }
 
 /** A confusion matrix as a heatmap: rows are the judge's label, columns the human majority. */
@@ -78,32 +96,42 @@ export function heatmap(categories: readonly string[], matrix: readonly (readonl
 }
 
 export interface IntervalPoint {
+  /** The model: one row per model, in its colour. */
   group: string;
   measure: string;
   estimate: number;
   low: number | null;
   high: number | null;
+  small?: boolean;
 }
 
-/** Proportions with their intervals: one row per group, one offset point and bar per measure. */
-export function intervalChart(points: readonly IntervalPoint[], o: { measures: readonly string[]; xTitle: string }): Promise<string> {
+/**
+ * Proportions with their intervals: one panel per measure, one row per model in the model's colour (the
+ * same colour on every chart, so colour never encodes the measure). A small-n point is hollow, without
+ * its bar.
+ */
+export function intervalChart(points: readonly IntervalPoint[], o: { measures: readonly string[]; xTitle: string; colours: ColourScale }): Promise<string> {
+  const values = points.map((p) => ({ ...p, low: p.small ? null : p.low, high: p.small ? null : p.high, small: p.small === true }));
   const groups = [...new Set(points.map((p) => p.group))];
   const y = { field: 'group', type: 'nominal', title: null, sort: groups } as const;
-  const yOffset = { field: 'measure', type: 'nominal', sort: [...o.measures] } as const;
-  const color = { field: 'measure', type: 'nominal', title: null, sort: [...o.measures], scale: { scheme: 'tableau10' } } as const;
+  const color = { field: 'group', type: 'nominal', title: 'model', scale: { domain: [...o.colours.domain], range: [...o.colours.range] } } as const;
   const x = { type: 'quantitative', title: o.xTitle, scale: { domain: [0, 1] } } as const;
   return renderVegaLite({
-    width: 420,
-    // With yOffset, the step is that of one measure inside a group.
-    height: { step: 18 } as unknown as number,
-    data: { values: points },
-    layer: [
-      {
-        transform: [{ filter: 'datum.low !== null && datum.high !== null' }],
-        mark: { type: 'rule', strokeWidth: 2 },
-        encoding: { y, yOffset, x: { ...x, field: 'low' }, x2: { field: 'high' }, color },
-      },
-      { mark: { type: 'point', filled: true, size: 60 }, encoding: { y, yOffset, x: { ...x, field: 'estimate' }, color } },
-    ],
+    data: { values },
+    facet: { column: { field: 'measure', type: 'nominal', sort: [...o.measures], title: null, header: { labelFontSize: 12 } } },
+    spacing: 28,
+    spec: {
+      width: 160,
+      height: { step: 20 },
+      layer: [
+        {
+          transform: [{ filter: 'datum.low !== null && datum.high !== null' }],
+          mark: { type: 'rule', strokeWidth: 2 },
+          encoding: { y, x: { ...x, field: 'low' }, x2: { field: 'high' }, color },
+        },
+        { transform: [{ filter: '!datum.small' }], mark: { type: 'point', filled: true, size: 60, opacity: 1 }, encoding: { y, x: { ...x, field: 'estimate' }, color } },
+        { transform: [{ filter: 'datum.small' }], mark: { type: 'point', filled: false, size: 60, strokeWidth: 2, opacity: 1 }, encoding: { y, x: { ...x, field: 'estimate' }, color } },
+      ],
+    },
   } as unknown as TopLevelSpec);
 }

@@ -4,6 +4,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { toCsv } from '../api/csv.ts';
 import { STATUS_OF } from '../api/errors.ts';
 import { AssayError, badInput } from '../domain/errors.ts';
+import { downloadName } from './download-name.ts';
 import { Layout } from './layout.tsx';
 import type { Table } from './table.tsx';
 
@@ -58,7 +59,8 @@ export async function respondPage(c: Context, frame: PageFrame, spec: PageSpec):
     if (format !== 'csv' && format !== 'json') throw badInput(`format: must be csv or json, got '${format ?? ''}'`);
     const table = spec.tables.find((t) => t.id === tableId);
     if (!table) throw new AssayError('not_found', `table '${tableId ?? ''}' is not on this page (tables: ${spec.tables.map((t) => t.id).join(', ') || 'none'})`);
-    const headers = { ...SECURITY_HEADERS, 'Content-Disposition': `attachment; filename="${table.id}.${format}"` };
+    const name = downloadName(c.req.path, new URL(c.req.url).searchParams, table.id, format);
+    const headers = { ...SECURITY_HEADERS, 'Content-Disposition': `attachment; filename="${name}"` };
     if (format === 'json') return c.body(JSON.stringify({ table: table.id, caption: table.caption, rows: table.rows }, null, 2), 200, { ...headers, 'Content-Type': 'application/json; charset=utf-8' });
     return c.body(toCsv(table.rows, rawColumns(table)), 200, {
       ...headers,

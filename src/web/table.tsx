@@ -72,8 +72,8 @@ export function DataTable(props: { table: Table; search: URLSearchParams }) {
       <div class="table-head">
         <h3 id={`t-${table.id}`}>{table.caption}</h3>
         <p class="downloads">
-          Download: <a href={downloadHref(search, table.id, 'csv')} download={`${table.id}.csv`}>CSV</a>{' '}
-          <a href={downloadHref(search, table.id, 'json')} download={`${table.id}.json`}>JSON</a>
+          {/* The file is named by the response (page, table and filters: download-name.ts). */}
+          Download: <a href={downloadHref(search, table.id, 'csv')} download>CSV</a> <a href={downloadHref(search, table.id, 'json')} download>JSON</a>
         </p>
       </div>
       {table.rows.length === 0 ? (

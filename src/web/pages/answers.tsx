@@ -9,21 +9,24 @@ import { SelectField } from '../select-field.tsx';
 import { pictureFile } from '../static.ts';
 import { DataTable, type Table } from '../table.tsx';
 import { GradeSection, gradeTables } from './grade.tsx';
-import { oneOf, param, reportPage } from './report-page.ts';
+import { knownParams, numberIn, oneOf, param, reportPage } from './report-page.ts';
 
 /** Answers: a filtered list, and one answer with its grades and (for assemblies) the rebuilt puzzle. */
 
 const PAGE = 50;
 
 async function listPage(q: URLSearchParams, web: Web): Promise<PageSpec> {
+  knownParams(q, ['run', 'model', 'task', 'offset']);
   const run = param(q, 'run');
   const model = param(q, 'model');
-  const task = q.get('task') ? oneOf(q, 'task', TASK_KINDS, 'describe') : undefined;
-  const offset = Math.max(0, Math.floor(Number(q.get('offset') ?? 0)) || 0);
-  const r = await listAnswerRows(web.api.deps.database, { run, model, task, limit: PAGE, offset });
+  const task = param(q, 'task') ? oneOf(q, 'task', TASK_KINDS, 'describe') : undefined;
+  const offset = numberIn(q, 'offset', 0, 2_147_483_647, 0, { integer: true });
+  // A download holds every matching answer; the screen shows one page of PAGE.
+  const download = q.get('table') === 'answers' && q.has('format');
+  const r = await listAnswerRows(web.api.deps.database, { run, model, task, limit: download ? 2_147_483_647 : PAGE, offset: download ? 0 : offset });
   const table: Table = {
     id: 'answers',
-    caption: `Answers ${r.total ? `${offset + 1}–${Math.min(offset + PAGE, r.total)} of ${r.total}` : ''}`,
+    caption: download ? `Answers (all ${r.total})` : `Answers ${r.total ? `${offset + 1}–${Math.min(offset + PAGE, r.total)} of ${r.total}` : ''}`,
     columns: [
       { key: 'answer', label: 'Answer', href: (x) => `/answers/${x.id}` },
       { key: 'run', label: 'Run' },
@@ -135,6 +138,7 @@ async function detailPage(id: number, q: URLSearchParams, web: Web): Promise<Pag
 export function registerAnswerPages(web: Web): void {
   reportPage(web, '/answers', (_c, q) => listPage(q, web));
   reportPage(web, '/answers/:id', (c, q) => {
+    knownParams(q, []);
     return detailPage(parseRowId(c.req.param('id') ?? '', 'answer id'), q, web);
   });
 }

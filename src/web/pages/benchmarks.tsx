@@ -3,13 +3,15 @@ import { ablationTable, effortTable, orientationTable } from '../../services/rep
 import { JudgeNote } from '../judge-note.tsx';
 import type { PageSpec } from '../respond.tsx';
 import { DataTable, type Table } from '../table.tsx';
-import { cachedPage, param } from './report-page.ts';
+import { cachedPage, knownParams, param } from './report-page.ts';
+import { ciOrSmallN, SmallNNote } from '../small-n.tsx';
 
 /** Benchmark tables: orientation, condition ablation (plain vs tagged), reasoning effort. */
 
 const frac = (k: string, n: string) => (r: Record<string, unknown>) => `${String(r[k] ?? 0)} / ${String(r[n] ?? 0)}`;
 
 export async function benchmarksPage(q: URLSearchParams, database: Database): Promise<PageSpec> {
+  knownParams(q, ['tag']);
   const tag = param(q, 'tag') ?? 'tagged';
   const load = () => Promise.all([orientationTable(database), ablationTable(database, { tag }, { seed: 1 }), effortTable(database, {}, { seed: 1 })]);
   return cachedPage(database, 'benchmarks', q, load, (tables) => view(q, tag, tables));
@@ -26,7 +28,7 @@ function view(q: URLSearchParams, tag: string, [o, a, e]: Tables): PageSpec {
       { key: 'landscapeCorrect', label: 'Landscape correct', render: frac('landscapeCorrect', 'landscapeTotal') },
       { key: 'portraitCorrect', label: 'Portrait correct', render: frac('portraitCorrect', 'portraitTotal') },
       { key: 'notStated', label: 'Not stated', kind: 'int' },
-      { key: 'accuracy', label: 'Accuracy', kind: 'ci', help: '95% Wilson interval' },
+      { key: 'accuracy', label: 'Accuracy', kind: 'ci', help: '95% Wilson interval', render: ciOrSmallN('accuracy', 'total') },
     ],
     rows: o.rows,
     empty: 'No graded descriptions of puzzles with a known orientation yet.',
@@ -38,9 +40,9 @@ function view(q: URLSearchParams, tag: string, [o, a, e]: Tables): PageSpec {
       { key: 'model', label: 'Model' },
       { key: 'condition', label: 'Condition' },
       { key: 'descriptions', label: 'Descriptions', kind: 'int' },
-      { key: 'f1', label: 'F1', kind: 'ci' },
+      { key: 'f1', label: 'F1', kind: 'ci', render: ciOrSmallN('f1', 'descriptions') },
       { key: 'pieceCountStated', label: 'Counts stated', kind: 'int' },
-      { key: 'pieceCountError', label: 'Count error', kind: 'ci', help: 'mean |stated − true| / true' },
+      { key: 'pieceCountError', label: 'Count error', kind: 'ci', help: 'mean |stated − true| / true', render: ciOrSmallN('pieceCountError', 'pieceCountStated') },
       { key: 'assemblies', label: 'Assemblies', kind: 'int' },
       { key: 'neighbour', label: 'Neighbour', kind: 'num' },
     ],
@@ -54,8 +56,8 @@ function view(q: URLSearchParams, tag: string, [o, a, e]: Tables): PageSpec {
       { key: 'effort', label: 'Effort' },
       { key: 'answers', label: 'Answers', kind: 'int' },
       { key: 'missing', label: 'Missing', kind: 'int', help: 'no answer, truncated or error' },
-      { key: 'f1', label: 'F1', kind: 'ci' },
-      { key: 'neighbour', label: 'Neighbour', kind: 'ci' },
+      { key: 'f1', label: 'F1', kind: 'ci', render: ciOrSmallN('f1', 'descriptions') },
+      { key: 'neighbour', label: 'Neighbour', kind: 'ci', render: ciOrSmallN('neighbour', 'assemblies') },
       { key: 'medianOutputTokens', label: 'Median output tokens', kind: 'int' },
     ],
     rows: e.rows,
@@ -66,6 +68,7 @@ function view(q: URLSearchParams, tag: string, [o, a, e]: Tables): PageSpec {
     body: () => (
       <>
         <p class="lede">Intervals are 95%.</p>
+        <SmallNNote />
         <JudgeNote judge={o.judge} baseline={o.judgeBaseline} />
         <DataTable table={orientation} search={q} />
         <form method="get" class="filters">

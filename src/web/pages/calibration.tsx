@@ -10,7 +10,9 @@ import type { PageSpec } from '../respond.tsx';
 import { SelectField } from '../select-field.tsx';
 import { DataTable, type Row, type Table } from '../table.tsx';
 import { charts, type HeatmapInput } from './report-charts.ts';
-import { cachedPage, oneOf, param } from './report-page.ts';
+import { cachedPage, knownParams, oneOf, param } from './report-page.ts';
+import { ciOrSmallN, SMALL_N_RULE } from '../small-n.tsx';
+import { HUMAN_RANGE_RULE } from '../../analysis/calibration/trust.ts';
 
 /** Judge calibration against stored human labels: kappa, confusion, per model, per item, judge vs judge, human–human. */
 
@@ -30,16 +32,34 @@ const pair = (p: PairStats | undefined): Row => ({
 const PAIR_COLUMNS: Table['columns'] = [
   { key: 'n', label: 'Units', kind: 'int' },
   { key: 'agreement', label: 'Agreement', kind: 'num', help: 'share of units with the same label' },
-  { key: 'kappa', label: 'Kappa', kind: 'ci', help: "Cohen's kappa with its 95% interval" },
-  { key: 'weightedKappa', label: 'Weighted kappa', kind: 'ci', help: 'kappa weighted by verdict points (ordered scale)' },
+  { key: 'kappa', label: 'Kappa', kind: 'ci', help: "Cohen's kappa with its 95% interval", render: ciOrSmallN('kappa', 'n') },
+  { key: 'weightedKappa', label: 'Weighted kappa', kind: 'ci', help: 'kappa weighted by verdict points (ordered scale)', render: ciOrSmallN('weightedKappa', 'n') },
 ];
 
 function tables(r: CalibrationReport): Table[] {
   const judges: Table = {
     id: 'judges',
     caption: 'Each judge against the human majority',
-    columns: [{ key: 'judge', label: 'Judge' }, ...PAIR_COLUMNS, { key: 'withinHumanRange', label: 'Within human range', help: "the judge's interval overlaps the human–human agreement" }],
-    rows: r.judgeReports.map((j) => ({ judge: j.rater, ...pair(j.vsMajority), withinHumanRange: j.trust.withinHumanRange === null ? null : j.trust.withinHumanRange ? 'yes' : 'no' })),
+    columns: [
+      { key: 'judge', label: 'Judge' },
+      ...PAIR_COLUMNS,
+      { key: 'humanLevel', label: 'Human level', kind: 'num', help: 'median of each annotator against the majority of the others (same statistic as the reading)' },
+      { key: 'withinHumanRange', label: 'Within human range', help: HUMAN_RANGE_RULE },
+    ],
+    rows: r.judgeReports.map((j) => ({
+      judge: j.rater,
+      ...pair(j.vsMajority),
+      humanLevel: j.trust.humanLevel,
+      withinHumanRange: j.trust.withinHumanRange === null ? null : j.trust.withinHumanRange ? 'yes' : 'no',
+    })),
+  };
+  // Each annotator against the majority of the others: the distribution the human level is the median of.
+  const leaveOneOut: Table = {
+    id: 'leave-one-out',
+    caption: 'Each annotator against the majority of the other annotators (leave one annotator out)',
+    columns: [{ key: 'annotator', label: 'Annotator' }, ...PAIR_COLUMNS],
+    rows: Object.entries(r.humanCeiling.leaveOneOut).map(([annotator, p]) => ({ annotator, ...pair(p) })),
+    empty: 'Needs two annotators on shared answers.',
   };
   const byModel: Table = {
     id: 'by-model',
@@ -59,7 +79,7 @@ function tables(r: CalibrationReport): Table[] {
       { key: 'topConfusion', label: 'Commonest confusion', render: (x) => String(x.topConfusion ?? '—') },
     ],
     rows: r.judgeReports.flatMap((j) =>
-      j.byItem.slice(0, 15).map((it) => ({
+      j.byItem.map((it) => ({
         judge: j.rater,
         item: it.item,
         n: it.n,
@@ -84,7 +104,7 @@ function tables(r: CalibrationReport): Table[] {
     rows: Object.entries(r.humanCeiling.pairs).map(([k, p]) => ({ pair: k, ...pair(p) })),
     empty: 'No answer has labels from two annotators yet: human–human agreement needs overlap.',
   };
-  return [judges, byModel, items, judgeJudge, humans];
+  return [judges, byModel, items, judgeJudge, humans, leaveOneOut];
 }
 
 function confusion(j: JudgeReport): HeatmapInput | null {
@@ -93,7 +113,11 @@ function confusion(j: JudgeReport): HeatmapInput | null {
   return { categories: cm.categories.map(String), matrix: cm.matrix.map((row) => [...row]), o: { rowTitle: `judge ${j.rater}`, colTitle: 'human majority' } };
 }
 
+/** The page's query parameters (any other name is refused with a message: report-page.ts knownParams). */
+export const CALIBRATION_PARAMS: string[] = ['scale', 'judge', 'humans'];
+
 export async function calibrationPage(q: URLSearchParams, database: Database): Promise<PageSpec> {
+  knownParams(q, CALIBRATION_PARAMS);
   const scale = oneOf<LabelScale>(q, 'scale', LABEL_SCALES, 'verdict');
   const judge = param(q, 'judge');
   // ?humans=majority|adjudicated: the human side as one reference rater (docs/annotation.md).
@@ -129,6 +153,8 @@ function view(q: URLSearchParams, scale: LabelScale, judge: string | undefined, 
         );
       }
       const r = cal.report;
+      // Anchored judges: each judge's own example answers are not in its figures (docs/judges.md).
+      const excluded = Object.entries(cal.excludedExamples ?? {}).filter(([j]) => r.judges.includes(j));
       const inputs = r.judgeReports.map(confusion);
       const drawn = await charts('heatmaps', inputs.filter((x) => x !== null));
       const svgs = inputs.map((x) => (x === null ? null : drawn.shift()!));
@@ -141,6 +167,12 @@ function view(q: URLSearchParams, scale: LabelScale, judge: string | undefined, 
             {cal.skipped ? ` (${cal.skipped} labels of another scale or claim marks set aside)` : ''}.
           </p>
           <JudgesNote judges={r.judges} notes={cal.judgeNotes} />
+          <p class="note human-range-rule">Within human range: {HUMAN_RANGE_RULE}. {SMALL_N_RULE}</p>
+          {excluded.length ? (
+            <p class="excluded-examples">
+              Left out as examples (answers a judge was shown with the people's verdicts are not in its figures): {excluded.map(([j, n]) => `${j} ${n}`).join(', ')}.
+            </p>
+          ) : null}
           <DataTable table={ts[0]!} search={q} />
           <div class="charts">
             {r.judgeReports.map((j, i) =>

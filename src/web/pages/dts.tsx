@@ -7,26 +7,31 @@ import type { PageSpec } from '../respond.tsx';
 import { SelectField } from '../select-field.tsx';
 import { DataTable, type Table } from '../table.tsx';
 import { charts } from './report-charts.ts';
-import { cachedPage, oneOf } from './report-page.ts';
+import { cachedPage, knownParams, numberIn, oneOf } from './report-page.ts';
+import { reportModels } from '../../services/report-models.ts';
+import { colourScale, modelColours, type ColourMap } from '../model-colours.ts';
+import { ciOrSmallN, isSmallN, SmallNNote } from '../small-n.tsx';
 
 /** Describe-then-solve: does a good description go with a good assembly? Wilson intervals per model. */
 
 const MEASURES = ['P(P✓)', 'P(A✓|P✓)', 'P(A✓|P✗)'] as const;
 
-function threshold(q: URLSearchParams): number {
-  const t = Number(q.get('threshold') ?? '0.5');
-  return Number.isFinite(t) && t >= -1 && t <= 1 ? t : 0.5;
-}
+/** τ for both sides, in the API's range (proximity can be negative); anything else is a message, not 0.5. */
+const threshold = (q: URLSearchParams): number => numberIn(q, 'threshold', -1, 1, 0.5);
 
 export async function dtsPage(q: URLSearchParams, database: Database): Promise<PageSpec> {
+  knownParams(q, ['metric', 'perception', 'threshold']);
   const metric = oneOf<DtsMetric>(q, 'metric', DTS_METRICS, 'neighbour');
   const perception = oneOf(q, 'perception', ['f1', 'label'] as const, 'f1');
   const tau = threshold(q);
-  const load = () => describeThenSolveReport(database, { metric, perception, threshold: tau });
-  return cachedPage(database, 'describe-then-solve', q, load, (r) => view(q, metric, perception, tau, r));
+  const load = async () => {
+    const [r, models] = await Promise.all([describeThenSolveReport(database, { metric, perception, threshold: tau }), reportModels(database)]);
+    return { r, models };
+  };
+  return cachedPage(database, 'describe-then-solve', q, load, ({ r, models }) => view(q, metric, perception, tau, r, modelColours(models)));
 }
 
-function view(q: URLSearchParams, metric: DtsMetric, perception: 'f1' | 'label', tau: number, r: DtsResult): PageSpec {
+function view(q: URLSearchParams, metric: DtsMetric, perception: 'f1' | 'label', tau: number, r: DtsResult, colours: ColourMap): PageSpec {
   const table: Table = {
     id: 'describe-then-solve',
     caption: `Per model and size bucket (P✓: ${perception === 'f1' ? `description F1 ≥ ${tau}` : 'human label'}; A✓: ${metric} ≥ ${tau})`,
@@ -35,10 +40,10 @@ function view(q: URLSearchParams, metric: DtsMetric, perception: 'f1' | 'label',
       { key: 'model', label: 'Model' },
       { key: 'slice', label: 'Size' },
       { key: 'n', label: 'n', kind: 'int' },
-      { key: 'perception', label: 'P(P✓)', kind: 'ci' },
-      { key: 'answerGivenPerception', label: 'P(A✓|P✓)', kind: 'ci' },
-      { key: 'answerGivenNoPerception', label: 'P(A✓|P✗)', kind: 'ci' },
-      { key: 'answer', label: 'P(A✓)', kind: 'ci' },
+      { key: 'perception', label: 'P(P✓)', kind: 'ci', render: ciOrSmallN('perception', 'perceptionN') },
+      { key: 'answerGivenPerception', label: 'P(A✓|P✓)', kind: 'ci', render: ciOrSmallN('answerGivenPerception', 'answerGivenPerceptionN') },
+      { key: 'answerGivenNoPerception', label: 'P(A✓|P✗)', kind: 'ci', render: ciOrSmallN('answerGivenNoPerception', 'answerGivenNoPerceptionN') },
+      { key: 'answer', label: 'P(A✓)', kind: 'ci', render: ciOrSmallN('answer', 'answerN') },
     ],
     rows: flattenDts(r.report),
     empty: r.reason ?? 'No pairs.',
@@ -68,10 +73,11 @@ function view(q: URLSearchParams, metric: DtsMetric, perception: 'f1' | 'label',
       for (const [model, g] of Object.entries(r.report?.byModel ?? {})) {
         const ps = [g.perception, g.answerGivenPerception, g.answerGivenNoPerception];
         ps.forEach((p, i) => {
-          if (p.estimate !== null) points.push({ group: model, measure: MEASURES[i]!, estimate: p.estimate, low: p.ci?.[0] ?? null, high: p.ci?.[1] ?? null });
+          if (p.estimate !== null) points.push({ group: model, measure: MEASURES[i]!, estimate: p.estimate, low: p.ci?.[0] ?? null, high: p.ci?.[1] ?? null, small: isSmallN(p.trials) });
         });
       }
-      const svg = points.length ? (await charts('intervalCharts', [{ points, o: { measures: [...MEASURES], xTitle: 'probability (95% Wilson interval)' } }]))[0]! : null;
+      const o = { measures: [...MEASURES], xTitle: 'probability', colours: colourScale(colours, points.map((p) => p.group)) };
+      const svg = points.length ? (await charts('intervalCharts', [{ points, o }]))[0]! : null;
       return (
         <>
           {form}
@@ -80,7 +86,8 @@ function view(q: URLSearchParams, metric: DtsMetric, perception: 'f1' | 'label',
             Each assembly is paired with its run’s description of the same puzzle ({r.paired} paired, {r.unpaired} without a graded description). P(A✓|P✓)
             well above P(A✓|P✗) means the models that see the picture right also assemble it right.
           </p>
-          {svg ? <Figure caption="Per model: P(P✓), P(A✓|P✓) and P(A✓|P✗) with 95% Wilson intervals." svg={svg} /> : null}
+          <SmallNNote />
+          {svg ? <Figure caption="Per model (one colour per model, as on every chart): P(P✓), P(A✓|P✓) and P(A✓|P✗) with 95% Wilson intervals; hollow dots rest on fewer than 5 answers." svg={svg} /> : null}
           <DataTable table={table} search={q} />
         </>
       );

@@ -4,9 +4,13 @@ import { isAssayError, type ErrorCode } from '../../domain/errors.ts';
 import { judgeCompare, type JudgeCompareReport } from '../../services/judge-compare.ts';
 import type { PageSpec } from '../respond.tsx';
 import { DataTable, type Table } from '../table.tsx';
-import { cachedPage, param } from './report-page.ts';
+import { cachedPage, knownParams, param } from './report-page.ts';
 
-/** /judges/compare?run=R&a=A&b=B: the figures of `assay judge compare` (stored grades, same human labels). */
+/**
+ * /judges/compare?run=R&a=A&b=B: the figures of `assay judge compare` (stored grades, same human labels).
+ * It grades nothing (`assay judge compare --grade` or POST /api/runs/{id}/grade do); it says how many of
+ * the run's answers each judge has not graded, which the comparison leaves out.
+ */
 
 type Loaded = { report: JudgeCompareReport } | { problem: string; status: ContentfulStatusCode };
 
@@ -24,6 +28,7 @@ async function load(database: Database, run: string, a: string, b: string): Prom
 }
 
 export async function judgeComparePage(q: URLSearchParams, database: Database): Promise<PageSpec> {
+  knownParams(q, ['run', 'a', 'b']);
   const [run, a, b] = [param(q, 'run'), param(q, 'a'), param(q, 'b')];
   if (!run || !a || !b) return view(q, { problem: 'Name a run and two judges (run, a, b) to compare.', status: 200 }, run, a, b);
   return cachedPage(database, 'judge-compare', q, () => load(database, run, a, b), (data) => view(q, data, run, a, b));
@@ -130,6 +135,17 @@ function view(q: URLSearchParams, data: Loaded, run?: string, a?: string, b?: st
           {r.humanLabelledPairs} human-labelled pairs dropped. Flips: {r.flips.flips} ({r.flips.towardHuman} toward the human label, {r.flips.awayFromHuman} away).
           Kappa B − A: {fmt(r.difference.kappa.estimate)} {ci(r.difference.kappa.ci)}.
         </p>
+        {r.ungraded.a > 0 || r.ungraded.b > 0 ? (
+          <p class="ungraded">
+            Left out for want of a grade (answers of the run without a final grade): {r.judgeA} {r.ungraded.a}, {r.judgeB} {r.ungraded.b}. Grade them with{' '}
+            <code>assay judge compare --run {r.run} --judge {r.judgeA} --judge {r.judgeB} --grade</code> (or {'POST /api/runs/{id}/grade'} for each judge).
+          </p>
+        ) : null}
+        {r.excludedExamples > 0 ? (
+          <p class="excluded-examples">
+            Left out as examples: {r.excludedExamples} answer(s) of the run that {r.judgeA} or {r.judgeB} was shown with the people's verdicts (anchored judges).
+          </p>
+        ) : null}
         {r.dropped.byReason.length > 0 ? (
           <ul class="dropped">
             {r.dropped.byReason.map((d) => (

@@ -1,36 +1,56 @@
 import type { Context } from 'hono';
 import type { Database } from '../../db/client.ts';
 import { leaderboard, type Leaderboard, type LeaderboardRow } from '../../services/reports.ts';
+import { NO_PUZZLE } from '../../services/report-stats.ts';
 import { listRuns } from '../../services/runs.ts';
-import type { LinePoint } from '../charts.ts';
+import { reportModels } from '../../services/report-models.ts';
+import type { DotPoint } from '../charts.ts';
+import { BASELINE_COLOUR, colourScale, modelColours, type ColourMap } from '../model-colours.ts';
+import { isSmallN, SmallNNote, ciOrSmallN } from '../small-n.tsx';
 import { JudgeNote } from '../judge-note.tsx';
 import { Figure } from '../layout.tsx';
 import type { PageSpec } from '../respond.tsx';
 import { DataTable, type Table } from '../table.tsx';
-import { charts, type LineChartInput } from './report-charts.ts';
-import { cachedPage, param } from './report-page.ts';
+import { charts, type DotChartInput } from './report-charts.ts';
+import { cachedPage, knownParams, param } from './report-page.ts';
 
-/** Runs and the leaderboard: per model × size bucket, with line charts of each metric by size. */
+/** Runs and the leaderboard: per model × size bucket, with a dot-and-interval chart of each metric by size. */
 
+/** Each metric with the count column its n is read from (small-n cells). */
 const METRICS = [
-  { key: 'f1', label: 'Description F1', help: 'mean F1 of the graded descriptions (2·completeness·correctness / (completeness + correctness))' },
-  { key: 'neighbour', label: 'Neighbour', help: 'share of truly adjacent pairs placed side by side in the same order' },
-  { key: 'direct', label: 'Direct', help: 'share of pieces in their true cell' },
-  { key: 'proximity', label: 'Proximity', help: '1 = perfect, 0 = random arrangement, below 0 = worse than random' },
+  { key: 'f1', n: 'descriptions', label: 'Description F1', help: 'mean F1 of the graded descriptions (2·completeness·correctness / (completeness + correctness))' },
+  { key: 'neighbour', n: 'assemblies', label: 'Neighbour', help: 'share of truly adjacent pairs placed side by side in the same order' },
+  { key: 'direct', n: 'assemblies', label: 'Direct', help: 'share of pieces in their true cell' },
+  { key: 'proximity', n: 'assemblies', label: 'Proximity', help: '1 = perfect, 0 = random arrangement, below 0 = worse than random' },
 ] as const;
+
+const BASELINE_SERIES = 'random arrangement';
 
 type Runs = Awaited<ReturnType<typeof listRuns>>;
 
 export async function leaderboardPage(_c: Context, q: URLSearchParams, database: Database): Promise<PageSpec> {
+  knownParams(q, ['judge']);
   const judge = param(q, 'judge');
   const load = async () => {
-    const [lb, runs] = await Promise.all([leaderboard(database, judge ? { judge } : {}, { seed: 1 }), listRuns(database, { limit: 500 })]);
-    return { lb, runs };
+    const [lb, runs, models] = await Promise.all([leaderboard(database, judge ? { judge } : {}, { seed: 1 }), allRuns(database), reportModels(database)]);
+    return { lb, runs, models };
   };
-  return cachedPage(database, 'leaderboard', q, load, ({ lb, runs }) => view(q, lb, runs));
+  return cachedPage(database, 'leaderboard', q, load, ({ lb, runs, models }) => view(q, lb, runs, modelColours(models, { [BASELINE_SERIES]: BASELINE_COLOUR })));
 }
 
-function view(q: URLSearchParams, lb: Leaderboard, runs: Runs): PageSpec {
+/** Every run, page by page (the table and its download hold all of them, not the first page). */
+async function allRuns(database: Database): Promise<Runs> {
+  const first = await listRuns(database, { limit: 500 });
+  const runs = [...first.runs];
+  while (runs.length < first.total) {
+    const next = await listRuns(database, { limit: 500, offset: runs.length });
+    if (next.runs.length === 0) break;
+    runs.push(...next.runs);
+  }
+  return { ...first, runs };
+}
+
+function view(q: URLSearchParams, lb: Leaderboard, runs: Runs, colours: ColourMap): PageSpec {
   const runsTable: Table = {
     id: 'runs',
     caption: `Runs (${runs.total})`,
@@ -51,7 +71,7 @@ function view(q: URLSearchParams, lb: Leaderboard, runs: Runs): PageSpec {
       { key: 'model', label: 'Model', render: (r) => (r.baseline ? <em>random arrangement</em> : String(r.model)) },
       { key: 'sizeBucket', label: 'Size' },
       { key: 'descriptions', label: 'Descriptions', kind: 'int' },
-      ...METRICS.slice(0, 1).map((m) => ({ key: m.key, label: m.label, kind: 'ci' as const, help: m.help })),
+      ...METRICS.slice(0, 1).map((m) => ({ key: m.key, label: m.label, kind: 'ci' as const, help: m.help, render: ciOrSmallN(m.key, m.n) })),
       {
         key: 'sameFamilyAsJudge',
         label: 'Judge family',
@@ -59,31 +79,43 @@ function view(q: URLSearchParams, lb: Leaderboard, runs: Runs): PageSpec {
         render: (r) => (r.sameFamilyAsJudge ? <strong class="flag">same as judge ({lb.judgeFamily})</strong> : ''),
       },
       { key: 'assemblies', label: 'Assemblies', kind: 'int' },
-      ...METRICS.slice(1).map((m) => ({ key: m.key, label: m.label, kind: 'ci' as const, help: m.help })),
+      ...METRICS.slice(1).map((m) => ({ key: m.key, label: m.label, kind: 'ci' as const, help: m.help, render: ciOrSmallN(m.key, (r) => (r.baseline ? null : r[m.n])) })),
     ],
     rows: lb.rows,
     empty: 'Nothing graded or scored yet.',
   };
   const buckets = [...new Set(lb.rows.map((r) => r.sizeBucket))];
+  const hasNoPuzzle = buckets.includes(NO_PUZZLE);
   return {
     title: 'Runs and leaderboard',
     tables: [board, runsTable],
     body: async () => {
-      const inputs = METRICS.map((m) => metricChart(lb.rows, m.key, m.label, buckets));
-      const drawn = await charts('lineCharts', inputs.filter((x) => x !== null));
+      const inputs = METRICS.map((m) => metricChart(lb.rows, m, buckets, colours));
+      const drawn = await charts('dotCharts', inputs.filter((x) => x !== null));
       const svgs = inputs.map((x) => (x === null ? null : drawn.shift()!));
       return (
         <>
           <p class="lede">
             Means with 95% bootstrap intervals over answers (seed 1). The <em>random arrangement</em> row is what a uniformly random placement of
-            the same puzzles scores in expectation; “all” pools every size.
+            the same puzzles scores in expectation; “all” pools every size{hasNoPuzzle ? <>, and <em>{NO_PUZZLE}</em> holds descriptions of pictures not cut into a puzzle (no size to bucket)</> : null}.
           </p>
+          <SmallNNote />
+          {lb.unattributed > 0 ? (
+            <p class="note">
+              {lb.unattributed} ad hoc answer{lb.unattributed === 1 ? '' : 's'} name no model and {lb.unattributed === 1 ? 'is' : 'are'} not ranked: grade answer text with{' '}
+              <code>assay grade --model M</code> (or <code>model</code> in <code>POST /api/grades</code>) to rank it.
+            </p>
+          ) : null}
           <JudgeNote judge={lb.judge} baseline={lb.judgeBaseline} />
           <DataTable table={board} search={q} />
           <h2>By puzzle size</h2>
           <div class="charts">
             {svgs.map((ch, i) =>
-              ch ? <Figure caption={`${METRICS[i]!.label} by size bucket, one line per model; bars are 95% intervals.`} svg={ch} /> : <p class="empty">{`${METRICS[i]!.label}: no data yet.`}</p>,
+              ch ? (
+                <Figure caption={`${METRICS[i]!.label} by size bucket: a dot per model (its colour is the same on every chart), bars are 95% intervals; hollow dots rest on fewer than 5 answers.`} svg={ch} />
+              ) : (
+                <p class="empty">{`${METRICS[i]!.label}: no data yet.`}</p>
+              ),
             )}
           </div>
           <DataTable table={runsTable} search={q} />
@@ -93,14 +125,18 @@ function view(q: URLSearchParams, lb: Leaderboard, runs: Runs): PageSpec {
   };
 }
 
-function metricChart(rows: readonly LeaderboardRow[], key: string, label: string, buckets: string[]): LineChartInput | null {
-  const points: LinePoint[] = [];
+function metricChart(rows: readonly LeaderboardRow[], m: (typeof METRICS)[number], buckets: string[], colours: ColourMap): DotChartInput | null {
+  const points: DotPoint[] = [];
   for (const r of rows) {
-    const y = (r as unknown as Record<string, number | null>)[key];
-    if (y === null || y === undefined) continue;
     const rec = r as unknown as Record<string, number | null>;
-    points.push({ series: r.baseline ? 'random arrangement' : r.model, x: r.sizeBucket, y, low: rec[`${key}Low`], high: rec[`${key}High`] });
+    const y = rec[m.key];
+    if (y === null || y === undefined) continue;
+    points.push({ series: r.baseline ? BASELINE_SERIES : r.model, x: r.sizeBucket, y, low: rec[`${m.key}Low`], high: rec[`${m.key}High`], small: !r.baseline && isSmallN(rec[m.n]) });
   }
   if (points.length === 0) return null;
-  return { points, o: { xTitle: 'size bucket', yTitle: label, xOrder: buckets, ...(key === 'proximity' ? {} : { yDomain: [0, 1] as [number, number] }) } };
+  const xOrder = buckets.filter((b) => points.some((p) => p.x === b));
+  return {
+    points,
+    o: { xTitle: 'size bucket', yTitle: m.label, xOrder, colours: colourScale(colours, points.map((p) => p.series)), ...(m.key === 'proximity' ? {} : { yDomain: [0, 1] as [number, number] }) },
+  };
 }

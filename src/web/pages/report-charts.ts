@@ -1,17 +1,19 @@
 import { memoByContent } from '../../services/report-cache.ts';
 import { runInThread, taskModule } from '../../threads/pool.ts';
-import { heatmap, intervalChart, lineChart, type IntervalPoint, type LinePoint } from '../charts.ts';
+import { dotIntervalChart, heatmap, intervalChart, type ColourScale, type DotPoint, type IntervalPoint } from '../charts.ts';
 
 /**
  * The report pages' charts. vega renders one chart in tens of milliseconds of CPU, so the pages ask
  * for them through `chart(...)`: rendered on the report thread (src/threads), and remembered by the
  * content of their input, so a page over unchanged data renders none at all. The exported task
- * functions below run on that thread; they take and return plain data.
+ * functions below run on that thread; they take and return plain data. Every chart of a model takes its
+ * colours from the page's model map (model-colours.ts, over every model stored), so a model has one colour
+ * on every chart.
  */
 
-export interface LineChartInput {
-  points: LinePoint[];
-  o: { xTitle: string; yTitle: string; xOrder: string[]; yDomain?: [number, number] };
+export interface DotChartInput {
+  points: DotPoint[];
+  o: { xTitle: string; yTitle: string; xOrder: string[]; yDomain?: [number, number]; colours: ColourScale };
 }
 export interface HeatmapInput {
   categories: string[];
@@ -20,19 +22,19 @@ export interface HeatmapInput {
 }
 export interface IntervalInput {
   points: IntervalPoint[];
-  o: { measures: string[]; xTitle: string };
+  o: { measures: string[]; xTitle: string; colours: ColourScale };
 }
 
-export const lineCharts = (inputs: LineChartInput[]): Promise<string[]> => Promise.all(inputs.map((x) => lineChart(x.points, x.o)));
+export const dotCharts = (inputs: DotChartInput[]): Promise<string[]> => Promise.all(inputs.map((x) => dotIntervalChart(x.points, x.o)));
 export const heatmaps = (inputs: HeatmapInput[]): Promise<string[]> => Promise.all(inputs.map((x) => heatmap(x.categories, x.matrix, x.o)));
 export const intervalCharts = (inputs: IntervalInput[]): Promise<string[]> => Promise.all(inputs.map((x) => intervalChart(x.points, x.o)));
 
 const TASKS = taskModule('report-charts', import.meta.url);
 
-type ChartTask = 'lineCharts' | 'heatmaps' | 'intervalCharts';
+type ChartTask = 'dotCharts' | 'heatmaps' | 'intervalCharts';
 
 /** SVG markup of each chart in `inputs`, in order (one thread round trip for the whole page). */
-export function charts(task: 'lineCharts', inputs: LineChartInput[]): Promise<string[]>;
+export function charts(task: 'dotCharts', inputs: DotChartInput[]): Promise<string[]>;
 export function charts(task: 'heatmaps', inputs: HeatmapInput[]): Promise<string[]>;
 export function charts(task: 'intervalCharts', inputs: IntervalInput[]): Promise<string[]>;
 export function charts(task: ChartTask, inputs: unknown[]): Promise<string[]> {

@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import { Fragment, jsx } from 'hono/jsx';
 import { raw } from 'hono/html';
 import type { Database } from '../../db/client.ts';
+import { badInput } from '../../domain/errors.ts';
 import { cachedReport, cachedResponse, reportKey } from '../../services/report-cache.ts';
 import type { Web } from '../index.tsx';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
@@ -45,13 +46,47 @@ export async function cachedPage<D>(database: Database, name: string, q: URLSear
   return { ...view(cached.data), body: () => raw(cached.html) };
 }
 
+/*
+ * Query parameters of the report pages. A value that cannot be read is bad input (HTTP 400; browsers get
+ * the message as a page, other clients the API's envelope), never replaced by the default: a page that
+ * silently shows τ = 0.5 for ?threshold=abc looks like an answer to a question nobody asked. An empty
+ * value (a blank form field) means "not given". Unknown names are refused too, so a misspelt filter
+ * cannot pass for an unfiltered page.
+ */
+
+/** Names every page takes: one of its tables as a download (respond.tsx). */
+const DOWNLOAD_PARAMS = ['table', 'format'] as const;
+
+/** Refuses a parameter the page does not take, naming the ones it does. */
+export function knownParams(q: URLSearchParams, names: readonly string[]): void {
+  const allowed = new Set([...names, ...DOWNLOAD_PARAMS]);
+  for (const name of new Set(q.keys())) {
+    if (!allowed.has(name)) throw badInput(`unknown query parameter '${name.slice(0, 40)}' (this page takes ${[...allowed].join(', ')})`);
+  }
+}
+
 /** A query parameter, trimmed; undefined when blank (so empty form fields mean "no filter"). */
 export function param(q: URLSearchParams, name: string): string | undefined {
   const v = q.get(name)?.trim();
   return v ? v.slice(0, 200) : undefined;
 }
 
+const shown = (v: string) => (v.length > 40 ? `${v.slice(0, 40)}…` : v);
+
+/** One of `allowed`, or `fallback` when not given; any other value is bad input. */
 export function oneOf<T extends string>(q: URLSearchParams, name: string, allowed: readonly T[], fallback: T): T {
-  const v = q.get(name);
-  return v !== null && (allowed as readonly string[]).includes(v) ? (v as T) : fallback;
+  const v = param(q, name);
+  if (v === undefined) return fallback;
+  if (!(allowed as readonly string[]).includes(v)) throw badInput(`${name}: must be one of ${allowed.join(', ')}, got '${shown(v)}'`);
+  return v as T;
+}
+
+/** A finite number in [min, max], or `fallback` when not given; anything else is bad input. */
+export function numberIn(q: URLSearchParams, name: string, min: number, max: number, fallback: number, o: { integer?: boolean } = {}): number {
+  const v = param(q, name);
+  if (v === undefined) return fallback;
+  const x = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(v) ? Number(v) : NaN;
+  const what = o.integer ? 'a whole number' : 'a number';
+  if (!Number.isFinite(x) || x < min || x > max || (o.integer && !Number.isInteger(x))) throw badInput(`${name}: must be ${what} from ${min} to ${max}, got '${shown(v)}'`);
+  return x;
 }
