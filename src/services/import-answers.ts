@@ -71,7 +71,7 @@ function statusOf(row: AnswerRow): AnswerStatus {
   return row.text === undefined || row.text === null || row.text.trim() === '' ? 'no_answer' : 'ok';
 }
 
-interface Prepared {
+export interface Prepared {
   loc: Located;
   row: AnswerRow;
   run: string;
@@ -110,14 +110,20 @@ async function idsBySlug(tx: Queryable, table: typeof rubrics | typeof puzzles, 
 const DefaultsSchema = z.looseObject({ run: Fields.run.optional(), model: Fields.model.optional(), effort: Fields.effort.optional(), tags: z.array(Fields.tag).max(100).optional() });
 
 export function parseAnswerRows(file: ImportFile, defaults: AnswerDefaults = {}): Prepared[] {
+  return prepareAnswerRows(parseJsonl(file), defaults);
+}
+
+/** Rows already read (a JSONL file's lines, or another tool's records converted): checked, with defaults. */
+export function prepareAnswerRows(locs: readonly Located[], defaults: AnswerDefaults = {}): Prepared[] {
   const d = DefaultsSchema.safeParse(defaults);
   if (!d.success) throw badInput(`${fieldPath(d.error.issues[0]!.path)}: ${d.error.issues[0]!.message}`);
-  const prepared = parseJsonl(file).map((loc) => prepare(loc, defaults));
+  const prepared = locs.map((loc) => prepare(loc, defaults));
   const seen = new Map<string, number | null>();
   for (const p of prepared) {
     const key = `${p.run}\u0000${p.externalId}`;
     if (seen.has(key)) {
-      throw locatedError(p.loc, ['id'], `duplicate answer id '${p.externalId}' in run '${p.run}' (first on line ${seen.get(key)}); give each row a distinct "id"`);
+      const first = seen.get(key);
+      throw locatedError(p.loc, ['id'], `duplicate answer id '${p.externalId}' in run '${p.run}' (first ${first === null || first === undefined ? 'earlier in the file' : `on line ${first}`}); give each row a distinct "id"`);
     }
     seen.set(key, p.loc.line);
   }

@@ -4,10 +4,10 @@ import type { ImportFile, Located } from './import-parse.ts';
 /**
  * CSV (RFC 4180: quoted fields may hold commas, newlines and "" for a quote) into one object per
  * record keyed by the header. Empty cells become absent fields, so optional columns can stay blank.
- * Each record remembers the line it starts on.
+ * Each record remembers the line it starts on. TSV is the same with a tab between fields.
  */
-export function parseCsv(file: ImportFile): Located[] {
-  const records = splitRecords(file);
+export function parseCsv(file: ImportFile, delimiter: ',' | '\t' = ','): Located[] {
+  const records = splitRecords(file, delimiter);
   const header = records.shift();
   if (!header) throw badInput(`${file.path}: empty (expected a header line)`);
   const names = header.cells.map((h) => h.trim());
@@ -33,7 +33,7 @@ export function parseCsv(file: ImportFile): Located[] {
   return out;
 }
 
-function splitRecords(file: ImportFile): Array<{ line: number; cells: string[]; quoted: boolean }> {
+function splitRecords(file: ImportFile, delimiter: string): Array<{ line: number; cells: string[]; quoted: boolean }> {
   const text = file.content.replace(/^\uFEFF/, '');
   const records: Array<{ line: number; cells: string[]; quoted: boolean }> = [];
   let cells: string[] = [];
@@ -56,7 +56,7 @@ function splitRecords(file: ImportFile): Array<{ line: number; cells: string[]; 
       continue;
     }
     if (ch === '"' && cell === '') quoted = anyQuoted = true;
-    else if (ch === ',') {
+    else if (ch === delimiter) {
       cells.push(cell);
       cell = '';
     } else if (ch === '\n' || ch === '\r') {

@@ -60,9 +60,12 @@ const TASKS = ['describe', 'assemble', 'describe-then-solve', 'choice'] as const
 
 const answersCmd: Command = {
   path: ['import', 'answers'],
-  summary: 'Import a run of answers (JSONL); assemble answers are scored against their puzzles',
-  usage: 'RUN.jsonl [--run NAME] [--model M] [--effort E] [--tag T]... [--task KIND] [--no-score]',
+  summary: "Import a run of answers (JSONL, or another tool's output with --from); assemble answers are scored against their puzzles",
+  usage: 'RUN.jsonl [--run NAME] [--model M] [--effort E] [--tag T]... [--task KIND] [--no-score] | FILE --from inspect|promptfoo|lm-eval|vlmevalkit --task KIND (--rubric R | --puzzle P) [--model M] [--run NAME]',
   options: {
+    from: { type: 'string' },
+    rubric: { type: 'string' },
+    puzzle: { type: 'string' },
     run: { type: 'string' },
     model: { type: 'string' },
     effort: { type: 'string' },
@@ -75,6 +78,9 @@ const answersCmd: Command = {
     const path = oneFile(ctx, 'answers');
     const task = str(ctx.values.task);
     if (task !== undefined && !(TASKS as readonly string[]).includes(task)) throw badInput(`--task must be one of ${TASKS.join('|')}, got '${task}'`);
+    const from = str(ctx.values.from);
+    if (from !== undefined) return importForeign(ctx, path, from, task);
+    if (ctx.values.rubric !== undefined || ctx.values.puzzle !== undefined) throw badInput('--rubric and --puzzle go with --from (a JSONL row names its own rubric or puzzle)');
     const { readImportFiles } = await import('../../services/imports.ts');
     const [file] = readImportFiles(path, /./);
     const { importAnswersJsonl } = await import('../../services/answers.ts');
@@ -98,6 +104,37 @@ const answersCmd: Command = {
     return { json: doc, text };
   },
 };
+
+/** `--from FORMAT`: another tool's file (src/services/import-formats/), its scores as imported grades. */
+async function importForeign(ctx: CommandContext, path: string, from: string, task: string | undefined) {
+  const { FOREIGN_FORMATS } = await import('../../services/import-formats/index.ts');
+  if (!(FOREIGN_FORMATS as readonly string[]).includes(from)) throw badInput(`--from must be one of ${FOREIGN_FORMATS.join('|')}, got '${from}'`);
+  if (task === undefined) throw badInput(`--from ${from} needs --task (${TASKS.join('|')}): the file does not say which assay task its answers are`);
+  const { readImportFiles } = await import('../../services/imports.ts');
+  const [file] = readImportFiles(path, /./);
+  const { importForeignAnswers } = await import('../../services/import-foreign.ts');
+  const tags = Array.isArray(ctx.values.tag) ? ctx.values.tag.map(String) : undefined;
+  const r = await withDatabase((db) =>
+    importForeignAnswers(db, file!, from as (typeof FOREIGN_FORMATS)[number], {
+      run: str(ctx.values.run),
+      model: str(ctx.values.model),
+      effort: str(ctx.values.effort),
+      tags,
+      task: task as (typeof TASKS)[number],
+      score: ctx.values['no-score'] !== true,
+      rubric: str(ctx.values.rubric),
+      puzzle: str(ctx.values.puzzle),
+    }),
+  );
+  const { answerIds, ...doc } = r;
+  const lines = [
+    table(['run', 'model', 'new run', 'imported', 'unchanged'], r.runs.map((x) => [x.name, x.model, x.created ? 'yes' : 'no', x.imported, x.unchanged])),
+    '',
+    `${r.imported} answers imported, ${r.unchanged} unchanged, ${r.scored} assemblies scored; ${r.grades.stored} ${from} scores stored as grades${r.grades.judges.length ? ` (judge ${r.grades.judges.join(', ')})` : ''}, ${r.grades.unchanged} unchanged`,
+  ];
+  if (r.skipped.length) lines.push(`skipped ${r.skipped.length}:`, ...r.skipped.map((s) => `  ${s.where}: ${s.reason}`));
+  return { json: doc, text: lines.join('\n') };
+}
 
 const labelsCmd: Command = {
   path: ['import', 'labels'],

@@ -1,0 +1,67 @@
+import { badInput } from '../../domain/errors.ts';
+import { parseCheckedJson } from '../../domain/json-check.ts';
+import type { ImportFile } from '../import-parse.ts';
+import { at, contentText, isObject, short } from './located.ts';
+import { foreignScore } from './scores.ts';
+import type { Converted, ConvertOptions, ForeignRow, ForeignScore, Skipped } from './types.ts';
+
+/**
+ * Inspect AI eval logs in the JSON log format (`inspect eval --log-format json`; the `.eval` zip format
+ * is converted first with `inspect log convert --to json`). One EvalLog: `eval` (task, model, run_id),
+ * `samples[]` with `id`, `epoch`, `output` (ModelOutput: `choices[0].message.content`, `stop_reason`,
+ * `usage`), `scores` ({scorer: Score{value, answer, explanation}}) and `error`.
+ * https://inspect.aisi.org.uk/eval-logs.html, https://inspect.aisi.org.uk/reference/inspect_ai.log.html
+ */
+
+// Inspect's StopReason values that mean the output was cut off by a limit.
+const CUT_OFF = new Set(['max_tokens', 'model_length']);
+
+export function convertInspect(file: ImportFile, opts: ConvertOptions): Converted {
+  const log = parseCheckedJson(file.content, file.path);
+  if (!isObject(log) || !isObject(log.eval)) throw badInput(`${file.path}: not an Inspect eval log (expected a JSON object with "eval" and "samples"; convert .eval logs with: inspect log convert --to json)`);
+  const samples = log.samples;
+  if (!Array.isArray(samples)) throw badInput(`${file.path}: samples: missing (the log was written without samples, or the run did not finish)`);
+  const model = opts.model ?? (typeof log.eval.model === 'string' ? log.eval.model : undefined);
+  const task = short(log.eval.task, 200);
+  const epochs = new Set(samples.map((s) => (isObject(s) ? s.epoch : undefined)));
+  const rows: ForeignRow[] = [];
+  const skipped: Skipped[] = [];
+  samples.forEach((s, i) => {
+    const where = `${file.path}: samples[${i}]`;
+    if (!isObject(s) || (typeof s.id !== 'string' && typeof s.id !== 'number')) {
+      skipped.push({ where, reason: 'not a sample (no id)' });
+      return;
+    }
+    const output = isObject(s.output) ? s.output : {};
+    const choice = Array.isArray(output.choices) && isObject(output.choices[0]) ? output.choices[0] : {};
+    const message = isObject(choice.message) ? choice.message : {};
+    const text = typeof output.completion === 'string' && output.completion !== '' ? output.completion : contentText(message.content);
+    const stop = typeof choice.stop_reason === 'string' ? choice.stop_reason : undefined;
+    // One answer per sample and epoch: with several epochs the epoch is part of the id.
+    const id = epochs.size > 1 ? `${s.id}#${String(s.epoch)}` : String(s.id);
+    const row: Record<string, unknown> = {
+      id,
+      text,
+      ...(model ? { model } : {}),
+      ...(opts.rubric ? { rubric: opts.rubric } : {}),
+      ...(opts.puzzle ? { puzzle: opts.puzzle } : {}),
+      ...(stop ? { stop_reason: stop } : {}),
+      meta: { source: { tool: 'inspect', ...(task ? { task } : {}), sample: s.id, epoch: s.epoch ?? null, ...(short(s.target) !== undefined ? { target: short(s.target) } : {}) } },
+    };
+    if (s.error !== undefined && s.error !== null) row.status = 'error';
+    else if (stop && CUT_OFF.has(stop)) row.status = 'truncated';
+    if (isObject(output.usage)) {
+      const u = output.usage;
+      row.usage = { ...(typeof u.input_tokens === 'number' ? { input_tokens: u.input_tokens } : {}), ...(typeof u.output_tokens === 'number' ? { output_tokens: u.output_tokens } : {}) };
+    }
+    const scores: ForeignScore[] = [];
+    for (const [scorer, score] of Object.entries(isObject(s.scores) ? s.scores : {})) {
+      if (!isObject(score)) continue;
+      const r = foreignScore(scorer, score.value, score.explanation);
+      if ('score' in r) scores.push(r.score);
+      else skipped.push({ where, reason: `${r.problem}; the answer is imported without it` });
+    }
+    rows.push({ loc: at(file.path, `samples[${i}]`, row), row, scores });
+  });
+  return { tool: 'inspect', rows, skipped };
+}

@@ -1,0 +1,63 @@
+import { parseJsonl, type ImportFile } from '../import-parse.ts';
+import { isObject } from './located.ts';
+import { foreignScore } from './scores.ts';
+import type { Converted, ConvertOptions, ForeignRow, ForeignScore, Skipped } from './types.ts';
+
+/**
+ * lm-evaluation-harness per-sample logs (`lm_eval … --log_samples`: `samples_<task>_<date>.jsonl`), one
+ * line per document and filter: `doc_id`, `doc`, `target`, `arguments`, `resps`, `filtered_resps`,
+ * `filter`, `metrics` (the metric names) and each metric's value as a field. The file names no model:
+ * give --model. Only generated text is an answer (generate_until); loglikelihood requests are skipped.
+ * https://github.com/EleutherAI/lm-evaluation-harness/blob/main/docs/interface.md
+ */
+
+const SAMPLE_FIELDS = new Set(['doc_id', 'doc', 'target', 'arguments', 'resps', 'filtered_resps', 'filter', 'metrics', 'doc_hash', 'prompt_hash', 'target_hash', 'task_name']);
+
+function metricNames(s: Record<string, unknown>): string[] {
+  if (Array.isArray(s.metrics)) return s.metrics.filter((m): m is string => typeof m === 'string');
+  // Older logs carry no list: every other scalar field is a metric.
+  return Object.keys(s).filter((k) => !SAMPLE_FIELDS.has(k) && ['number', 'boolean'].includes(typeof s[k]));
+}
+
+export function convertLmEval(file: ImportFile, opts: ConvertOptions): Converted {
+  const rows: ForeignRow[] = [];
+  const skipped: Skipped[] = [];
+  let filter: string | undefined;
+  for (const loc of parseJsonl(file)) {
+    const where = `${file.path}:${loc.line}`;
+    const s = loc.value;
+    if (!isObject(s) || (typeof s.doc_id !== 'number' && typeof s.doc_id !== 'string')) {
+      skipped.push({ where, reason: 'not a sample (no doc_id)' });
+      continue;
+    }
+    const f = typeof s.filter === 'string' ? s.filter : 'none';
+    filter ??= f;
+    // Each filter repeats every document: one answer per document, from the first filter in the file.
+    if (f !== filter) {
+      skipped.push({ where, reason: `filter '${f}' (the answers come from filter '${filter}', the first in the file)` });
+      continue;
+    }
+    const resp = Array.isArray(s.filtered_resps) ? s.filtered_resps[0] : undefined;
+    if (typeof resp !== 'string') {
+      skipped.push({ where, reason: 'no generated text (a loglikelihood or multiple-choice request: filtered_resps holds scores, not an answer)' });
+      continue;
+    }
+    const row: Record<string, unknown> = {
+      id: String(s.doc_id),
+      text: resp,
+      ...(opts.model ? { model: opts.model } : {}),
+      ...(opts.rubric ? { rubric: opts.rubric } : {}),
+      ...(opts.puzzle ? { puzzle: opts.puzzle } : {}),
+      meta: { source: { tool: 'lm-eval', doc_id: s.doc_id, filter: f, ...(typeof s.target === 'string' ? { target: s.target.slice(0, 2000) } : {}), ...(typeof s.doc_hash === 'string' ? { doc_hash: s.doc_hash } : {}) } },
+    };
+    const scores: ForeignScore[] = [];
+    for (const m of metricNames(s)) {
+      if (s[m] === undefined) continue;
+      const r = foreignScore(m, s[m], undefined);
+      if ('score' in r) scores.push(r.score);
+      else skipped.push({ where, reason: `${r.problem}; the answer is imported without it` });
+    }
+    rows.push({ loc: { ...loc, value: row }, row, scores });
+  }
+  return { tool: 'lm-eval', rows, skipped };
+}

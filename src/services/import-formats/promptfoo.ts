@@ -1,0 +1,65 @@
+import { badInput } from '../../domain/errors.ts';
+import { parseCheckedJson } from '../../domain/json-check.ts';
+import type { ImportFile } from '../import-parse.ts';
+import { at, isObject, short } from './located.ts';
+import { foreignScore } from './scores.ts';
+import type { Converted, ConvertOptions, ForeignRow, Skipped } from './types.ts';
+
+/**
+ * promptfoo eval output (`promptfoo eval --output results.json`): `{evalId, results: {version, results:
+ * [EvaluateResult]}}` where each result has `testIdx`, `promptIdx`, `provider` ({id, label} or an id),
+ * `response` ({output, tokenUsage: {prompt, completion}, finishReason}), `gradingResult` ({pass, score,
+ * reason}), `error`. Older files keep the list at `results` itself.
+ * https://www.promptfoo.dev/docs/configuration/outputs
+ */
+export function convertPromptfoo(file: ImportFile, opts: ConvertOptions): Converted {
+  const doc = parseCheckedJson(file.content, file.path);
+  const list = isObject(doc) ? (isObject(doc.results) ? doc.results.results : doc.results) : undefined;
+  if (!Array.isArray(list)) throw badInput(`${file.path}: not a promptfoo output file (expected "results": {"results": [...]}, as promptfoo eval --output results.json writes)`);
+  const path = isObject(doc) && isObject(doc.results) ? 'results.results' : 'results';
+  const prompts = new Set(list.map((r) => (isObject(r) ? r.promptIdx : undefined)));
+  const seen = new Map<string, number>();
+  const rows: ForeignRow[] = [];
+  const skipped: Skipped[] = [];
+  list.forEach((r, i) => {
+    const where = `${file.path}: ${path}[${i}]`;
+    if (!isObject(r)) return void skipped.push({ where, reason: 'not a result object' });
+    const provider = isObject(r.provider) ? (short(r.provider.label, 200) ?? short(r.provider.id, 200)) : short(r.provider, 200);
+    const model = opts.model ?? provider;
+    const response = isObject(r.response) ? r.response : {};
+    const output = response.output;
+    const failed = (typeof r.error === 'string' && r.error !== '') || (typeof response.error === 'string' && response.error !== '');
+    if (output !== undefined && output !== null && typeof output !== 'string' && !failed) {
+      return void skipped.push({ where, reason: `response.output is ${Array.isArray(output) ? 'a list' : typeof output}, not text (assay grades text answers)` });
+    }
+    const base = prompts.size > 1 ? `test-${String(r.testIdx ?? i)}-prompt-${String(r.promptIdx)}` : `test-${String(r.testIdx ?? i)}`;
+    // Repeats of one test (evaluateOptions.repeat) under one provider: numbered in file order.
+    const key = `${provider ?? ''}\u0000${base}`;
+    const n = (seen.get(key) ?? 0) + 1;
+    seen.set(key, n);
+    const id = n > 1 ? `${base}#${n}` : base;
+    const row: Record<string, unknown> = {
+      id,
+      text: typeof output === 'string' ? output : null,
+      ...(model ? { model } : {}),
+      ...(opts.rubric ? { rubric: opts.rubric } : {}),
+      ...(opts.puzzle ? { puzzle: opts.puzzle } : {}),
+      meta: { source: { tool: 'promptfoo', testIdx: r.testIdx ?? null, promptIdx: r.promptIdx ?? null, ...(provider ? { provider } : {}), ...(isObject(r.prompt) && short(r.prompt.label, 200) ? { prompt: short(r.prompt.label, 200) } : {}) } },
+    };
+    if (failed) row.status = 'error';
+    if (typeof response.finishReason === 'string') row.finish_reason = response.finishReason;
+    const usage = isObject(response.tokenUsage) ? response.tokenUsage : {};
+    if (typeof usage.prompt === 'number' || typeof usage.completion === 'number') {
+      row.usage = { ...(typeof usage.prompt === 'number' ? { prompt_tokens: usage.prompt } : {}), ...(typeof usage.completion === 'number' ? { completion_tokens: usage.completion } : {}) };
+    }
+    const scores = [];
+    const g = isObject(r.gradingResult) ? r.gradingResult : null;
+    if (g && g.score !== undefined) {
+      const s = foreignScore('promptfoo', g.score, g.reason);
+      if ('score' in s) scores.push(s.score);
+      else skipped.push({ where, reason: `${s.problem}; the answer is imported without it` });
+    }
+    rows.push({ loc: at(file.path, `${path}[${i}]`, row), row, scores });
+  });
+  return { tool: 'promptfoo', rows, skipped };
+}
