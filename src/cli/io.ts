@@ -1,6 +1,6 @@
 import { badInput } from '../domain/errors.ts';
 import { exceedsDepth, parseCheckedJson } from '../domain/json-check.ts';
-import { MAX_JSON_DEPTH } from '../domain/limits.ts';
+import { MAX_JSON_DEPTH } from '../domain/limit-values.ts';
 import { readInputBytes, readInputText } from '../input/text-file.ts';
 import { parseYamlInput } from '../input/yaml.ts';
 

@@ -1,5 +1,5 @@
-import { readdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, extname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Command } from './command.ts';
 
@@ -7,19 +7,49 @@ import type { Command } from './command.ts';
  * The command table is every module in ./commands (default export: a Command or an array of them).
  * Discovery keeps each feature's commands in its own file, so adding one touches no shared list.
  * Command modules keep top-level imports light and load heavy layers (db, api, SDKs) inside run().
+ *
+ * The build (scripts/build.mjs) writes the table without run() to commands.json beside this file, so
+ * a compiled `assay --help` loads no command module and `assay stats wilson` loads only stats.js.
  */
+export const MANIFEST = 'commands.json';
+export type CommandTable = Omit<Command, 'run'> & { file: string };
+
+const self = fileURLToPath(import.meta.url);
+const dir = join(dirname(self), 'commands');
+
 export async function loadCommands(): Promise<Command[]> {
-  const dir = join(dirname(fileURLToPath(import.meta.url)), 'commands');
-  const files = readdirSync(dir)
-    .filter((f) => /\.ts$/.test(f) && !f.endsWith('.d.ts') && !f.endsWith('.test.ts'))
-    .sort();
-  const out: Command[] = [];
-  for (const f of files) {
-    const mod = (await import(pathToFileURL(join(dir, f)).href)) as { default?: Command | Command[] };
-    if (!mod.default) continue;
-    out.push(...(Array.isArray(mod.default) ? mod.default : [mod.default]));
+  let table: CommandTable[];
+  try {
+    table = JSON.parse(readFileSync(join(dirname(self), MANIFEST), 'utf8')) as CommandTable[];
+  } catch {
+    return (await discoverCommands()).map((d) => d.command);
   }
-  return out.sort((a, b) => a.path.join(' ').localeCompare(b.path.join(' ')));
+  return table.map(({ file, ...c }) => ({
+    ...c,
+    async run(ctx) {
+      const own = (await commandsIn(file)).find((m) => m.path.join(' ') === c.path.join(' '));
+      if (!own) throw new Error(`${MANIFEST} names '${c.path.join(' ')}' in ${file}, which does not define it (rebuild)`);
+      return own.run(ctx);
+    },
+  }));
+}
+
+/** Every command module's commands, each with the file that defines it. */
+export async function discoverCommands(): Promise<{ command: Command; file: string }[]> {
+  // .ts from source, .js in the build (dist/ also holds .js.map files, which this skips).
+  const ext = extname(self);
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith(ext) && !f.endsWith('.d.ts') && !f.endsWith(`.test${ext}`))
+    .sort();
+  const out: { command: Command; file: string }[] = [];
+  for (const file of files) out.push(...(await commandsIn(file)).map((command) => ({ command, file })));
+  return out.sort((a, b) => a.command.path.join(' ').localeCompare(b.command.path.join(' ')));
+}
+
+async function commandsIn(file: string): Promise<Command[]> {
+  const mod = (await import(pathToFileURL(join(dir, file)).href)) as { default?: Command | Command[] };
+  if (!mod.default) return [];
+  return Array.isArray(mod.default) ? mod.default : [mod.default];
 }
 
 /** Longest command path matching the start of argv. */

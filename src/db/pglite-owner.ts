@@ -219,12 +219,13 @@ export function startTicksOf(pid: number): number | null {
 
 function describeProcess(): string {
   const script = process.argv[1] ?? '';
-  if (/cli[/\\]main\.ts$/.test(script)) {
+  // From source (src/…/main.ts) or from the build (dist/…/main.js).
+  if (/cli[/\\]main\.[jt]s$/.test(script)) {
     const args = process.argv.slice(2);
     const firstFlag = args.findIndex((a) => a.startsWith('-'));
     return `assay ${args.slice(0, firstFlag < 0 ? 2 : Math.min(firstFlag, 2)).join(' ')}`.trim();
   }
   // npm_lifecycle_event leaks into everything below npm and npx, so it only names the server itself.
-  if (/src[/\\]main\.ts$/.test(script)) return process.env.npm_lifecycle_event === 'start' ? 'npm start' : 'assay server';
+  if (/(src|dist)[/\\]main\.[jt]s$/.test(script)) return process.env.npm_lifecycle_event === 'start' ? 'npm start' : 'assay server';
   return script ? `node ${script}` : 'node';
 }

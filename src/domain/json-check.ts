@@ -1,5 +1,5 @@
 import { badInput } from './errors.ts';
-import { CAPS, MAX_JSON_DEPTH, textProblem } from './limits.ts';
+import { CAPS, MAX_JSON_DEPTH, textProblem } from './limit-values.ts';
 
 /**
  * Checks every JSON (or YAML) document gets before anything recursive touches it: zod, drizzle's

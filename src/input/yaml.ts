@@ -1,4 +1,5 @@
-import { type Document, parse } from 'yaml';
+import { createRequire } from 'node:module';
+import type { Document } from 'yaml';
 import { badInput } from '../domain/errors.ts';
 import { assertStorableJson } from '../domain/json-check.ts';
 
@@ -15,6 +16,11 @@ export const MAX_YAML_BYTES = 4 * 1024 * 1024;
 /** Alias expansions per document (the `yaml` default, stated so every reader uses the same). */
 export const MAX_YAML_ALIASES = 100;
 
+// Loaded on first parse, not at import: commands that never read YAML (assay stats …) start faster.
+// On Node, `import 'yaml'` resolves to this same CommonJS build, so there is one copy of the library.
+const requireHere = createRequire(import.meta.url);
+const yaml = (): typeof import('yaml') => requireHere('yaml');
+
 const firstLine = (e: unknown) => String((e as Error)?.message ?? e).split('\n')[0]!.trim();
 
 export function checkYamlSize(text: string, name: string): void {
@@ -27,7 +33,7 @@ export function parseYamlInput(text: string, name: string): unknown {
   checkYamlSize(text, name);
   let value: unknown;
   try {
-    value = parse(text, { maxAliasCount: MAX_YAML_ALIASES, prettyErrors: false });
+    value = yaml().parse(text, { maxAliasCount: MAX_YAML_ALIASES, prettyErrors: false });
   } catch (e) {
     throw yamlError(e, name);
   }

@@ -14,7 +14,8 @@ const env = { ASSAY_DATA_DIR: dataDir, DATABASE_URL: '', ANTHROPIC_API_KEY: '', 
 /** Starts the service on port 0 and resolves with its stdout once it prints the URL. */
 function start(): Promise<{ out: string; url: string; stop: () => Promise<number | null> }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env: { ...process.env, ...env, PORT: '0' } });
+    // What `npm start` runs: the build in dist/ when fresh (always in CI), else the source.
+    const child = spawn(process.execPath, ['bin/launch.mjs', 'main'], { cwd: ROOT, env: { ...process.env, ...env, PORT: '0' } });
     let out = '';
     let err = '';
     child.stdout.on('data', (d: Buffer) => {
