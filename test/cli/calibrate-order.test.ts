@@ -113,6 +113,22 @@ describe('assay calibrate --run R --judge PANEL: order sensitivity of a shuffled
     expect(text.stdout).toMatch(new RegExp(`\\no-gpt\\s+4\\s+4\\s+${gpt.meanAbsDifference.toFixed(3)}\\s+\\[${gpt.ci[0].toFixed(3)}, ${gpt.ci[1].toFixed(3)}\\]\\n`));
   }, 300_000);
 
+  it('a changed panel configuration adds grades; the figure reads the newest grade of each answer', async () => {
+    // Same panel id, another seed: new item orders, new grades beside the earlier ones.
+    writeFileSync(join(dir, 'o-shuffled.yaml'), 'id: o-shuffled\nprovider: panel\nmembers: [o-gpt, o-claude]\nsamples: 2\nshuffle: true\nseed: 9\n');
+    const run = await runCliAsync(['run', '--run', 'order-run', '--judge', join(dir, 'o-shuffled.yaml'), '--json'], { env });
+    expect(run.code).toBe(0);
+    const r = await runCliAsync(['calibrate', '--run', 'order-run', '--judge', 'o-shuffled', '--scale', 'verdict', '--json'], { env });
+    expect(r.code).toBe(0);
+    const o = r.json().orderSensitivity;
+    expect(o.grades).toBe(4);
+    const figure = (seed: number, judge: string) =>
+      ANSWERS.reduce((n, [, , k]) => n + Math.abs(completeness(sampleItemOrder(ids, seed, judge, 1), k) - completeness(sampleItemOrder(ids, seed, judge, 2), k)), 0) / 4;
+    for (const judge of ['o-gpt', 'o-claude']) expect(o.members.find((m: { judge: string }) => m.judge === judge).meanAbsDifference).toBeCloseTo(figure(9, judge), 12);
+    // The two seeds give different figures, so reading the older grades would have been caught.
+    expect(['o-gpt', 'o-claude'].some((judge) => Math.abs(figure(9, judge) - figure(SEED, judge)) > 1e-9)).toBe(true);
+  }, 300_000);
+
   it('null for a panel that does not shuffle and for a plain judge; the text has no order table', async () => {
     const fixed = await runCliAsync(['calibrate', '--run', 'order-run', '--judge', 'o-fixed', '--scale', 'verdict', '--json'], { env });
     expect(fixed.code).toBe(0);

@@ -4,6 +4,7 @@ import { orderSensitivity, type OrderSensitivity, type ShuffledGrade } from '../
 import type { Database } from '../../db/client.ts';
 import { judges } from '../../db/schema.ts';
 import { notFound } from '../../domain/errors.ts';
+import { isNewestBySlug } from './newest-grade.ts';
 import { findRun } from './run-ref.ts';
 
 /**
@@ -34,14 +35,12 @@ export async function loadOrderSensitivity(database: Database, q: OrderSensitivi
   const panels = await database.db.select({ id: judges.id }).from(judges).where(and(eq(judges.slug, q.judge), eq(judges.provider, 'panel'))).limit(1);
   if (panels.length === 0) return null;
   const r = await database.execute(
-    // Newest grade per answer (several configurations of one panel id may have graded it; the answer page
-    // shows the newest first), then only those that recorded shuffled item orders.
-    `select coalesce(json_agg(json_build_object('answer', x.external_id, 'members', x.members) order by x.answer_id), '[]')::text as j
-       from (select distinct on (a.id) a.id as answer_id, a.external_id, g.meta->'panel'->'members' as members, g.meta->'panel'->'itemOrders' as orders
-               from grades g join judges j on j.id = g.judge_id join answers a on a.id = g.answer_id
-              where a.run_id = $1 and j.slug = $2 and j.provider = 'panel' and g.meta ? 'panel'
-              order by a.id, g.created_at desc, g.id desc) x
-      where jsonb_typeof(x.orders) = 'array' and jsonb_typeof(x.members) = 'array'`,
+    // The newest grade per answer by the panel id (newest-grade.ts: several configurations or rubric
+    // versions may have graded it), then only those that recorded shuffled item orders.
+    `select coalesce(json_agg(json_build_object('answer', a.external_id, 'members', g.meta->'panel'->'members') order by a.id), '[]')::text as j
+       from grades g join judges j on j.id = g.judge_id join answers a on a.id = g.answer_id
+      where a.run_id = $1 and j.slug = $2 and j.provider = 'panel' and ${isNewestBySlug()}
+        and jsonb_typeof(g.meta->'panel'->'itemOrders') = 'array' and jsonb_typeof(g.meta->'panel'->'members') = 'array'`,
     [run.id, q.judge],
   );
   const grades = JSON.parse(String(r.rows[0]!.j)) as ShuffledGrade[];
