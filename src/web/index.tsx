@@ -9,6 +9,7 @@ import { defaultJudge } from '../services/grading/default-judge.ts';
 import { pageGuard, sessionCaller, type PageAuth } from './guard.ts';
 import { registerAnnotationPages } from './pages/annotate.tsx';
 import { registerAnswerPages } from './pages/answers.tsx';
+import { registerCampaignPages } from './pages/campaigns.tsx';
 import { registerAuthPages } from './pages/login.tsx';
 import { registerReportPages } from './pages/reports.tsx';
 import { pageError, type PageFrame } from './respond.tsx';
@@ -73,4 +74,5 @@ export function registerWeb(api: Api): void {
   registerReportPages(web);
   registerAnswerPages(web);
   registerAnnotationPages(web);
+  registerCampaignPages(web);
 }

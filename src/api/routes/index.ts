@@ -1,6 +1,7 @@
 import type { Api } from '../define-route.ts';
 import { registerAnswers } from './answers.ts';
 import { registerCalibrate } from './calibrate.ts';
+import { registerCampaigns } from './campaigns.ts';
 import { registerCatalog } from './catalog.ts';
 import { registerGrades } from './grades.ts';
 import { registerHealth } from './health.ts';
@@ -17,4 +18,4 @@ export type RouteModule = (api: Api) => void;
  * The API's route table: every route file exports a register function. Add a file here to ship new
  * routes. The web pages are not in it — api/ never imports web/; src/app.ts mounts them on this app.
  */
-export const ROUTE_MODULES: readonly RouteModule[] = [registerHealth, registerKeys, registerCatalog, registerAnswers, registerLabels, registerReports, registerGrades, registerJobs, registerStats, registerCalibrate];
+export const ROUTE_MODULES: readonly RouteModule[] = [registerHealth, registerKeys, registerCatalog, registerAnswers, registerLabels, registerReports, registerGrades, registerJobs, registerStats, registerCalibrate, registerCampaigns];

@@ -3,6 +3,7 @@ import type { Database } from '../../db/client.ts';
 import { adjudications } from '../../db/schema.ts';
 import { ANSWER_SCALE_KEYS } from '../../domain/campaigns.ts';
 import { AssayError, badInput } from '../../domain/errors.ts';
+import { Fields } from '../../domain/fields.ts';
 import { SCALES } from '../../domain/labels.ts';
 import { campaignAdjudications, campaignLabels, type Adjudication } from './campaign-labels.ts';
 import { findDisagreements } from './disagreements.ts';
@@ -38,6 +39,10 @@ function finalLabel(unit: string, label: string | boolean): string {
  */
 export async function adjudicate(database: Database, input: AdjudicationInput): Promise<Adjudication & { replaced: boolean }> {
   const label = finalLabel(input.unit, input.label);
+  for (const [field, value, schema] of [['adjudicator', input.adjudicator, Fields.annotator], ['note', input.note, Fields.note]] as const) {
+    const r = value === undefined ? null : schema.safeParse(value);
+    if (r && !r.success) throw badInput(`${field}: ${r.error.issues[0]!.message}`);
+  }
   return database.db.transaction(async (tx) => {
     const campaign = await findCampaign(tx, input.campaign);
     if (input.authority === 'role' && !campaign.adjudicators.includes(input.adjudicator)) {
