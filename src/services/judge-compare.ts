@@ -2,12 +2,15 @@ import type { Database } from '../db/client.ts';
 import { badInput } from '../domain/errors.ts';
 import { buildUnits, compareJudges, type HumanItemLabel, type JudgeComparison, type JudgeGrade } from '../analysis/judge-compare/index.ts';
 import { calibrationLabels } from './grading/calibration-labels.ts';
+import { isFinalGrade, isGraded, sqlText } from './grading/needs-grading.ts';
+import { isNewestBySlug } from './grading/newest-grade.ts';
 import { findRun } from './grading/run-ref.ts';
 
 /**
  * `assay judge compare`, the page and the API route: two judges' STORED grades of one run against the
- * run's human labels. Nothing is graded here; a judge without grades of the run is bad input naming the
- * command that grades it.
+ * run's human labels. Nothing is graded here (`assay judge compare --grade` grades first through
+ * judge-compare-grade.ts); a judge without grades of the run is bad input naming the command that grades
+ * it, and the report counts, per judge, the answers left out for want of a grade (`ungraded`).
  */
 
 export interface JudgeCompareQuery {
@@ -23,14 +26,16 @@ export const JUDGE_COMPARE_DEFAULTS = { top: 10, seed: 1, resamples: 1000 } as c
 /** Upper bounds on what one request may ask for (a bootstrap is O(resamples × units)). */
 export const JUDGE_COMPARE_LIMITS = { top: 1000, resamples: 100_000 } as const;
 
-/** Every grade (any status) of the two judges in the run, keyed by the answers' ids in the run. */
+/**
+ * The grade (any status) of each answer of the run by each judge, keyed by the answers' ids in the run:
+ * the newest (grades are versioned — several configurations of one judge id, several rubric versions —
+ * and the newest is the grade, the one the answer page shows first).
+ */
 async function runGrades(database: Database, runId: number, slugs: string[]): Promise<Map<string, Map<string, JudgeGrade>>> {
   const r = await database.execute(
-    // Ordered so that, when several configurations of one judge id graded an answer, the newest grade wins
-    // (it is read last): deterministic, and the same grade the answer page shows first.
-    `select coalesce(json_agg(json_build_array(j.slug, a.external_id, g.status, g.items, g.f1) order by a.id, g.created_at, g.id), '[]')::text as j
+    `select coalesce(json_agg(json_build_array(j.slug, a.external_id, g.status, g.items, g.f1) order by a.id), '[]')::text as j
        from grades g join judges j on j.id = g.judge_id join answers a on a.id = g.answer_id
-      where a.run_id = $1 and j.slug = any($2::text[])`,
+      where a.run_id = $1 and j.slug = any($2::text[]) and ${isNewestBySlug()}`,
     [runId, slugs],
   );
   const rows = JSON.parse(String(r.rows[0]!.j)) as Array<[string, string, string, JudgeGrade['items'], number | null]>;
@@ -39,7 +44,27 @@ async function runGrades(database: Database, runId: number, slugs: string[]): Pr
   return out;
 }
 
-function checkQuery(q: JudgeCompareQuery): Required<JudgeCompareQuery> {
+/** Per judge: the run's answers a judge grades (needs-grading.ts) whose grade is missing or not final. */
+export interface UngradedCounts {
+  a: number;
+  b: number;
+}
+
+// The rule's SQL rendered once: "answers" and "grades" unaliased in this statement, as the rule is written.
+const UNGRADED = `select s.slug, count(*)::int as n from answers cross join unnest($2::text[]) as s(slug)
+   where "answers"."run_id" = $1 and ${sqlText(isGraded)}
+     and not exists (select 1 from grades join judges j on j.id = grades.judge_id
+       where grades.answer_id = "answers"."id" and j.slug = s.slug and ${sqlText(isFinalGrade)} and ${isNewestBySlug('grades', 'j')})
+   group by s.slug`;
+
+async function ungradedCounts(database: Database, runId: number, a: string, b: string): Promise<UngradedCounts> {
+  const r = await database.execute(UNGRADED, [runId, [a, b]]);
+  const n = new Map(r.rows.map((x) => [String(x.slug), Number(x.n)]));
+  return { a: n.get(a) ?? 0, b: n.get(b) ?? 0 };
+}
+
+/** Checks and fills in the query's options: bad input before anything is read or graded. */
+export function checkQuery(q: JudgeCompareQuery): Required<JudgeCompareQuery> {
   if (q.a === q.b) throw badInput(`give two different judges (both are '${q.a}')`);
   const top = q.top ?? JUDGE_COMPARE_DEFAULTS.top;
   const resamples = q.resamples ?? JUDGE_COMPARE_DEFAULTS.resamples;
@@ -52,7 +77,11 @@ function checkQuery(q: JudgeCompareQuery): Required<JudgeCompareQuery> {
   return { ...q, top, resamples, seed };
 }
 
-export type JudgeCompareReport = JudgeComparison & { run: string };
+export type JudgeCompareReport = JudgeComparison & {
+  run: string;
+  /** Answers of the run each judge grades but has no final grade of (left out of the comparison). */
+  ungraded: UngradedCounts;
+};
 
 export async function judgeCompare(database: Database, query: JudgeCompareQuery): Promise<JudgeCompareReport> {
   const q = checkQuery(query);
@@ -75,5 +104,5 @@ export async function judgeCompare(database: Database, query: JudgeCompareQuery)
     { a: grades.get(q.a)!, b: grades.get(q.b)!, humanLabelledAnswers: new Set(humans.map((h) => h.answer)) },
     { seed: q.seed, resamples: q.resamples, top: q.top },
   );
-  return { run: run.name, ...report };
+  return { run: run.name, ...report, ungraded: await ungradedCounts(database, run.id, q.a, q.b) };
 }

@@ -5,7 +5,11 @@ import { JUDGE_COMPARE_DEFAULTS, JUDGE_COMPARE_LIMITS, judgeCompare } from '../.
 import { defineRoute, type Api } from '../define-route.ts';
 import { errorResponses, notFoundResponse } from '../schemas.ts';
 
-/** GET /api/reports/judge-compare: `assay judge compare` over HTTP; the response is validated against its schema. */
+/**
+ * GET /api/reports/judge-compare: `assay judge compare` over HTTP; the response is validated against its
+ * schema. Read-only (no --grade here: grading through the API is POST /api/runs/{id}/grade), so the
+ * response says how many answers each judge left ungraded.
+ */
 
 const Name = z.string().min(1).max(200);
 const Query = z.object({
@@ -48,6 +52,10 @@ export const JudgeCompareSchema = z
       graded: z.number().int(),
       top: z.array(z.object({ answer: z.string(), f1A: z.number(), f1B: z.number(), delta: z.number(), humanLabelled: z.boolean() }).strict()),
     }).strict(),
+    ungraded: z
+      .object({ a: z.number().int(), b: z.number().int() })
+      .strict()
+      .openapi({ description: "Per judge, the run's answers a judge grades that have no final grade from it: left out of the comparison (this route grades nothing; POST /api/runs/{id}/grade does)" }),
   })
   .strict()
   .openapi('JudgeCompare');

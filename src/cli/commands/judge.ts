@@ -1,10 +1,31 @@
 import type { Command } from '../command.ts';
 import { badInput } from '../../domain/errors.ts';
 import type { JudgeCompareReport } from '../../services/judge-compare.ts';
+import type { GradedJudgeCompareReport } from '../../services/judge-compare-grade.ts';
 import { numberFlag, requireFlag } from '../io.ts';
 import { keyValues, table, type Cell } from '../table.ts';
 
 const interval = (ci: [number, number] | null): Cell => (ci ? `[${ci[0].toFixed(4)}, ${ci[1].toFixed(4)}]` : null);
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+/** What --grade graded, per judge (nothing without --grade). */
+function gradingLines(r: JudgeCompareReport & Partial<Pick<GradedJudgeCompareReport, 'grading'>>): string[] {
+  if (!r.grading) return [];
+  return [r.grading.a, r.grading.b].map(
+    (g) => `graded ${g.judge}: ${plural(g.needed, 'answer')} needed a grade; ${g.done} graded in all, ${g.failed} failed, ${g.remaining} remaining; ${plural(g.calls, 'provider call')}, $${g.costUsd.toFixed(4)}`,
+  );
+}
+
+/** The answers each judge has no final grade of: left out of the comparison, said so (and how to grade them). */
+function ungradedLines(r: JudgeCompareReport): string[] {
+  const { a, b } = r.ungraded;
+  if (a === 0 && b === 0) return [];
+  const who = [[r.judgeA, a], [r.judgeB, b]] as const;
+  return [
+    `Left out for want of a grade (answers of the run without a final grade): ${who.map(([j, n]) => `${j} ${n}`).join(', ')}; add --grade to grade them first`,
+  ];
+}
 
 /** The readable report: the two kappas and their difference, the dropped pairs, flips per item, F1 moves. */
 function formatJudgeCompare(r: JudgeCompareReport): string {
@@ -28,6 +49,7 @@ function formatJudgeCompare(r: JudgeCompareReport): string {
     ['human-labelled pairs', r.humanLabelledPairs],
     ['dropped', r.dropped.total],
     ['bootstrap', `seed ${r.bootstrap.seed}, ${r.bootstrap.resamples} resamples of answers`],
+    ['ungraded answers', `${r.judgeA} ${r.ungraded.a}, ${r.judgeB} ${r.ungraded.b}`],
   ]);
   const dropped = r.dropped.byReason.map((d) => `  ${d.count}  ${d.description}`);
   const flips = table(
@@ -41,7 +63,9 @@ function formatJudgeCompare(r: JudgeCompareReport): string {
     ['answer', 'F1 A', 'F1 B', 'B − A', 'human-labelled'],
     r.f1Moves.top.map((m) => [m.answer, m.f1A, m.f1B, m.delta, m.humanLabelled ? 'yes' : 'no']),
   );
+  const notes = [...gradingLines(r), ...ungradedLines(r)];
   return [
+    ...(notes.length > 0 ? [...notes, ''] : []),
     summary,
     ...(dropped.length > 0 ? ['', 'Dropped pairs:', ...dropped] : []),
     '',
@@ -60,11 +84,13 @@ function formatJudgeCompare(r: JudgeCompareReport): string {
 
 const compare: Command = {
   path: ['judge', 'compare'],
-  summary: "Compare two judges' stored grades of a run against its human labels: kappas, paired bootstrap of the difference, flips, F1 moves",
-  usage: '--run R --judge A --judge B [--top N] [--seed S] [--resamples N]',
+  summary: "Compare two judges' grades of a run against its human labels (--grade: grade what is missing first): kappas, paired bootstrap of the difference, flips, F1 moves",
+  usage: '--run R --judge A --judge B [--grade [--concurrency K]] [--top N] [--seed S] [--resamples N]',
   options: {
     run: { type: 'string' },
     judge: { type: 'string', multiple: true },
+    grade: { type: 'boolean' },
+    concurrency: { type: 'string' },
     top: { type: 'string' },
     seed: { type: 'string' },
     resamples: { type: 'string' },
@@ -83,10 +109,38 @@ const compare: Command = {
     if (top !== undefined) q.top = top;
     if (seed !== undefined) q.seed = seed;
     if (resamples !== undefined) q.resamples = resamples;
+    const concurrency = numberFlag(values, 'concurrency', { integer: true, min: 1, max: 512 });
+    if (concurrency !== undefined && !values.grade) throw badInput('--concurrency goes with --grade (nothing is graded without it)');
     const { withDatabase } = await import('../database.ts');
-    const { judgeCompare } = await import('../../services/judge-compare.ts');
-    const report = await withDatabase((database) => judgeCompare(database, q));
-    return { json: report, text: formatJudgeCompare(report) };
+    if (!values.grade) {
+      const { judgeCompare } = await import('../../services/judge-compare.ts');
+      const report = await withDatabase((database) => judgeCompare(database, q));
+      return { json: { ...report, grading: null }, text: formatJudgeCompare(report) };
+    }
+    // --grade: `assay run`'s grading for each judge (needs-grading rule), progress on stderr, then the comparison.
+    const { loadConfig, providerKeys } = await import('../../config.ts');
+    const { gradeAndCompareJudges } = await import('../../services/judge-compare-grade.ts');
+    const { progressBar } = await import('../progress-bar.ts');
+    const keys = providerKeys(loadConfig(process.env));
+    const bars = { a: progressBar(process.stderr), b: progressBar(process.stderr) };
+    const shown: { judge: 'a' | 'b' | null } = { judge: null };
+    const report = await withDatabase((database) =>
+      gradeAndCompareJudges(database, q, {
+        keys,
+        ...(concurrency !== undefined ? { concurrency } : {}),
+        onProgress(which, p) {
+          if (shown.judge !== which) {
+            if (shown.judge) bars[shown.judge].end();
+            shown.judge = which;
+            process.stderr.write(`grading run ${p.run.name} with judge ${p.judge.slug}\n`);
+          }
+          bars[which].update(p);
+        },
+      }),
+    );
+    if (shown.judge) bars[shown.judge].end();
+    const incomplete = [report.grading.a, report.grading.b].some((g) => g.failed > 0 || g.remaining > 0);
+    return { json: report, text: formatJudgeCompare(report), exitCode: incomplete ? 1 : 0 };
   },
 };
 

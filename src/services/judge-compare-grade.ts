@@ -1,0 +1,82 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Database } from '../db/client.ts';
+import { badInput } from '../domain/errors.ts';
+import type { ProviderKeys } from '../judges/adapters/index.ts';
+import { loadJudgeOrPanel } from '../judges/panel-config.ts';
+import { getProgress, type Progress } from './grading/progress.ts';
+import { gradingQueue } from './grading/queue.ts';
+import { checkJudgeRef, enqueueRunGrading } from './grading/run-queue.ts';
+import { findRun } from './grading/run-ref.ts';
+import { startWorker } from './grading/worker.ts';
+import { checkQuery, judgeCompare, type JudgeCompareQuery, type JudgeCompareReport } from './judge-compare.ts';
+
+/**
+ * `assay judge compare --grade`: grade what either judge still needs of the run, then compare. The
+ * grading is `assay run`'s, reused: per judge, enqueueRunGrading (the needs-grading rule picks the
+ * answers: those without a final grade from this configuration against their rubric's latest version)
+ * and an in-process worker until that grading run is done. Judges go one after the other, so each has its
+ * own progress line. Grades are versioned (docs/grades.md): grading adds grades, it never replaces a
+ * judge's earlier ones, so the comparison can be rerun on the grades it read.
+ */
+
+export interface CompareGradeOptions {
+  keys: ProviderKeys;
+  /** Provider calls at once, per judge (`--concurrency`; default 8, as `assay run`). */
+  concurrency?: number;
+  /** Progress of the judge being graded (`which`: 'a' or 'b'), every `progressMs` and once at its end. */
+  onProgress?: (which: 'a' | 'b', p: Progress) => void;
+  progressMs?: number;
+}
+
+/** What grading one judge for the comparison did. */
+export interface CompareGrading {
+  judge: string;
+  /** Answers that needed a grade from the judge (one job each). */
+  needed: number;
+  /** The run's graded answers with a final grade from the judge once its grading ended. */
+  done: number;
+  failed: number;
+  remaining: number;
+  calls: number;
+  costUsd: number;
+}
+
+export type GradedJudgeCompareReport = JudgeCompareReport & { grading: { a: CompareGrading; b: CompareGrading } };
+
+/** Query `a`/`b` are judge references here (an id in judges/ or a judge file), compared by their ids. */
+export async function gradeAndCompareJudges(database: Database, query: JudgeCompareQuery, o: CompareGradeOptions): Promise<GradedJudgeCompareReport> {
+  // Bad input before anything is written: both judges load, they differ, the options hold, the run exists.
+  const refs = { a: query.a, b: query.b };
+  for (const ref of Object.values(refs)) checkJudgeRef(ref);
+  const slugs = { a: loadJudgeOrPanel(refs.a).config.id, b: loadJudgeOrPanel(refs.b).config.id };
+  if (slugs.a === slugs.b) throw badInput(`give two different judges (both are '${slugs.a}')`);
+  const q = checkQuery({ ...query, a: slugs.a, b: slugs.b });
+  await findRun(database, q.run);
+
+  const queue = gradingQueue(database);
+  const grading = {} as { a: CompareGrading; b: CompareGrading };
+  try {
+    for (const which of ['a', 'b'] as const) grading[which] = await gradeOne(database, queue, q.run, refs[which], which, o);
+  } finally {
+    await queue.stop();
+  }
+  return { ...(await judgeCompare(database, q)), grading };
+}
+
+async function gradeOne(database: Database, queue: ReturnType<typeof gradingQueue>, run: string, ref: string, which: 'a' | 'b', o: CompareGradeOptions): Promise<CompareGrading> {
+  // Workers load the judge by this reference, possibly from another directory: a file path is made absolute.
+  const judgeRef = existsSync(ref) ? resolve(ref) : ref;
+  const e = await enqueueRunGrading(database, queue, { run, judge: judgeRef });
+  const worker = await startWorker(database, { concurrency: o.concurrency ?? 8, keys: o.keys, queue, untilDone: [e.gradingRunId] });
+  const report = () => getProgress(database, e.gradingRunId).then((p) => (o.onProgress?.(which, p), p));
+  const timer = o.onProgress ? setInterval(() => void report().catch(() => {}), o.progressMs ?? 500) : undefined;
+  try {
+    await worker.done;
+  } finally {
+    if (timer) clearInterval(timer);
+    await worker.stop({ graceful: false }).catch(() => {});
+  }
+  const p = await report();
+  return { judge: e.judge.slug, needed: e.jobs, done: p.done, failed: p.failed, remaining: p.remaining, calls: p.calls, costUsd: p.costUsd };
+}
