@@ -11,6 +11,7 @@ import { SelectField } from '../select-field.tsx';
 import { DataTable, type Row, type Table } from '../table.tsx';
 import { charts, type HeatmapInput } from './report-charts.ts';
 import { cachedPage, knownParams, oneOf, param } from './report-page.ts';
+import { PANEL_PARAMS, withPanelSection } from './calibration-panel.tsx';
 import { ciOrSmallN, SMALL_N_RULE } from '../small-n.tsx';
 import { HUMAN_RANGE_RULE } from '../../analysis/calibration/trust.ts';
 
@@ -114,7 +115,7 @@ function confusion(j: JudgeReport): HeatmapInput | null {
 }
 
 /** The page's query parameters (any other name is refused with a message: report-page.ts knownParams). */
-export const CALIBRATION_PARAMS: string[] = ['scale', 'judge', 'humans'];
+export const CALIBRATION_PARAMS: string[] = ['scale', 'judge', 'humans', ...PANEL_PARAMS];
 
 export async function calibrationPage(q: URLSearchParams, database: Database): Promise<PageSpec> {
   knownParams(q, CALIBRATION_PARAMS);
@@ -123,7 +124,8 @@ export async function calibrationPage(q: URLSearchParams, database: Database): P
   // ?humans=majority|adjudicated: the human side as one reference rater (docs/annotation.md).
   const humans = oneOf<HumansMode>(q, 'humans', HUMANS_MODES, 'each');
   const load = () => pageCalibration(database, { scale, humans, ...(judge ? { judge } : {}) });
-  return cachedPage(database, 'calibration', q, load, (cal) => view(q, scale, judge, cal));
+  // A panel judge's section (calibration-panel.tsx) follows the report.
+  return withPanelSection(q, database, await cachedPage(database, 'calibration', q, load, (cal) => view(q, scale, judge, cal)));
 }
 
 function view(q: URLSearchParams, scale: LabelScale, judge: string | undefined, cal: PageCalibration): PageSpec {
