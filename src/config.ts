@@ -81,6 +81,9 @@ const ConfigSchema = z.object({
   OPENAI_API_KEY: optionalString,
   OPENAI_BASE_URL: z.preprocess(blankToUndefined, z.url().optional()),
   ANTHROPIC_BASE_URL: z.preprocess(blankToUndefined, z.url().optional()),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.preprocess(blankToUndefined, z.url().optional()),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.preprocess(blankToUndefined, z.url().optional()),
+  OTEL_SERVICE_NAME: optionalString,
 });
 
 export interface Config {
@@ -98,6 +101,10 @@ export interface Config {
   openaiApiKey: string | undefined;
   openaiBaseUrl: string | undefined;
   anthropicBaseUrl: string | undefined;
+  /** OpenTelemetry tracing (src/telemetry.ts): on when an OTLP endpoint is set. */
+  otlpEndpoint: string | undefined;
+  otlpTracesEndpoint: string | undefined;
+  serviceName: string | undefined;
 }
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
@@ -120,6 +127,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     openaiApiKey: c.OPENAI_API_KEY,
     openaiBaseUrl: c.OPENAI_BASE_URL,
     anthropicBaseUrl: c.ANTHROPIC_BASE_URL,
+    otlpEndpoint: c.OTEL_EXPORTER_OTLP_ENDPOINT,
+    otlpTracesEndpoint: c.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT,
+    serviceName: c.OTEL_SERVICE_NAME,
   };
 }
 

@@ -103,6 +103,9 @@ async function seedIfEmpty(database: Database): Promise<boolean> {
  * directory this server reaches through it stops (exit 1: restarted, this process becomes the owner).
  */
 export async function runUntilSignal(config: Config, out: (line: string) => void = (l) => process.stdout.write(l + '\n')): Promise<void> {
+  // Tracing (when an OTLP endpoint is set) before the service, so the seed's and the queue's grading is traced.
+  const { startTelemetry } = await import('./telemetry.ts');
+  const stopTelemetry = await startTelemetry(config);
   const svc = await startService(config);
   const { startedByNpm, watchAncestors } = await import('./parent-watch.ts');
   // Handlers go in before the banner: a supervisor that signals as soon as it reads "listening" must
@@ -117,7 +120,7 @@ export async function runUntilSignal(config: Config, out: (line: string) => void
       process.off('SIGTERM', onSignal);
       unwatch();
       out(why ? `Shutting down: ${why}…` : 'Shutting down…');
-      svc.stop().then(resolve, resolve);
+      svc.stop().then(stopTelemetry, stopTelemetry).then(resolve, resolve);
     };
     const onSignal = () => stop();
     process.on('SIGINT', onSignal);

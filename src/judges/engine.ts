@@ -5,12 +5,14 @@ import type { Rubric } from '../domain/rubric.ts';
 import { mulberry32, type Rng } from '../stats/random.ts';
 import { canonicalJson, type LoadedJudge, resolveJudgeFile, sha256 } from './config.ts';
 import { type JudgeOutput, outputJsonSchema, validateOutput } from './contract.ts';
+import { unresolvedExamples } from './example-prompt.ts';
 import { parseReply } from './parse.ts';
 import { loadPrices, costUsd, type PriceTable } from './prices.ts';
 import { assemblePrompt, type AssembledPrompt, type JudgeImage, loadTemplate, type PromptTemplate } from './prompt.ts';
 import { DEFAULT_BACKOFF, retryDelayMs, type BackoffOptions } from './retry.ts';
 import type { CachedResponse, JobLease, LedgerEntry, ResponseCache, UsageLedger } from './store.ts';
 import { addUsage, type Judge, type JudgeReply, type JudgeRequest, ProviderCallError, type TokenUsage, ZERO_USAGE } from './types.ts';
+import { tracedJudgeCall } from './telemetry.ts';
 
 /**
  * The judge engine: prompt → cache → provider call(s) → validation → an outcome with a status.
@@ -150,6 +152,10 @@ export function createJudgeEngine(o: EngineOptions): JudgeEngine {
   const rng = o.random ?? mulberry32(0x5eed);
   const prices = o.prices ?? loadPrices();
   const backoff = o.backoff ?? DEFAULT_BACKOFF;
+  // A judge file's examples live in the database: an engine built from the bare file would grade with a
+  // prompt (and config hash) that leaves them out, so it is refused instead.
+  const unresolved = unresolvedExamples(judge);
+  if (unresolved) throw new Error(unresolved);
   const template: PromptTemplate = loadTemplate(defaultTemplatePath(judge));
   const identity: JudgeIdentity = {
     id: cfg.id,
@@ -163,7 +169,11 @@ export function createJudgeEngine(o: EngineOptions): JudgeEngine {
   let stopped: string | null = null;
 
   const assemble = (input: GradeInput): AssembledPrompt =>
-    assemblePrompt(template, input.rubric, input.answer, { ...(o.boundary ? { boundary: o.boundary() } : {}), ...(input.image ? { image: input.image } : {}) });
+    assemblePrompt(template, input.rubric, input.answer, {
+      ...(o.boundary ? { boundary: o.boundary() } : {}),
+      ...(input.image ? { image: input.image } : {}),
+      ...(judge.examplesText ? { examples: judge.examplesText } : {}),
+    });
 
   async function grade(input: GradeInput): Promise<JudgeOutcome> {
     const started = clock();
@@ -255,7 +265,7 @@ export function createJudgeEngine(o: EngineOptions): JudgeEngine {
         throw new ProviderCallError('fatal', 'lease lost: another worker holds this job now');
       }
       begun = true;
-      return withTimeout(adapter.call(req), cfg.params.timeout_ms + 1000);
+      return withTimeout(tracedJudgeCall(cfg, () => adapter.call(req)), cfg.params.timeout_ms + 1000);
     };
 
     for (;;) {
