@@ -156,6 +156,9 @@ export interface GradeItem {
   verdict: string;
   evidence?: string | null;
   points: number;
+  /** Probability of the verdict (docs/grades.md#confidence); absent on grades stored before it existed. */
+  confidence?: number | null;
+  confidenceSource?: 'logprob' | 'vote' | null;
 }
 export interface GradeClaim {
   text?: string | null;

@@ -1,0 +1,55 @@
+import { eq } from 'drizzle-orm';
+import { DEFAULT_RELIABILITY_BINS, reliabilityDiagram, type ReliabilityBin } from '../../analysis/calibration/reliability.ts';
+import { type ConfidentGrade, type ReliabilityLeftOut, reliabilityPoints, type ReliabilityPointRow } from '../../analysis/calibration/reliability-points.ts';
+import type { Database } from '../../db/client.ts';
+import { judges } from '../../db/schema.ts';
+import { notFound } from '../../domain/errors.ts';
+import { calibrationLabels } from './calibration-labels.ts';
+import { isNewestBySlug } from './newest-grade.ts';
+import { findRun } from './run-ref.ts';
+
+/**
+ * A judge's reliability diagram over a stored run (`assay calibrate --run R --judge J`, the calibration
+ * page; docs/grades.md#confidence): the judge's newest ok grade per answer, each item verdict that carries
+ * a confidence (grades.items[].confidence: log-probability or a panel's vote share), against the human
+ * majority verdict of that answer's item from the run's stored human labels.
+ */
+
+export interface ReliabilityQuery {
+  run: string;
+  /** The judge's id (judges slug); a panel is read as the panel (its vote and its confidence). */
+  judge: string;
+  /** Equal-width confidence bins over [0, 1]; default 10. */
+  bins?: number;
+}
+
+export interface ReliabilityReport {
+  run: string;
+  judge: string;
+  /** One per (answer, item) with a confidence and a human majority, in answer then item order. */
+  points: ReliabilityPointRow[];
+  /** Graded items of the judge's ok grades that are not points, by reason. */
+  leftOut: ReliabilityLeftOut;
+  diagram: { bins: ReliabilityBin[]; n: number; ece: number | null };
+}
+
+/** Unknown run, or a judge that graded nothing, is not found; bad bins are bad input (before any read). */
+export async function loadReliability(database: Database, q: ReliabilityQuery): Promise<ReliabilityReport> {
+  const bins = q.bins ?? DEFAULT_RELIABILITY_BINS;
+  reliabilityDiagram([], bins); // validates bins
+  const run = await findRun(database, q.run);
+  const known = await database.db.select({ id: judges.id }).from(judges).where(eq(judges.slug, q.judge)).limit(1);
+  if (known.length === 0) throw notFound(`judge '${q.judge}' has graded nothing (no such judge in the database)`);
+  const r = await database.execute(
+    `select coalesce(json_agg(json_build_object('answer', a.external_id, 'items', coalesce(g.items, '[]'::jsonb)) order by a.id), '[]')::text as j
+       from grades g join judges j on j.id = g.judge_id join answers a on a.id = g.answer_id
+      where a.run_id = $1 and j.slug = $2 and g.status = 'ok' and ${isNewestBySlug()}`,
+    [run.id, q.judge],
+  );
+  const grades = JSON.parse(String(r.rows[0]!.j)) as ConfidentGrade[];
+  // The run's stored human labels, through the calibration's one label builder (no judge's grades).
+  const labels = await calibrationLabels(database, { key: 'externalId', run: run.name, judges: [], scale: 'verdict', humanLabelledOnly: true });
+  const humans = labels.flatMap((l) => (l.kind === 'human' && l.item !== undefined ? [{ answer: l.answer, item: l.item, label: String(l.label) }] : []));
+  const { points, leftOut } = reliabilityPoints(grades, humans);
+  return { run: run.name, judge: q.judge, points, leftOut, diagram: reliabilityDiagram(points, bins) };
+}
