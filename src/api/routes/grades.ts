@@ -20,6 +20,9 @@ const GradeBody = z
     answerId: Fields.rowId.optional().openapi({ description: 'A stored answer' }),
     answer: Fields.answerText.min(1, 'must not be empty').optional().openapi({ description: 'Or answer text (stored under `run`)' }),
     run: Fields.run.optional().openapi({ description: `Run for answer text (default "${ADHOC_RUN}", as \`assay grade\`)` }),
+    model: Fields.model.optional().openapi({
+      description: 'Model that wrote the answer text (a run is one model). Without it the answer names no model and the leaderboards leave it out',
+    }),
     rubric: Fields.rubricId.optional().openapi({ description: "Stored rubric id (default: the answer's rubric)" }),
     rubricVersion: Fields.version.optional(),
     judge: Fields.judgeId.optional().openapi({ description: 'Judge id in judges/ (default: claude with ANTHROPIC_API_KEY, else gpt with OPENAI_API_KEY, else the lexical baseline: the judge the page footer names)' }),
@@ -27,6 +30,7 @@ const GradeBody = z
   })
   .strict()
   .refine((b) => (b.answerId === undefined) !== (b.answer === undefined), { message: 'give exactly one of answerId or answer' })
+  .refine((b) => b.answerId === undefined || (b.run === undefined && b.model === undefined), { message: 'run and model name the run of answer text; a stored answer already has its run and model' })
   .openapi('GradeRequest');
 
 const nullableShare = z.number().nullable();
@@ -101,7 +105,7 @@ export function registerGrades(api: Api): void {
         judge: await openJudge(namedJudge(b.judge, keys, { from: 'network' }), keys),
         keys,
         ...(b.rubric ? { rubric: { slug: b.rubric, ...(b.rubricVersion ? { version: b.rubricVersion } : {}) } } : {}),
-        answer: b.answerId !== undefined ? { id: b.answerId } : { text: b.answer!, ...(b.run ? { run: b.run } : {}) },
+        answer: b.answerId !== undefined ? { id: b.answerId } : { text: b.answer!, ...(b.run ? { run: b.run } : {}), ...(b.model ? { model: b.model } : {}) },
         ...(b.unverifiable ? { unverifiable: b.unverifiable } : {}),
       });
       return c.json(g, 200);

@@ -51,13 +51,14 @@ function render(g: GradeDetail): string {
 const grade: Command = {
   path: ['grade'],
   summary: 'Grade one answer with a judge (stored in the database); the lexical baseline when no key is set',
-  usage: '--rubric R.yaml|SLUG --answer A.txt|ANSWER_ID [--judge ID|FILE] [--image P] [--run NAME] [--unverifiable count|exclude]',
+  usage: '--rubric R.yaml|SLUG --answer A.txt|ANSWER_ID [--judge ID|FILE] [--image P] [--run NAME] [--model MODEL] [--unverifiable count|exclude]',
   options: {
     rubric: { type: 'string' },
     answer: { type: 'string' },
     judge: { type: 'string' },
     image: { type: 'string' },
     run: { type: 'string' },
+    model: { type: 'string' },
     unverifiable: { type: 'string' },
   },
   async run({ values }) {
@@ -77,10 +78,12 @@ const grade: Command = {
     const rubric = rubricIsFile ? parseRubric(readStructured(rubricRef, 'rubric'), `rubric ${rubricRef}`) : { slug: rubricRef };
     if (!rubricIsFile && /[\\/]|\.(ya?ml|json)$/i.test(rubricRef)) throw badInput(`rubric ${rubricRef}: no such file`);
     const runName = fieldFlag(values, 'run', Fields.run);
-    let answer: { id: number } | { text: string; run?: string };
-    if (existsSync(answerRef)) answer = { text: readText(answerRef, 'answer'), ...(runName !== undefined ? { run: runName } : {}) };
+    const model = fieldFlag(values, 'model', Fields.model);
+    let answer: { id: number } | { text: string; run?: string; model?: string };
+    if (existsSync(answerRef)) answer = { text: readText(answerRef, 'answer'), ...(runName !== undefined ? { run: runName } : {}), ...(model !== undefined ? { model } : {}) };
     else if (ROW_ID_TEXT.test(answerRef)) {
       if (typeof values.run === 'string') throw badInput('--run names the run of an answer given as text; a stored answer id already has its run');
+      if (typeof values.model === 'string') throw badInput('--model names the model of an answer given as text; a stored answer id already has its model');
       answer = { id: parseRowId(answerRef, 'answer id') };
     } else throw badInput(`answer ${answerRef}: no such file (nor a stored answer id)`);
     let imagePath = typeof values.image === 'string' ? values.image : undefined;

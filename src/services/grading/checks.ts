@@ -3,7 +3,7 @@ import type { Database } from '../../db/client.ts';
 import { answers, runs } from '../../db/schema.ts';
 import { badInput } from '../../domain/errors.ts';
 import { getRubric } from '../rubrics.ts';
-import { adhocKey, gradableAnswer, type GradeRequest, rubricRef } from './resolve.ts';
+import { adhocKey, gradableAnswer, type GradeRequest, rubricRef, runModelProblem } from './resolve.ts';
 
 /**
  * The bad-input checks of one interactive grade, read-only and before anything is written. Opening a
@@ -25,6 +25,9 @@ export async function checkGradeRequest(database: Database, req: GradeRequest): 
       .innerJoin(runs, eq(runs.id, answers.runId))
       .where(and(eq(runs.name, key.run), eq(answers.externalId, key.externalId)));
     if (stored && stored.text !== text) throw badInput(`answer: run '${key.run}' already has answer '${key.externalId}' with different text`);
+    const [run] = await database.db.select({ model: runs.model }).from(runs).where(eq(runs.name, key.run));
+    const problem = runModelProblem(key.run, run?.model, req.answer.model);
+    if (problem) throw badInput(problem);
   }
   const r = rubricRef(req, answerRubric);
   if ('slug' in r) await getRubric(database, r.slug, r.version);

@@ -1,6 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import { answers, rubrics, runs } from '../../db/schema.ts';
+import { NO_MODEL } from '../../domain/answers.ts';
 import { badInput, notFound } from '../../domain/errors.ts';
 import type { Rubric } from '../../domain/rubric.ts';
 import { sha256 } from '../../judges/config.ts';
@@ -20,8 +21,12 @@ export const ADHOC_RUN = 'adhoc';
 export interface GradeRequest {
   /** A stored rubric (latest version unless given), or a rubric document (imported/versioned first). */
   rubric?: { slug: string; version?: number } | Rubric;
-  /** A stored answer, or answer text (stored under run `run`, default ADHOC_RUN). */
-  answer: { id: number } | { text: string; run?: string; externalId?: string };
+  /**
+   * A stored answer, or answer text (stored under run `run`, default ADHOC_RUN, of model `model`: a run
+   * is one model, so a model unlike the run's is bad input; without one the run's model, or NO_MODEL
+   * for a new run — and the reports that rank models leave such answers out).
+   */
+  answer: { id: number } | AdhocAnswer;
   image?: JudgeImage;
   unverifiable?: UnverifiablePolicy;
 }
@@ -32,9 +37,23 @@ export interface ResolvedRubric {
   version: number;
 }
 
+export interface AdhocAnswer {
+  text: string;
+  run?: string;
+  model?: string;
+  externalId?: string;
+}
+
 /** Where answer text is stored: its run, and its id there (given, or derived from the text). */
-export function adhocKey(answer: { text: string; run?: string; externalId?: string }): { run: string; externalId: string } {
+export function adhocKey(answer: AdhocAnswer): { run: string; externalId: string } {
   return { run: answer.run ?? ADHOC_RUN, externalId: answer.externalId ?? `sha256-${sha256(answer.text).slice(0, 16)}` };
+}
+
+/** The problem with storing answer text of `model` under a run whose model is `runModel`, or null. */
+export function runModelProblem(run: string, runModel: string | undefined, model: string | undefined): string | null {
+  if (model === undefined || runModel === undefined || runModel === model) return null;
+  const holds = runModel === NO_MODEL ? 'answers that name no model' : `answers of model '${runModel}'`;
+  return `model: run '${run}' holds ${holds}, and a run is one model: name another run for '${model}' (--run, or run in the request)`;
 }
 
 /**
@@ -73,13 +92,19 @@ export async function resolveRubric(database: Database, req: GradeRequest, answe
 /** The stored answer, or the answer text stored under its ad hoc key (an equal text there is reused). */
 export async function resolveAnswer(database: Database, req: GradeRequest): Promise<{ id: number; text: string; rubric: string | null }> {
   if ('id' in req.answer) return gradableAnswer(database, req.answer.id);
-  const { text } = req.answer;
+  const { text, model } = req.answer;
   if (text.trim() === '') throw badInput('answer: empty text');
   const key = adhocKey(req.answer);
+  // The rubric it is graded against is resolved (and a document stored) first: the answer names it, so
+  // it has a size bucket in the reports and a rubric to annotate against.
+  const r = req.rubric ? ('slug' in req.rubric ? req.rubric.slug : req.rubric.id) : null;
   return database.db.transaction(async (tx) => {
-    await tx.insert(runs).values({ name: key.run, model: 'unknown' }).onConflictDoNothing();
-    const [run] = await tx.select({ id: runs.id }).from(runs).where(eq(runs.name, key.run));
-    await tx.insert(answers).values({ runId: run!.id, externalId: key.externalId, task: 'describe', text }).onConflictDoNothing();
+    await tx.insert(runs).values({ name: key.run, model: model ?? NO_MODEL }).onConflictDoNothing();
+    const [run] = await tx.select({ id: runs.id, model: runs.model }).from(runs).where(eq(runs.name, key.run));
+    const problem = runModelProblem(key.run, run!.model, model);
+    if (problem) throw badInput(problem);
+    const [rubric] = r ? await tx.select({ id: rubrics.id }).from(rubrics).where(eq(rubrics.slug, r)) : [];
+    await tx.insert(answers).values({ runId: run!.id, externalId: key.externalId, task: 'describe', text, rubricId: rubric?.id ?? null }).onConflictDoNothing();
     const [row] = await tx.select({ id: answers.id, text: answers.text }).from(answers).where(and(eq(answers.runId, run!.id), eq(answers.externalId, key.externalId)));
     if (row!.text !== text) throw badInput(`answer: run '${key.run}' already has answer '${key.externalId}' with different text`);
     return { id: row!.id, text, rubric: null };

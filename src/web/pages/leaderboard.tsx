@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import type { Database } from '../../db/client.ts';
 import { leaderboard, type Leaderboard, type LeaderboardRow } from '../../services/reports.ts';
 import { NO_PUZZLE } from '../../services/report-stats.ts';
+import { NO_MODEL } from '../../domain/answers.ts';
 import { listRuns } from '../../services/runs.ts';
 import { reportModels } from '../../services/report-models.ts';
 import type { DotPoint } from '../charts.ts';
@@ -56,7 +57,7 @@ function view(q: URLSearchParams, lb: Leaderboard, runs: Runs, colours: ColourMa
     caption: `Runs (${runs.total})`,
     columns: [
       { key: 'name', label: 'Run', href: (r) => `/answers?run=${encodeURIComponent(String(r.name))}` },
-      { key: 'model', label: 'Model' },
+      { key: 'model', label: 'Model', render: (r) => (r.model === NO_MODEL ? <em>none named (ad hoc)</em> : String(r.model)) },
       { key: 'effort', label: 'Effort' },
       { key: 'tags', label: 'Condition tags', render: (r) => ((r.tags as string[]).length ? (r.tags as string[]).join(', ') : 'plain') },
       { key: 'answers', label: 'Answers', kind: 'int' },
