@@ -4,6 +4,10 @@ import { describeDb } from '../helpers/db.ts';
 import { seedCampaignWorld } from '../services/campaigns/fixture.ts';
 import { useApi } from './app-fixture.ts';
 
+// Response bodies are read as plain JSON documents (their shapes are what the assertions check).
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const body = async (r: Promise<Response>): Promise<any> => (await r).json();
+
 async function counts(database: { execute(s: string): Promise<{ rows: any[] }> }): Promise<number[]> {
   const out: number[] = [];
   for (const t of ['campaigns', 'campaign_answers', 'campaign_assignments', 'adjudications', 'labels']) out.push(Number((await database.execute(`select count(*)::int as n from ${t}`)).rows[0].n));
@@ -34,7 +38,7 @@ describeDb('campaign routes and pages', (ctx) => {
     expect((await api.call(api.keys.admin, 'POST', '/api/campaigns', { body: spec })).status).toBe(409);
 
     for (const [name, b, pass] of [['ann', 'correct', true], ['bea', 'missing', false]] as const) {
-      const next = await (await api.call(key[name]!, 'GET', '/api/campaigns/http/next')).json();
+      const next = await body(api.call(key[name]!, 'GET', '/api/campaigns/http/next'));
       expect(next.next).toMatchObject({ answerId: answerIds[0], reason: 'rest', workspace: { scales: ['verdict', 'binary'], binaryQuestion: 'Faithful?', hideReference: false } });
       const bad = await api.call(key[name]!, 'POST', '/api/campaigns/http/labels', { body: { answerId: answerIds[0], marks: [{ scale: 'numeric', label: 2 }] } });
       expect(bad.status).toBe(400);
@@ -46,15 +50,15 @@ describeDb('campaign routes and pages', (ctx) => {
     // judy is no annotator of it: no queue for her.
     expect((await api.call(key.judy!, 'GET', '/api/campaigns/http/next')).status).toBe(403);
 
-    const waiting = await (await api.call(api.keys.admin, 'GET', '/api/campaigns/http/disagreements?waiting=true')).json();
+    const waiting = await body(api.call(api.keys.admin, 'GET', '/api/campaigns/http/disagreements?waiting=true'));
     expect(waiting.disagreements.map((d: { unit: string }) => d.unit)).toEqual(['answer:binary', 'b']);
     const page = await (await api.call(api.keys.admin, 'GET', '/campaigns/http', { headers: { accept: 'text/html' } })).text();
     expect(page).toContain('Waiting for adjudication (2)');
     expect(page).toContain('ann says correct, bea says missing');
 
-    const body = { answerId: answerIds[0], unit: 'b', label: 'partial', note: 'the sheep are lambs' };
-    expect((await api.call(key.ann!, 'POST', '/api/campaigns/http/adjudications', { body })).status).toBe(403);
-    const adj = await api.call(key.judy!, 'POST', '/api/campaigns/http/adjudications', { body });
+    const final = { answerId: answerIds[0], unit: 'b', label: 'partial', note: 'the sheep are lambs' };
+    expect((await api.call(key.ann!, 'POST', '/api/campaigns/http/adjudications', { body: final })).status).toBe(403);
+    const adj = await api.call(key.judy!, 'POST', '/api/campaigns/http/adjudications', { body: final });
     expect(await adj.json()).toMatchObject({ unit: 'b', label: 'partial', adjudicator: 'judy', replaced: false });
     // The page's form (admin; a bearer request needs no CSRF token).
     const form = await api.call(api.keys.admin, 'POST', '/campaigns/http/adjudicate', {
@@ -62,7 +66,7 @@ describeDb('campaign routes and pages', (ctx) => {
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
     });
     expect(form.status).toBe(303);
-    expect((await (await api.call(api.keys.admin, 'GET', '/api/campaigns/http/disagreements?waiting=true')).json()).disagreements).toEqual([]);
+    expect((await body(api.call(api.keys.admin, 'GET', '/api/campaigns/http/disagreements?waiting=true'))).disagreements).toEqual([]);
 
     const csv = await (await api.call(api.keys.admin, 'GET', '/api/campaigns/http/export', { headers: { accept: 'text/csv' } })).text();
     expect(csv.split('\r\n').filter((l) => l.includes(',adjudication,'))).toHaveLength(2);

@@ -16,30 +16,25 @@ interface AnswerFacts {
   claims: number;
 }
 
-/** The stored (item_key, label) of one mark, or the problem with it. */
-function markRow(campaign: Campaign, m: CampaignMark, a: AnswerFacts): { key: string; label: string } | string {
-  const s = campaign.spec.scales;
-  const NOT_ASKED = `scale '${m.scale}' is not one of this campaign's scales`;
-  switch (m.scale) {
-    case 'verdict':
-      if (!s.verdict) return NOT_ASKED;
-      if (!a.items?.has(m.item)) return `item '${m.item}': unknown item for this answer's rubric`;
-      return { key: m.item, label: m.label };
-    case 'claims':
-      if (!s.claims) return NOT_ASKED;
-      if (m.claim >= a.claims) return `claim ${m.claim}: the answer has claims 0..${a.claims - 1}`;
-      return { key: `${CLAIM_PREFIX}${m.claim}`, label: m.label };
-    case 'binary': {
-      if (!s.binary) return NOT_ASKED;
-      const n = SCALES.binary.normalise(m.label);
-      if (!n) return `binary: ${JSON.stringify(m.label)} is not ${SCALES.binary.accepts}`;
-      return { key: ANSWER_SCALE_KEYS.binary, label: String(n.category) };
-    }
-    case 'numeric':
-      if (!s.numeric) return NOT_ASKED;
-      if (m.label > s.numeric.k) return `numeric: rating ${m.label} is outside 1..${s.numeric.k}`;
-      return { key: ANSWER_SCALE_KEYS.numeric, label: String(m.label) };
-  }
+type Stored = { key: string; label: string } | string;
+type Scales = Campaign['spec']['scales'];
+/** Per scale: the stored (item_key, label) of one mark, or the problem with it; a lookup, one entry per scale. */
+const MARK_ROWS: { [S in CampaignMark['scale']]: (s: Scales, m: Extract<CampaignMark, { scale: S }>, a: AnswerFacts) => Stored } = {
+  verdict: (s, m, a) => (!s.verdict ? NOT_ASKED(m.scale) : !a.items?.has(m.item) ? `item '${m.item}': unknown item for this answer's rubric` : { key: m.item, label: m.label }),
+  claims: (s, m, a) => (!s.claims ? NOT_ASKED(m.scale) : m.claim >= a.claims ? `claim ${m.claim}: the answer has claims 0..${a.claims - 1}` : { key: `${CLAIM_PREFIX}${m.claim}`, label: m.label }),
+  binary: (s, m) => {
+    if (!s.binary) return NOT_ASKED(m.scale);
+    const n = SCALES.binary.normalise(m.label);
+    return n ? { key: ANSWER_SCALE_KEYS.binary, label: String(n.category) } : `binary: ${JSON.stringify(m.label)} is not ${SCALES.binary.accepts}`;
+  },
+  numeric: (s, m) =>
+    !s.numeric ? NOT_ASKED(m.scale) : m.label > s.numeric.k ? `numeric: rating ${m.label} is outside 1..${s.numeric.k}` : { key: ANSWER_SCALE_KEYS.numeric, label: String(m.label) },
+};
+
+const NOT_ASKED = (scale: string) => `scale '${scale}' is not one of this campaign's scales`;
+
+function markRow(campaign: Campaign, m: CampaignMark, a: AnswerFacts): Stored {
+  return (MARK_ROWS[m.scale] as (s: Scales, m: CampaignMark, a: AnswerFacts) => Stored)(campaign.spec.scales, m, a);
 }
 
 async function answerFacts(tx: Queryable, answerId: number): Promise<AnswerFacts> {
