@@ -6,6 +6,8 @@ import { z } from 'zod';
 import { badInput } from '../domain/errors.ts';
 import { readInputText } from '../input/text-file.ts';
 import { parseYamlInput } from '../input/yaml.ts';
+import { JudgeExamplesSchema } from './example-refs.ts';
+import type { JudgeExample } from './example-prompt.ts';
 
 /**
  * Judge configuration files (judges/*.yaml, design §4). The zod schema is the source of truth;
@@ -44,6 +46,7 @@ export const JudgeConfigSchema = z
       .strict()
       .optional(),
     params: JudgeParamsSchema.default({ max_tokens: 4096, temperature: 0, timeout_ms: 120_000, max_attempts: 4 }),
+    examples: JudgeExamplesSchema.optional(),
   })
   .strict()
   .superRefine((c, ctx) => {
@@ -57,6 +60,9 @@ export const JudgeConfigSchema = z
       ctx.addIssue({ code: 'custom', path: ['params', c.params.logprobs ? 'logprobs' : 'top_logprobs'], message: `only openai and openai-compatible judges return token log-probabilities, not ${c.provider}` });
     }
     if (c.params.top_logprobs !== undefined && !c.params.logprobs) ctx.addIssue({ code: 'custom', path: ['params', 'top_logprobs'], message: 'needs logprobs: true' });
+    // Examples are shown in a prompt with item verdicts: a judge without a prompt, or without items, cannot show them.
+    if (c.examples && !llm) ctx.addIssue({ code: 'custom', path: ['examples'], message: `a ${c.provider} judge has no prompt to show examples in (only anthropic, openai and openai-compatible judges take examples)` });
+    else if (c.examples && c.mode !== 'rubric') ctx.addIssue({ code: 'custom', path: ['examples'], message: `examples carry rubric item verdicts; a ${c.mode} judge grades no items (only rubric judges take examples)` });
   });
 
 export type JudgeConfig = z.infer<typeof JudgeConfigSchema>;
@@ -70,8 +76,15 @@ export interface LoadedJudge {
   config: JudgeConfig;
   /** Directory of the judge file; prompt and replay paths are relative to it (then to judges/). */
   baseDir: string;
-  /** sha256 of the canonical config JSON: the judges.config_hash column and part of every cache key. */
+  /**
+   * sha256 of the canonical config JSON: the judges.config_hash column and part of every cache key. With
+   * examples, over the config and the rendered examples too (example-prompt.ts attachExamples).
+   */
   configHash: string;
+  /** The `examples:` of the file, resolved against the database (services/grading/judge-examples.ts). */
+  examples?: JudgeExample[];
+  /** Those examples as the prompt shows them (the static block). */
+  examplesText?: string;
 }
 
 export function canonicalJson(value: unknown): string {

@@ -118,6 +118,10 @@ function underMember<T>(where: string, f: () => T): T {
 }
 
 export function parsePanelConfig(raw: unknown, where: string): PanelConfig {
+  // Said plainly rather than as an unknown key: the members are asked, with their own prompts.
+  if (raw !== null && typeof raw === 'object' && 'examples' in raw) {
+    throw badInput(`${where}: examples: a panel has no prompt of its own; list the examples on its member judges`);
+  }
   const r = PanelConfigSchema.safeParse(raw);
   if (!r.success) {
     const i = r.error.issues[0]!;
@@ -165,8 +169,12 @@ function loadPanelFile(path: string, judgesDir: string, stack: Array<{ path: str
     ids.set(id, i);
   });
   const quorum = config.quorum ?? defaultQuorum(config.members.length * config.samples);
-  const configHash = sha256(canonicalJson({ panel: { ...config, quorum }, members: members.map((m) => (m.kind === 'judge' ? m.judge.configHash : m.panel.configHash)) }));
-  return { config, path, baseDir, quorum, members, configHash };
+  return { config, path, baseDir, quorum, members, configHash: panelConfigHash(config, quorum, members) };
+}
+
+/** A panel's config hash: its settings and its members' hashes (recomputed once members' examples are resolved). */
+export function panelConfigHash(config: PanelConfig, quorum: number, members: readonly PanelMember[]): string {
+  return sha256(canonicalJson({ panel: { ...config, quorum }, members: members.map((m) => (m.kind === 'judge' ? m.judge.configHash : m.panel.configHash)) }));
 }
 
 /**

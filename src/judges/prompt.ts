@@ -6,8 +6,9 @@ import { canonicalJson, sha256 } from './config.ts';
 
 /**
  * Prompt assembly. The order is the caching contract: system instructions, then the static block
- * (rubric, reference, picture) that is byte-identical for every answer to the same rubric, then the
- * untrusted answer last, fenced by a random per-request boundary and followed by the restated rules.
+ * (rubric, reference, an anchored judge's examples, picture) that is byte-identical for every answer to
+ * the same rubric, then the untrusted answer last, fenced by a random per-request boundary and followed
+ * by the restated rules.
  */
 
 export interface PromptTemplate {
@@ -27,7 +28,7 @@ export interface JudgeImage {
 
 export interface AssembledPrompt {
   system: string;
-  /** Rubric + reference: the cacheable prefix (the image, when present, follows it in the same turn). */
+  /** Rubric + reference (+ examples): the cacheable prefix (the image, when present, follows it in the same turn). */
   staticText: string;
   image?: JudgeImage;
   /** Intro, fenced answer and the restated instructions. */
@@ -93,7 +94,7 @@ export function assemblePrompt(
   template: PromptTemplate,
   rubric: Rubric,
   answer: string,
-  opts: { boundary?: string; image?: JudgeImage } = {},
+  opts: { boundary?: string; image?: JudgeImage; examples?: string } = {},
 ): AssembledPrompt {
   const boundary = opts.boundary ?? randomBoundary();
   const values = {
@@ -105,7 +106,11 @@ export function assemblePrompt(
     boundary,
   };
   const system = fill(template.system, values);
-  const staticText = fill(template.static, values);
+  // An anchored judge's examples (example-prompt.ts) go where the template puts {{examples}}, else after
+  // the rubric block: in the static part either way, so every answer's prompt shares them.
+  const examples = opts.examples ?? '';
+  const filled = fill(template.static, { ...values, examples });
+  const staticText = examples && !template.static.includes('{{examples}}') ? `${filled}\n\n${examples}` : filled;
   const { text: safe, count } = neutraliseAnswer(answer.trim());
   // {{answer}} is substituted last and once, so nothing inside the answer is ever expanded.
   const [before, after] = fill(template.answer, { ...values, answer: '\u0000ANSWER\u0000' }).split('\u0000ANSWER\u0000');

@@ -5,6 +5,7 @@ import { calibrationLabels } from './grading/calibration-labels.ts';
 import { isFinalGrade, isGraded, sqlText } from './grading/needs-grading.ts';
 import { isNewestBySlug } from './grading/newest-grade.ts';
 import { findRun } from './grading/run-ref.ts';
+import { exampleAnswers } from './grading/example-exclusion.ts';
 
 /**
  * `assay judge compare`, the page and the API route: two judges' STORED grades of one run against the
@@ -81,6 +82,8 @@ export type JudgeCompareReport = JudgeComparison & {
   run: string;
   /** Answers of the run each judge grades but has no final grade of (left out of the comparison). */
   ungraded: UngradedCounts;
+  /** Answers of the run either judge was shown as examples (anchored judges): left out of the comparison. */
+  excludedExamples: number;
 };
 
 export async function judgeCompare(database: Database, query: JudgeCompareQuery): Promise<JudgeCompareReport> {
@@ -92,10 +95,13 @@ export async function judgeCompare(database: Database, query: JudgeCompareQuery)
       throw badInput(`judge '${judge}' has no grades for run '${run.name}'; grade it first: assay run --run ${run.name} --judge ${judge}`);
     }
   }
+  // An answer either judge was shown as an example tests neither (example-exclusion.ts): it is left out.
+  const shown = new Set([...(await exampleAnswers(database, { key: 'externalId', run: run.name, judges: [q.a, q.b] })).values()].flatMap((s) => [...s]));
+  for (const g of grades.values()) for (const answer of shown) g.delete(answer);
   // The calibration's own label rows: the stored human labels of the run (no judge's grades: both are read above).
   const labels = await calibrationLabels(database, { key: 'externalId', run: run.name, judges: [], scale: 'verdict', humanLabelledOnly: true });
   const humans: HumanItemLabel[] = labels.flatMap((l) =>
-    l.kind === 'human' && l.item !== undefined ? [{ answer: l.answer, item: l.item, rater: l.rater, label: String(l.label) }] : [],
+    l.kind === 'human' && l.item !== undefined && !shown.has(l.answer) ? [{ answer: l.answer, item: l.item, rater: l.rater, label: String(l.label) }] : [],
   );
   const set = buildUnits(humans, grades.get(q.a)!, grades.get(q.b)!);
   const report = compareJudges(
@@ -104,5 +110,5 @@ export async function judgeCompare(database: Database, query: JudgeCompareQuery)
     { a: grades.get(q.a)!, b: grades.get(q.b)!, humanLabelledAnswers: new Set(humans.map((h) => h.answer)) },
     { seed: q.seed, resamples: q.resamples, top: q.top },
   );
-  return { run: run.name, ...report, ungraded: await ungradedCounts(database, run.id, q.a, q.b) };
+  return { run: run.name, ...report, ungraded: await ungradedCounts(database, run.id, q.a, q.b), excludedExamples: shown.size };
 }

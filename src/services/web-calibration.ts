@@ -3,6 +3,7 @@ import type { CalibrationReport } from '../analysis/calibration/index.ts';
 import { normaliseLabel, type LabelRow, type LabelScale } from '../domain/labels.ts';
 import { calibrationRows, type JudgeNotes } from './report-analysis.ts';
 import type { HumansMode } from '../domain/campaigns.ts';
+import { exampleAnswers, excludedByJudge } from './grading/example-exclusion.ts';
 import { baselineNotes } from './report-data.ts';
 import { CLAIM_PREFIX } from './web-annotation.ts';
 import { runInThread, taskModule } from '../threads/pool.ts';
@@ -21,6 +22,8 @@ export interface PageCalibration {
   skipped: number;
   /** The report's judges that are the lexical baseline, with the note to show. */
   judgeNotes: JudgeNotes;
+  /** Per anchored judge, the answers left out of its figures because it was shown them as examples. */
+  excludedExamples: Record<string, number>;
 }
 
 export function rowsOfScale(rows: readonly LabelRow[], scale: LabelScale): { kept: LabelRow[]; skipped: number } {
@@ -44,7 +47,8 @@ export async function pageCalibration(database: Database, opts: { scale: LabelSc
   const input = { scale: opts.scale, seed: opts.seed ?? 1, ...(opts.judge ? { judge: opts.judge } : {}), ...(opts.humans && opts.humans !== 'each' ? { humans: opts.humans } : {}) };
   return cachedReport(database, reportKey('page-calibration', input), async () => {
     const rows = await calibrationRows(database, opts.scale, opts.judge ? { judge: opts.judge } : {}, opts.humans);
-    const r = await runInThread<Omit<PageCalibration, 'judgeNotes'>>(REPORT_TASKS, 'pageCalibrationTask', { rows, ...input });
-    return { ...r, judgeNotes: r.report ? await baselineNotes(database, r.report.judges) : {} };
+    const r = await runInThread<Omit<PageCalibration, 'judgeNotes' | 'excludedExamples'>>(REPORT_TASKS, 'pageCalibrationTask', { rows, ...input });
+    const excludedExamples = excludedByJudge(await exampleAnswers(database, { key: 'answerId', judges: opts.judge ? [opts.judge] : null }));
+    return { ...r, judgeNotes: r.report ? await baselineNotes(database, r.report.judges) : {}, excludedExamples };
   });
 }

@@ -56,6 +56,7 @@ export const JudgeCompareSchema = z
       .object({ a: z.number().int(), b: z.number().int() })
       .strict()
       .openapi({ description: "Per judge, the run's answers a judge grades that have no final grade from it: left out of the comparison (this route grades nothing; POST /api/runs/{id}/grade does)" }),
+    excludedExamples: z.number().int().openapi({ description: 'Answers of the run either judge was shown as examples (anchored judges, docs/judges.md): left out of the comparison' }),
   })
   .strict()
   .openapi('JudgeCompare');

@@ -19,6 +19,8 @@ interface LabelSource {
   panelInstability?: ItemInstability[];
   /** A shuffled panel's order sensitivity over the run (docs/panels.md); null for any other judge; absent for a labels file. */
   orderSensitivity?: OrderSensitivity | null;
+  /** A stored run's answers the judge was shown as examples, left out of its figures (docs/judges.md). */
+  excludedExamples?: number;
 }
 
 function labelsFromFile(path: string, scale: LabelScale): LabelSource {
@@ -105,9 +107,11 @@ const calibrate: Command = {
     // Figures only a stored run has (a labels file carries no panel reports): present, null when not applicable.
     const runFigures = source.orderSensitivity !== undefined ? { orderSensitivity: source.orderSensitivity } : {};
     const order = source.orderSensitivity ? `\n\n${formatOrderSensitivity(judge!, source.orderSensitivity)}` : '';
-    if (!source.panelInstability) return { json: { ...report, ...runFigures }, text: formatCalibration(report) + order };
+    if (source.excludedExamples !== undefined) Object.assign(runFigures, { excludedExamples: source.excludedExamples });
+    const examples = source.excludedExamples ? `\n\nExcluded examples: ${source.excludedExamples} answer(s) of the run that ${judge} was shown as examples are left out of its figures` : '';
+    if (!source.panelInstability) return { json: { ...report, ...runFigures }, text: formatCalibration(report) + examples + order };
     const unstable = source.panelInstability.filter((i) => i.answers > 0);
-    const text = `${formatCalibration(report)}\n\nPanel ${judge}: item instability (share of ok samples disagreeing with the vote, pooled over the run's quorate panel grades)\n${table(['item', 'instability', 'samples', 'answers'], unstable.map((i) => [i.id, i.instability, i.samples, i.answers]))}${order}`;
+    const text = `${formatCalibration(report)}\n\nPanel ${judge}: item instability (share of ok samples disagreeing with the vote, pooled over the run's quorate panel grades)\n${table(['item', 'instability', 'samples', 'answers'], unstable.map((i) => [i.id, i.instability, i.samples, i.answers]))}${examples}${order}`;
     return { json: { ...report, panelInstability: source.panelInstability, ...runFigures }, text };
   },
 };

@@ -27,6 +27,10 @@ function ungradedLines(r: JudgeCompareReport): string[] {
   ];
 }
 
+/** Answers either judge saw as examples (anchored judges, docs/judges.md): left out, said so. */
+const exampleLines = (r: JudgeCompareReport): string[] =>
+  r.excludedExamples > 0 ? [`Left out as examples (answers of the run either judge was shown with the people's verdicts): ${r.excludedExamples}`] : [];
+
 /** The readable report: the two kappas and their difference, the dropped pairs, flips per item, F1 moves. */
 function formatJudgeCompare(r: JudgeCompareReport): string {
   const judges = table(
@@ -63,7 +67,7 @@ function formatJudgeCompare(r: JudgeCompareReport): string {
     ['answer', 'F1 A', 'F1 B', 'B − A', 'human-labelled'],
     r.f1Moves.top.map((m) => [m.answer, m.f1A, m.f1B, m.delta, m.humanLabelled ? 'yes' : 'no']),
   );
-  const notes = [...gradingLines(r), ...ungradedLines(r)];
+  const notes = [...gradingLines(r), ...ungradedLines(r), ...exampleLines(r)];
   return [
     ...(notes.length > 0 ? [...notes, ''] : []),
     summary,

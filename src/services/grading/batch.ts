@@ -14,6 +14,7 @@ import { type BatchClient, type BatchItem, type BatchItemResult, batchPrices } f
 import { type Judge, type JudgeReply, type JudgeRequest, ProviderCallError } from '../../judges/types.ts';
 import { getAnswer } from '../answers.ts';
 import { getRubric, toRubric } from '../rubrics.ts';
+import { resolveJudgeExamples } from './judge-examples.ts';
 import { ensureJudgeRow } from './judge-row.ts';
 import { answersNeedingGrade, runSelection, type SkippedCounts } from './needs-grading.ts';
 import { findRun } from './run-ref.ts';
@@ -78,7 +79,7 @@ export function checkBatchJudge(ref: string): void {
 }
 
 export async function runBatchGrading(database: Database, o: BatchGradingOptions): Promise<BatchGradingResult> {
-  const judge = typeof o.judge === 'string' ? loadJudge(o.judge) : o.judge;
+  const judge = await resolveJudgeExamples(database, typeof o.judge === 'string' ? loadJudge(o.judge) : o.judge);
   const cfg = judge.config;
   assertBatchJudge(judge);
   const found = await findRun(database, o.run);

@@ -4,10 +4,11 @@ import { judges } from '../../db/schema.ts';
 import { notFound } from '../../domain/errors.ts';
 import { SCALES, type LabelRow, type LabelScale } from '../../domain/labels.ts';
 import { itemInstability, type ItemInstability, type VotedGrade } from '../../scoring/panel/index.ts';
+import { isNewestBySlug } from './newest-grade.ts';
 import type { HumansMode } from '../../domain/campaigns.ts';
 import { answerLevelUnit, humansRows } from '../campaigns/calibration-humans.ts';
-import { isNewestBySlug } from './newest-grade.ts';
 import { findRun } from './run-ref.ts';
+import { dropExampleRows, exampleAnswers, excludedCount } from './example-exclusion.ts';
 
 /**
  * Calibration label rows from stored data — the one builder behind `assay calibrate --run R --judge J`
@@ -93,6 +94,8 @@ export async function calibrationLabels(database: Database, q: CalibrationLabelQ
   for (const [answer, items, label, f1, judge, model] of grades) {
     for (const l of judgeLabels(q.scale, { items, label, f1 })) rows.push({ answer, model, rater: judge, kind: 'judge', ...l });
   }
+  // An anchored judge's own example answers are not calibration units for it (example-exclusion.ts).
+  dropExampleRows(rows, await exampleAnswers(database, { key: q.key, run: q.run, model: q.model, judges: q.judges ?? (q.judge !== undefined ? [q.judge] : null) }));
   return q.humans && q.humans !== 'each' ? humansRows(database, rows, q) : rows;
 }
 
@@ -110,6 +113,8 @@ export interface RunCalibration {
   judges: string[];
   /** A panel's per-item instability over the run; absent for a plain judge. */
   panelInstability?: ItemInstability[];
+  /** The run's answers left out because the judge (or a panel's member) was shown them as examples. */
+  excludedExamples: number;
 }
 
 /** Everything `assay calibrate --run R --judge J` reads, with the run and the judge looked up once. */
@@ -117,9 +122,10 @@ export async function loadRunCalibration(database: Database, q: { run: string; j
   const run = await findRun(database, q.run);
   const slugs = await calibratedJudges(database, q.judge);
   const rows = await calibrationLabels(database, { key: 'externalId', run: run.name, judges: slugs });
-  if (slugs.length === 1) return { rows, judges: slugs };
+  const excludedExamples = excludedCount(await exampleAnswers(database, { key: 'externalId', run: run.name, judges: slugs }), slugs);
+  if (slugs.length === 1) return { rows, judges: slugs, excludedExamples };
   // A panel is calibrated beside its members: judge labels imported as labels under other names stay out.
-  return { rows: rows.filter((r) => r.kind !== 'judge' || slugs.includes(r.rater)), judges: slugs, panelInstability: await panelInstability(database, run.id, q.judge) };
+  return { rows: rows.filter((r) => r.kind !== 'judge' || slugs.includes(r.rater)), judges: slugs, panelInstability: await panelInstability(database, run.id, q.judge), excludedExamples };
 }
 
 /**

@@ -20,7 +20,10 @@ import type { SessionOptions } from './session.ts';
 /** A judge ready to grade: its config and the provider adapter built from the keys (a panel: one per member judge). */
 export interface OpenedJudge {
   judge: AnyLoadedJudge;
-  /** By member judge config hash for a panel; one entry (the judge's own) otherwise. */
+  /**
+   * By member judge id for a panel (ids are unique within a panel); one entry (the judge's own) otherwise.
+   * Not by config hash: grading resolves an anchored judge's examples, which changes its hash.
+   */
   adapters: Map<string, Judge>;
 }
 
@@ -38,7 +41,7 @@ export function namedJudge(ref: string | undefined, keys: ProviderKeys, o: { fro
 export async function openJudge(judge: AnyLoadedJudge, keys: ProviderKeys): Promise<OpenedJudge> {
   const judges: LoadedJudge[] = isLoadedPanel(judge) ? panelMemberJudges(judge) : [judge];
   const adapters = new Map<string, Judge>();
-  for (const j of judges) adapters.set(j.configHash, await createAdapter(j, keys));
+  for (const j of judges) adapters.set(j.config.id, await createAdapter(j, keys));
   return { judge, adapters };
 }
 
@@ -56,7 +59,7 @@ export async function gradeAnswer(database: Database, req: GradeAnswerRequest): 
   await checkGradeRequest(database, req);
   const { judge, ...rest } = req;
   const session = isOpened(judge)
-    ? await openGradingSession(database, { ...rest, judge: judge.judge, adapterFor: async (j) => judge.adapters.get(j.configHash)! })
+    ? await openGradingSession(database, { ...rest, judge: judge.judge, adapterFor: async (j) => judge.adapters.get(j.config.id)! })
     : await openGradingSession(database, { ...rest, judge: typeof judge === 'string' ? loadJudgeOrPanel(judge) : judge });
   return session.grade(req);
 }

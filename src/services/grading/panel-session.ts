@@ -10,6 +10,7 @@ import type { JobLease } from '../../judges/store.ts';
 import type { Judge } from '../../judges/types.ts';
 import { panelItemOrders, type PanelSample, votePanel } from '../../scoring/panel/index.ts';
 import { type GradeDetail, toGradeDetail } from './grade-detail.ts';
+import { resolveJudgeExamples } from './judge-examples.ts';
 import { ensureJudgeRow } from './judge-row.ts';
 import { panelDetail } from './panel-report.ts';
 import type { GradeRequest, ResolvedRubric } from './resolve.ts';
@@ -38,8 +39,10 @@ export interface OpenSessionOptions extends Omit<SessionOptions, 'judge' | 'adap
 
 /** A grading session for a judge or a panel. */
 export async function openGradingSession(database: Database, o: OpenSessionOptions): Promise<AnySession> {
-  const { judge, adapter, adapterFor, gateFor, ...rest } = o;
-  if (isLoadedPanel(judge)) return createPanelSession(database, judge, o);
+  const { adapter, adapterFor, gateFor, ...rest } = o;
+  // Members' examples first: they are in the members' config hashes, and so in the panel's.
+  const judge = await resolveJudgeExamples(database, o.judge);
+  if (isLoadedPanel(judge)) return createPanelSession(database, judge, { ...o, judge });
   const gate = gateFor?.(judge);
   const built = adapter ?? (adapterFor ? await adapterFor(judge) : undefined);
   return createGradingSession(database, { ...rest, judge, ...(built ? { adapter: built } : {}), ...(gate ? { gate } : {}) });

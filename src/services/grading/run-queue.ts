@@ -6,6 +6,7 @@ import { type Limits, limitKey, setLimits } from '../../jobs/rate-limit.ts';
 import { badInput } from '../../domain/errors.ts';
 import { isLoadedPanel, loadJudgeOrPanel } from '../../judges/panel-config.ts';
 import { enqueueInTransaction, type EnqueueResult, reviveJobs } from './enqueue.ts';
+import { resolveJudgeExamples } from './judge-examples.ts';
 import { ensureJudgeRow, findJudgeRow } from './judge-row.ts';
 import { panelMemberJudges } from './panel-session.ts';
 import type { GradingQueue } from './queue.ts';
@@ -52,7 +53,8 @@ export function checkJudgeRef(ref: string): void {
 }
 
 export async function enqueueRunGrading(database: Database, queue: GradingQueue, req: GradeRunRequest): Promise<GradeRunResult> {
-  const judge = judgeFor(req.judge, req.from);
+  // An anchored judge's examples are part of its config hash (and refused here, before any write, when bad).
+  const judge = await resolveJudgeExamples(database, judgeFor(req.judge, req.from));
   const run = await findRun(database, req.run);
   // The judges row is written ahead of the first grade: the grading_runs row and its jobs refer to it.
   const judgeId = await ensureJudgeRow(database, judge);
@@ -74,7 +76,7 @@ export async function cancelRunGrading(database: Database, queue: GradingQueue, 
   const where = [eq(gradingRuns.runId, run.id)];
   if (q.judge) {
     // Looked up, not registered: cancelling for a judge that never graded the run writes nothing.
-    const judgeId = await findJudgeRow(database, judgeFor(q.judge, q.from));
+    const judgeId = await findJudgeRow(database, await resolveJudgeExamples(database, judgeFor(q.judge, q.from)));
     if (judgeId === null) return { cancelled: 0 };
     where.push(eq(gradingRuns.judgeId, judgeId));
   }

@@ -13,6 +13,7 @@ import type { JobLease } from '../../judges/store.ts';
 import type { Judge } from '../../judges/types.ts';
 import { getRubricVersionById, toRubric } from '../rubrics.ts';
 import { type GradeDetail, toGradeDetail } from './grade-detail.ts';
+import { resolveJudgeExamples } from './judge-examples.ts';
 import { ensureJudgeRow } from './judge-row.ts';
 import { queuedAnswerReader } from './queued-read.ts';
 import { type GradeRequest, resolveAnswer, resolveRubric, type ResolvedRubric } from './resolve.ts';
@@ -132,7 +133,8 @@ export function sessionReads(database: Database, judgeRowId: number): SessionRea
 }
 
 export async function createGradingSession(database: Database, o: SessionOptions): Promise<GradingSession> {
-  const judge = typeof o.judge === 'string' ? loadJudge(o.judge) : o.judge;
+  // An anchored judge's examples are read before anything is written (a bad one is refused, exit 2).
+  const judge = await resolveJudgeExamples(database, typeof o.judge === 'string' ? loadJudge(o.judge) : o.judge);
   const adapter = o.adapter ?? (await createAdapter(judge, o.keys ?? {}));
   const judgeRowId = await ensureJudgeRow(database, judge);
   const behind = o.writeLingerMs ? { lingerMs: o.writeLingerMs } : {};

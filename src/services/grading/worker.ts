@@ -13,6 +13,7 @@ import { dbRateLimiter, limitKey, rateLimitGate } from '../../jobs/rate-limit.ts
 import type { LivenessOptions } from '../../jobs/liveness.ts';
 import { type JobContext, type JobHandler, startWorkLoop, type WorkLoop } from '../../jobs/work-loop.ts';
 import { type GradingQueue, gradingQueue } from './queue.ts';
+import { resolveJudgeExamples } from './judge-examples.ts';
 import { type AnySession, openGradingSession } from './panel-session.ts';
 import type { SessionOptions } from './session.ts';
 
@@ -67,7 +68,8 @@ function gradingHandler(database: Database, o: WorkerOptions, ctx: JobContext): 
       .innerJoin(judges, eq(judges.id, gradingRuns.judgeId))
       .where(eq(gradingRuns.id, gradingRunId));
     if (!row) throw new AssayError('not_found', `grading run ${gradingRunId} not found`);
-    const judge = loadJudgeOrPanel(row.ref);
+    // Examples resolved as enqueueing resolved them: changed examples or labels are a changed judge.
+    const judge = await resolveJudgeExamples(database, loadJudgeOrPanel(row.ref));
     if (judge.configHash !== row.hash) {
       throw new AssayError('bad_input', `judge '${row.ref}' on this machine differs from the one the run was enqueued with (config hash)`);
     }

@@ -1,0 +1,67 @@
+import type { Database } from '../../db/client.ts';
+import type { LabelRow } from '../../domain/labels.ts';
+
+/**
+ * An anchored judge saw some answers with the people's verdicts (judge-examples.ts): its agreement with
+ * the people on those answers measures nothing but copying, so they are left out of its calibration.
+ * The rule, for calibration reports and judge compare alike: an answer is left out of judge J's figures
+ * when a configuration of J (any judges row with J's id) was shown it as an example — for a panel, when
+ * one of its members' configurations was. The human labels stay (they are still people's labels: the
+ * human–human ceiling keeps them); J's own labels of those answers are what is dropped.
+ */
+
+/** Per judge id, the answers it was shown as examples, keyed as the calibration rows key answers. */
+export type ExampleAnswers = Map<string, Set<string>>;
+
+export interface ExampleQuery {
+  key: 'externalId' | 'answerId';
+  run?: string;
+  model?: string;
+  /** Judge ids (slugs); null or absent: every judge. */
+  judges?: readonly string[] | null;
+}
+
+const ARRAY = (x: string) => `case when jsonb_typeof(${x}) = 'array' then ${x} else '[]'::jsonb end`;
+
+/** Only answers in scope (the run / model filters): the counts are of this report's answers. */
+export async function exampleAnswers(database: Database, q: ExampleQuery): Promise<ExampleAnswers> {
+  const answerKey = q.key === 'externalId' ? 'a.external_id' : 'a.id::text';
+  // A judges row stores its resolved examples (judge-row.ts); a panel's row its members' config hashes.
+  const r = await database.execute(
+    `with cfg as (select j.slug, j.config from judges j where $3::text[] is null or j.slug = any($3::text[])),
+          shown as (
+            select c.slug, (e->>'answerId')::int as answer_id from cfg c cross join lateral jsonb_array_elements(${ARRAY(`c.config->'resolvedExamples'`)}) e
+            union
+            select c.slug, (e->>'answerId')::int from cfg c
+              join judges m on m.config_hash in (select jsonb_array_elements_text(${ARRAY(`c.config->'memberHashes'`)}))
+              cross join lateral jsonb_array_elements(${ARRAY(`m.config->'resolvedExamples'`)}) e)
+     select coalesce(json_agg(json_build_array(s.slug, ${answerKey}) order by s.slug, a.id), '[]')::text as j
+       from shown s join answers a on a.id = s.answer_id join runs r on r.id = a.run_id
+      where ($1::text is null or r.name = $1) and ($2::text is null or r.model = $2)`,
+    [q.run ?? null, q.model ?? null, q.judges ? [...q.judges] : null],
+  );
+  const out: ExampleAnswers = new Map();
+  for (const [slug, answer] of JSON.parse(String(r.rows[0]!.j)) as Array<[string, string]>) {
+    const set = out.get(slug) ?? new Set<string>();
+    set.add(answer);
+    out.set(slug, set);
+  }
+  return out;
+}
+
+/** Removes, in place, each judge's labels of its own example answers. */
+export function dropExampleRows(rows: LabelRow[], examples: ExampleAnswers): void {
+  if (examples.size === 0) return;
+  const kept = rows.filter((r) => !(r.kind === 'judge' && examples.get(r.rater)?.has(r.answer)));
+  rows.splice(0, rows.length, ...kept);
+}
+
+/** How many answers are left out for these judges (each answer once, whichever judge saw it). */
+export function excludedCount(examples: ExampleAnswers, judges: readonly string[]): number {
+  return new Set(judges.flatMap((j) => [...(examples.get(j) ?? [])])).size;
+}
+
+/** Per judge id, how many of its example answers a report leaves out (judges without examples omitted). */
+export function excludedByJudge(examples: ExampleAnswers): Record<string, number> {
+  return Object.fromEntries([...examples].map(([slug, set]) => [slug, set.size]));
+}
