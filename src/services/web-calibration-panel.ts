@@ -4,6 +4,7 @@ import { isAssayError } from '../domain/errors.ts';
 import type { ItemInstability } from '../scoring/panel/index.ts';
 import { runInThread, taskModule } from '../threads/pool.ts';
 import { loadRunCalibration } from './grading/calibration-labels.ts';
+import { loadReliability } from './grading/calibration-reliability.ts';
 import { cachedReport, reportKey } from './report-cache.ts';
 import { LEXICAL_BASELINE_NOTE } from './report-data.ts';
 import { rowsOfScale } from './web-calibration.ts';
@@ -14,8 +15,9 @@ const REPORT_TASKS = taskModule('report-tasks', import.meta.url);
  * The calibration page's panel section (docs/web-pages.md#a-panel-judge): for one panel judge and one
  * run, the figures `assay calibrate --run R --judge PANEL` reports — the panel and each member against
  * the human majority, each member against the vote, the panel's item instability — read through the same
- * service verb (loadRunCalibration) and the same pure calibration, on the verdict scale. The reliability
- * diagram is loaded beside it (web-calibration-panel-reliability.ts).
+ * service verb (loadRunCalibration) and the same pure calibration, on the verdict scale — and its
+ * reliability diagram (grading/calibration-reliability.ts loadReliability: the panel's item confidences
+ * against the human majority, 10 equal-width bins).
  */
 
 /** One judge against another rater over the units both labelled: what the page's kappa columns show. */
@@ -55,10 +57,19 @@ export interface PanelCalibration extends PanelCalibrationChoice {
   reliabilityReason?: string;
 }
 
+/** Why the run's voted items are not points of the diagram, by reason (loadReliability's leftOut). */
+export interface ReliabilityLeftOut {
+  noConfidence: number;
+  noHumanLabel: number;
+  humanTie: number;
+  humanNotAVerdict: number;
+}
+
 export interface ReliabilityFigures {
   bins: Array<{ lo: number; hi: number; n: number; meanConfidence: number | null; agreement: number | null }>;
   /** Items binned: a confidence and a human majority both. */
   n: number;
+  leftOut: ReliabilityLeftOut;
   /** Expected calibration error: Σ over bins of n_bin / n × |agreement − mean confidence|. */
   ece: number | null;
 }
@@ -108,6 +119,18 @@ async function baselineNote(database: Database, members: readonly string[]): Pro
   return providers.length > 0 && providers.every((p) => p === 'lexical') ? LEXICAL_BASELINE_NOTE : null;
 }
 
+/** The left-out counts in words, the non-zero ones. */
+export function leftOutText(l: ReliabilityLeftOut): string {
+  const parts = [
+    [l.noConfidence, 'without a confidence'],
+    [l.noHumanLabel, 'without a human label'],
+    [l.humanTie, 'whose human labels tie'],
+    [l.humanNotAVerdict, 'with a human label that is not a verdict'],
+  ] as const;
+  const said = parts.filter(([n]) => n > 0).map(([n, what]) => `${n} ${what}`);
+  return said.length ? `left out: ${said.join(', ')}` : 'no voted item';
+}
+
 const EMPTY = { members: [], note: null, units: 0, answers: 0, humans: [], vsHumans: [], vsVote: [], instability: [], reliability: null };
 
 /** The section's figures; cached per data version and request (the calibration's bootstraps run on the report thread). */
@@ -138,6 +161,8 @@ export async function pagePanelCalibration(database: Database, ask: { panel?: st
       throw e;
     }
     const byRater = new Map(report.judgeReports.map((j) => [j.rater, j]));
+    const rel = await loadReliability(database, { run: chosen.run, judge: panel });
+    const reliability = rel.diagram.n > 0 ? { ...rel.diagram, leftOut: rel.leftOut } : null;
     const pairs = report.judgeJudge?.pairs ?? {};
     return {
       ...empty,
@@ -146,6 +171,8 @@ export async function pagePanelCalibration(database: Database, ask: { panel?: st
       humans: report.humans,
       vsHumans: [panel, ...members].map((judge) => ({ judge, role: judge === panel ? ('panel' as const) : ('member' as const), ...figures(byRater.get(judge)?.vsMajority) })),
       vsVote: members.map((member) => ({ member, ...figures(pairOf(pairs, panel, member)) })),
+      reliability,
+      ...(reliability ? {} : { reliabilityReason: `No voted item of the run has both a confidence and a human majority (${leftOutText(rel.leftOut)})` }),
     };
   });
 }

@@ -69,7 +69,7 @@ function tables(p: PanelCalibration): Table[] {
         { key: 'meanConfidence', label: 'Mean confidence', kind: 'num' },
         { key: 'agreement', label: 'Agrees with humans', kind: 'num', help: 'share of the bin’s items whose voted verdict is the human majority’s' },
       ],
-      rows: (p.reliability?.bins ?? []).map((b, i, all) => ({ bin: `${num(b.lo)}–${num(b.hi)}${i === all.length - 1 ? ' (incl.)' : ''}`, lo: b.lo, hi: b.hi, n: b.n, meanConfidence: b.meanConfidence, agreement: b.agreement })),
+      rows: (p.reliability?.bins ?? []).map((b, i, all) => ({ bin: `${num(b.lo, 1)}–${num(b.hi, 1)}${i === all.length - 1 ? ' (1 included)' : ''}`, lo: b.lo, hi: b.hi, n: b.n, meanConfidence: b.meanConfidence, agreement: b.agreement })),
       empty: p.reliabilityReason ?? 'No item has both a panel confidence and a human majority.',
     },
   ];
