@@ -31,7 +31,7 @@ export interface LabelImportResult {
   runs: string[];
 }
 
-interface Resolvable {
+export interface Resolvable {
   loc: Located;
   row: z.output<typeof LabelRowSchema>;
 }
@@ -120,78 +120,86 @@ const EXAMPLES = 3;
 
 /** JSONL or CSV (by extension); all or nothing; errors name file, line and field. */
 export async function importLabels(database: Database, file: ImportFile, opts: LabelImportOptions = {}): Promise<LabelImportResult> {
+  const parsed = parseLabelFile(file);
+  return database.db.transaction((tx) => storeLabelFile(tx, file, parsed, opts));
+}
+
+/** The rows of a label file, checked by the schema (nothing read from the database yet). */
+export function parseLabelFile(file: ImportFile): Resolvable[] {
   const locs = /\.csv$/i.test(file.path) ? parseCsv(file) : parseJsonl(file);
-  const parsed = locs.map((loc) => ({ loc, row: parseLocated(LabelRowSchema, loc) }));
+  return locs.map((loc) => ({ loc, row: parseLocated(LabelRowSchema, loc) }));
+}
+
+/** Stores a parsed label file inside the caller's transaction (an import of a run export is one). */
+export async function storeLabelFile(tx: Queryable, file: ImportFile, parsed: Resolvable[], opts: LabelImportOptions = {}): Promise<LabelImportResult> {
   const seen = new Map<string, number | null>();
-  return database.db.transaction(async (tx) => {
-    const index = await fetchCandidates(tx, parsed);
-    const resolved = parsed.map((r) => resolveAnswer(index, r, opts));
-    const keys = await itemKeys(tx, [...new Set(resolved.flatMap((a) => (a.rubricId === null ? [] : [a.rubricId])))]);
-    const stored = await storedLabels(tx, [...new Set(resolved.map((a) => a.id))]);
-    const fresh: Array<typeof labels.$inferInsert> = [];
-    const freshFrom: Array<{ loc: Located; answer: Candidate }> = [];
-    const changed: Array<typeof labels.$inferInsert> = [];
-    const examples: string[] = [];
-    let unchanged = 0;
-    for (const [i, r] of parsed.entries()) {
-      const answer = resolved[i]!;
-      const item = r.row.item ?? '';
-      if (item !== '') checkItem(keys, r.loc, answer.rubricId, item);
-      const annotator = (r.row.rater ?? r.row.annotator)!;
-      const value = { answerId: answer.id, itemKey: item, annotator, kind: r.row.kind ?? 'human', label: r.row.label };
-      const key = keyOf(value);
-      if (seen.has(key)) throw locatedError(r.loc, ['label'], `second label by '${annotator}' for the same answer and item (first on line ${seen.get(key)})`);
-      seen.set(key, r.loc.line);
-      const before = stored.get(key);
-      if (!before) {
-        fresh.push(value);
-        freshFrom.push({ loc: r.loc, answer });
-      }
-      else if (before.label === value.label && before.kind === value.kind) unchanged++;
+  const index = await fetchCandidates(tx, parsed);
+  const resolved = parsed.map((r) => resolveAnswer(index, r, opts));
+  const keys = await itemKeys(tx, [...new Set(resolved.flatMap((a) => (a.rubricId === null ? [] : [a.rubricId])))]);
+  const stored = await storedLabels(tx, [...new Set(resolved.map((a) => a.id))]);
+  const fresh: Array<typeof labels.$inferInsert> = [];
+  const freshFrom: Array<{ loc: Located; answer: Candidate }> = [];
+  const changed: Array<typeof labels.$inferInsert> = [];
+  const examples: string[] = [];
+  let unchanged = 0;
+  for (const [i, r] of parsed.entries()) {
+    const answer = resolved[i]!;
+    const item = r.row.item ?? '';
+    if (item !== '') checkItem(keys, r.loc, answer.rubricId, item);
+    const annotator = (r.row.rater ?? r.row.annotator)!;
+    const value = { answerId: answer.id, itemKey: item, annotator, kind: r.row.kind ?? 'human', label: r.row.label };
+    const key = keyOf(value);
+    if (seen.has(key)) throw locatedError(r.loc, ['label'], `second label by '${annotator}' for the same answer and item (first on line ${seen.get(key)})`);
+    seen.set(key, r.loc.line);
+    const before = stored.get(key);
+    if (!before) {
+      fresh.push(value);
+      freshFrom.push({ loc: r.loc, answer });
+    }
+    else if (before.label === value.label && before.kind === value.kind) unchanged++;
+    else {
+      changed.push(value);
+      if (examples.length < EXAMPLES) examples.push(describeChange(r.loc, answer, before, value));
+    }
+  }
+  if (changed.length > 0 && !opts.replace) throw replaceRefused(file, examples, changed.length);
+  // A concurrent writer may have stored some of the fresh labels since the read above. The same label
+  // is no conflict (two seeders write the same rows); a different one is a replacement like any other.
+  let inserted = 0;
+  const raced: number[] = [];
+  for (let i = 0; i < fresh.length; i += CHUNK) {
+    const chunk = fresh.slice(i, i + CHUNK);
+    const written = await tx
+      .insert(labels)
+      .values(chunk)
+      .onConflictDoNothing()
+      .returning({ answerId: labels.answerId, itemKey: labels.itemKey, annotator: labels.annotator });
+    inserted += written.length;
+    if (written.length === chunk.length) continue;
+    const done = new Set(written.map(keyOf));
+    chunk.forEach((v, j) => done.has(keyOf(v as Stored)) || raced.push(i + j));
+  }
+  if (raced.length > 0) {
+    const now = await storedLabels(tx, [...new Set(raced.map((j) => fresh[j]!.answerId))]);
+    for (const j of raced) {
+      const value = fresh[j]!;
+      const s = now.get(keyOf(value as Stored));
+      if (s && s.label === value.label && s.kind === value.kind) unchanged++;
       else {
         changed.push(value);
-        if (examples.length < EXAMPLES) examples.push(describeChange(r.loc, answer, before, value));
+        if (s && examples.length < EXAMPLES) examples.push(describeChange(freshFrom[j]!.loc, freshFrom[j]!.answer, s, value));
       }
     }
     if (changed.length > 0 && !opts.replace) throw replaceRefused(file, examples, changed.length);
-    // A concurrent writer may have stored some of the fresh labels since the read above. The same label
-    // is no conflict (two seeders write the same rows); a different one is a replacement like any other.
-    let inserted = 0;
-    const raced: number[] = [];
-    for (let i = 0; i < fresh.length; i += CHUNK) {
-      const chunk = fresh.slice(i, i + CHUNK);
-      const written = await tx
-        .insert(labels)
-        .values(chunk)
-        .onConflictDoNothing()
-        .returning({ answerId: labels.answerId, itemKey: labels.itemKey, annotator: labels.annotator });
-      inserted += written.length;
-      if (written.length === chunk.length) continue;
-      const done = new Set(written.map(keyOf));
-      chunk.forEach((v, j) => done.has(keyOf(v as Stored)) || raced.push(i + j));
-    }
-    if (raced.length > 0) {
-      const now = await storedLabels(tx, [...new Set(raced.map((j) => fresh[j]!.answerId))]);
-      for (const j of raced) {
-        const value = fresh[j]!;
-        const s = now.get(keyOf(value as Stored));
-        if (s && s.label === value.label && s.kind === value.kind) unchanged++;
-        else {
-          changed.push(value);
-          if (s && examples.length < EXAMPLES) examples.push(describeChange(freshFrom[j]!.loc, freshFrom[j]!.answer, s, value));
-        }
-      }
-      if (changed.length > 0 && !opts.replace) throw replaceRefused(file, examples, changed.length);
-    }
-    for (let i = 0; i < changed.length; i += CHUNK) {
-      await tx
-        .insert(labels)
-        .values(changed.slice(i, i + CHUNK))
-        .onConflictDoUpdate({
-          target: [labels.answerId, labels.itemKey, labels.annotator],
-          set: { label: sql`excluded.label`, kind: sql`excluded.kind`, createdAt: sql`now()` },
-        });
-    }
-    return { inserted, replaced: changed.length, unchanged, runs: [...new Set(resolved.map((a) => a.run))].sort() };
-  });
+  }
+  for (let i = 0; i < changed.length; i += CHUNK) {
+    await tx
+      .insert(labels)
+      .values(changed.slice(i, i + CHUNK))
+      .onConflictDoUpdate({
+        target: [labels.answerId, labels.itemKey, labels.annotator],
+        set: { label: sql`excluded.label`, kind: sql`excluded.kind`, createdAt: sql`now()` },
+      });
+  }
+  return { inserted, replaced: changed.length, unchanged, runs: [...new Set(resolved.map((a) => a.run))].sort() };
 }

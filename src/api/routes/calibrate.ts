@@ -11,7 +11,7 @@ import { errorResponses } from '../schemas.ts';
 const CalibrateBody = z
   .object({
     scale: z.enum(LABEL_SCALES),
-    labels: z.array(LabelRowSchema.openapi('LabelRow')).min(1).openapi({ description: 'Label rows as in a label file (calibration/README.md); at least one human rater' }),
+    labels: z.array(LabelRowSchema).min(1).openapi({ description: 'Label rows as in a label file (calibration/README.md); at least one human rater' }),
     judge: Fields.annotator.optional().openapi({ description: 'Report only this judge rater' }),
     seed: z.number().int().min(0).max(2 ** 32 - 1).optional().openapi({ description: 'Seed of the bootstrap intervals (default as `assay calibrate`)' }),
     weights: z.record(Fields.itemId, z.number().positive()).optional().openapi({ description: 'Item weights (rubric item id → weight) for the answer roll-up, as `--rubric`' }),

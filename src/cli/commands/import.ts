@@ -152,6 +152,21 @@ const labelsCmd: Command = {
   },
 };
 
+const exportCmd: Command = {
+  path: ['import', 'export'],
+  summary: 'Import a run written by assay export (rubric versions, puzzles, answers, every grade with its judge configuration, labels)',
+  usage: 'DIR',
+  options: {},
+  positionals: true,
+  async run(ctx) {
+    const dir = oneFile(ctx, 'export directory');
+    const { importRunExport } = await import('../../services/import-run-export.ts');
+    const r = await withDatabase((db) => importRunExport(db, dir));
+    const text = `run ${r.run}: ${r.answers.imported} answers imported (${r.answers.unchanged} unchanged), ${r.grades.stored} grades (${r.grades.unchanged} unchanged), ${r.labels.inserted} labels (${r.labels.unchanged} unchanged), ${r.rubrics.created} rubric versions and ${r.puzzles.created} puzzles added`;
+    return { json: r, text };
+  },
+};
+
 const examplesCmd: Command = {
   path: ['import', 'examples'],
   summary: 'Load the bundled examples (what npm start seeds) into an empty database',
@@ -170,4 +185,4 @@ const examplesCmd: Command = {
   },
 };
 
-export default [rubricsCmd, puzzlesCmd, answersCmd, labelsCmd, examplesCmd];
+export default [rubricsCmd, puzzlesCmd, answersCmd, labelsCmd, exportCmd, examplesCmd];

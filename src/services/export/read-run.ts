@@ -1,0 +1,102 @@
+import { asc, eq, inArray, or, sql } from 'drizzle-orm';
+import type { Database } from '../../db/client.ts';
+import { answers, assemblyScores, grades, judges, labels, puzzles, rubricItems, rubrics, rubricVersions, runs } from '../../db/schema.ts';
+import type { Rubric } from '../../domain/rubric.ts';
+import { findRun } from '../grading/run-ref.ts';
+
+/**
+ * Everything stored about one run, read in one snapshot for `assay export`: the run, its answers, every
+ * grade (all versions, with the judge configuration each was made with), the labels, the assembly scores,
+ * and the rubrics (every version a grade points at) and puzzles they use.
+ */
+
+export interface RunExport {
+  run: { name: string; model: string; effort: string | null; tags: string[] };
+  answers: Array<typeof answers.$inferSelect & { puzzle: string | null; rubric: string | null }>;
+  grades: Array<typeof grades.$inferSelect & { answer: string; judge: string; judgeHash: string; rubric: string | null; rubricVersion: number | null }>;
+  judges: Array<{ slug: string; provider: string; model: string; configHash: string; config: Record<string, unknown> }>;
+  labels: Array<{ answer: string; item: string | null; annotator: string; kind: string; label: string }>;
+  assemblyScores: Array<typeof assemblyScores.$inferSelect & { answer: string }>;
+  rubrics: Array<{ rubric: Rubric; version: number; contentHash: string }>;
+  /** The puzzles the answers are of, in the puzzle import format. */
+  puzzles: Array<Record<string, unknown>>;
+}
+
+export async function readRunExport(database: Database, runRef: string): Promise<RunExport> {
+  const found = await findRun(database, runRef);
+  return database.db.transaction(async (tx) => {
+    const [run] = await tx.select().from(runs).where(eq(runs.id, found.id));
+    const rows = await tx
+      .select({ a: answers, puzzle: puzzles.slug, rubric: rubrics.slug })
+      .from(answers)
+      .leftJoin(puzzles, eq(puzzles.id, answers.puzzleId))
+      .leftJoin(rubrics, eq(rubrics.id, answers.rubricId))
+      .where(eq(answers.runId, found.id))
+      .orderBy(asc(answers.id));
+    const ids = rows.map((r) => r.a.id);
+    const external = new Map(rows.map((r) => [r.a.id, r.a.externalId]));
+    const g = ids.length
+      ? await tx
+          .select({ g: grades, judge: judges.slug, judgeHash: judges.configHash, rubric: rubrics.slug, rubricVersion: rubricVersions.version })
+          .from(grades)
+          .innerJoin(judges, eq(judges.id, grades.judgeId))
+          .leftJoin(rubricVersions, eq(rubricVersions.id, grades.rubricVersionId))
+          .leftJoin(rubrics, eq(rubrics.id, rubricVersions.rubricId))
+          .where(inArray(grades.answerId, ids))
+          .orderBy(asc(grades.answerId), asc(grades.createdAt), asc(grades.id))
+      : [];
+    const judgeRows = g.length
+      ? await tx.select().from(judges).where(inArray(judges.id, [...new Set(g.map((x) => x.g.judgeId))])).orderBy(asc(judges.slug), asc(judges.id))
+      : [];
+    const l = ids.length ? await tx.select().from(labels).where(inArray(labels.answerId, ids)).orderBy(asc(labels.answerId), asc(labels.itemKey), asc(labels.annotator)) : [];
+    const s = ids.length ? await tx.select().from(assemblyScores).where(inArray(assemblyScores.answerId, ids)).orderBy(asc(assemblyScores.answerId)) : [];
+    // The rubric versions the grades were made against, and the answers' rubrics at their latest version.
+    const versionIds = [...new Set(g.flatMap((x) => (x.g.rubricVersionId === null ? [] : [x.g.rubricVersionId])))];
+    const rubricIds = [...new Set(rows.flatMap((r) => (r.a.rubricId === null ? [] : [r.a.rubricId])))];
+    const versions = await tx
+      .select({ v: rubricVersions, slug: rubrics.slug })
+      .from(rubricVersions)
+      .innerJoin(rubrics, eq(rubrics.id, rubricVersions.rubricId))
+      .where(or(rubricIds.length ? inArray(rubricVersions.rubricId, rubricIds) : sql`false`, versionIds.length ? inArray(rubricVersions.id, versionIds) : sql`false`))
+      .orderBy(asc(rubrics.slug), asc(rubricVersions.version));
+    const latest = new Map<number, number>();
+    for (const v of versions) latest.set(v.v.rubricId, Math.max(latest.get(v.v.rubricId) ?? 0, v.v.version));
+    const wanted = versions.filter((v) => versionIds.includes(v.v.id) || latest.get(v.v.rubricId) === v.v.version);
+    const items = wanted.length ? await tx.select().from(rubricItems).where(inArray(rubricItems.rubricVersionId, wanted.map((v) => v.v.id))).orderBy(asc(rubricItems.position)) : [];
+    const puzzleIds = [...new Set(rows.flatMap((r) => (r.a.puzzleId === null ? [] : [r.a.puzzleId])))];
+    const puzzleRows = puzzleIds.length
+      ? await tx.select({ p: puzzles, rubric: rubrics.slug }).from(puzzles).leftJoin(rubrics, eq(rubrics.id, puzzles.rubricId)).where(inArray(puzzles.id, puzzleIds)).orderBy(asc(puzzles.slug))
+      : [];
+    return {
+      run: { name: run!.name, model: run!.model, effort: run!.effort, tags: run!.tags },
+      answers: rows.map((r) => ({ ...r.a, puzzle: r.puzzle, rubric: r.rubric })),
+      grades: g.map((x) => ({ ...x.g, answer: external.get(x.g.answerId)!, judge: x.judge, judgeHash: x.judgeHash, rubric: x.rubric, rubricVersion: x.rubricVersion })),
+      judges: judgeRows.map((j) => ({ slug: j.slug, provider: j.provider, model: j.model, configHash: j.configHash, config: j.config })),
+      labels: l.map((x) => ({ answer: external.get(x.answerId)!, item: x.itemKey === '' ? null : x.itemKey, annotator: x.annotator, kind: x.kind, label: x.label })),
+      assemblyScores: s.map((x) => ({ ...x, answer: external.get(x.answerId)! })),
+      rubrics: wanted.map((v) => ({
+        version: v.v.version,
+        contentHash: v.v.contentHash,
+        rubric: {
+          id: v.slug,
+          title: v.v.title,
+          reference: v.v.reference,
+          ...(v.v.image ? { image: v.v.image } : {}),
+          ...(v.v.truth ? { truth: v.v.truth as Rubric['truth'] } : {}),
+          items: items.filter((i) => i.rubricVersionId === v.v.id).map((i) => ({ id: i.itemKey, text: i.text, weight: i.weight, ...(i.tags.length ? { tags: i.tags } : {}) })),
+          ...(v.v.source ? { source: v.v.source } : {}),
+        },
+      })),
+      puzzles: puzzleRows.map((p) => ({
+        id: p.p.slug,
+        rows: p.p.rows,
+        cols: p.p.cols,
+        layout: p.p.layout,
+        ...(p.p.edges ? { edges: p.p.edges } : {}),
+        ...(p.p.picturePath ? { picture: p.p.picturePath } : {}),
+        ...(p.p.sizeBucket ? { sizeBucket: p.p.sizeBucket } : {}),
+        ...(p.rubric ? { rubric: p.rubric } : {}),
+      })),
+    };
+  });
+}

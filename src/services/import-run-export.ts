@@ -1,0 +1,127 @@
+import { join } from 'node:path';
+import { eq } from 'drizzle-orm';
+import { z } from 'zod';
+import type { Database } from '../db/client.ts';
+import { grades, judges } from '../db/schema.ts';
+import { badInput } from '../domain/errors.ts';
+import { RubricSchema } from '../domain/rubric.ts';
+import { parseAnswerRows, storeAnswers } from './import-answers.ts';
+import { parseLabelFile, storeLabelFile } from './import-labels.ts';
+import { locatedError, parseJsonl, parseLocated, type ImportFile } from './import-parse.ts';
+import { readImportFiles } from './imports.ts';
+import { parsePuzzleFiles, storePuzzles } from './puzzles.ts';
+import { storeRubric } from './rubrics.ts';
+
+/**
+ * `assay import export DIR`: a run written by `assay export` back into a database — its rubric versions,
+ * puzzles, answers, every grade with the judge configuration it was made with, and the labels — in one
+ * transaction. Every file is parsed and checked first; a bad line exits 2 naming it and nothing is
+ * written. Importing into the database it came from changes nothing.
+ */
+
+const RubricLine = z.strictObject({ version: z.number().int().positive(), contentHash: z.string(), rubric: RubricSchema });
+const JudgeRow = z.strictObject({ slug: z.string().min(1), provider: z.string().min(1), model: z.string().min(1), configHash: z.string().min(1), config: z.record(z.string(), z.unknown()) });
+const share = z.number().min(0).max(1).nullable();
+const GradeLine = z.strictObject({
+  answer: z.string().min(1),
+  judge: z.string().min(1),
+  judge_config_hash: z.string().min(1),
+  rubric: z.string().nullable(),
+  rubric_version: z.number().int().positive().nullable(),
+  status: z.string().min(1),
+  reason: z.string().nullable(),
+  completeness: share,
+  correctness: share,
+  f1: share,
+  items: z.array(z.object({ id: z.string(), weight: z.number(), verdict: z.string(), evidence: z.string().nullable().optional(), points: z.number() }).passthrough()).nullable(),
+  claims: z.array(z.object({ verdict: z.string() }).passthrough()).nullable(),
+  meta: z.record(z.string(), z.unknown()).nullable(),
+  raw_output: z.string().nullable(),
+  input_tokens: z.number().int().nullable(),
+  output_tokens: z.number().int().nullable(),
+  cost_usd: z.number().nullable(),
+  latency_ms: z.number().int().nullable(),
+  created_at: z.iso.datetime({ offset: true }),
+});
+
+export interface RunExportImportResult {
+  run: string;
+  rubrics: { created: number; unchanged: number };
+  puzzles: { created: number; unchanged: number };
+  answers: { imported: number; unchanged: number };
+  grades: { stored: number; unchanged: number };
+  labels: { inserted: number; unchanged: number };
+}
+
+const optional = (dir: string, name: string): ImportFile | null => {
+  try {
+    return readImportFiles(join(dir, name), /./)[0]!;
+  } catch {
+    return null;
+  }
+};
+
+export async function importRunExport(database: Database, dir: string): Promise<RunExportImportResult> {
+  const answersFile = optional(dir, 'answers.jsonl');
+  if (!answersFile) throw badInput(`${dir}: no answers.jsonl (is this a directory written by assay export?)`);
+  const rubricLines = (optional(dir, 'rubrics.jsonl')?.content.trim() ? parseJsonl(optional(dir, 'rubrics.jsonl')!) : []).map((loc) => ({ loc, line: parseLocated(RubricLine, loc) }));
+  const puzzleFile = optional(dir, 'puzzles.jsonl');
+  const puzzleList = puzzleFile && puzzleFile.content.trim() ? parsePuzzleFiles([puzzleFile]) : [];
+  const prepared = parseAnswerRows(answersFile);
+  const runs = [...new Set(prepared.map((p) => p.run))];
+  if (runs.length !== 1) throw badInput(`${answersFile.path}: holds ${runs.length} runs (${runs.join(', ')}); an export is of one run`);
+  const judgesFile = optional(dir, 'judges.json');
+  const judgeRows = judgesFile ? z.array(JudgeRow).safeParse(JSON.parse(judgesFile.content)) : { success: true as const, data: [] };
+  if (!judgeRows.success) throw badInput(`${judgesFile!.path}: ${judgeRows.error.issues[0]!.path.join('.')}: ${judgeRows.error.issues[0]!.message}`);
+  const gradesFile = optional(dir, 'grades.jsonl');
+  const gradeLines = gradesFile && gradesFile.content.trim() ? parseJsonl(gradesFile).map((loc) => ({ loc, g: parseLocated(GradeLine, loc) })) : [];
+  const byHash = new Map(judgeRows.data.map((j) => [j.configHash, j]));
+  for (const { loc, g } of gradeLines) if (!byHash.has(g.judge_config_hash)) throw locatedError(loc, ['judge_config_hash'], `no judge with this hash in judges.json`);
+  const labelsFile = optional(dir, 'labels.jsonl');
+  const labelRows = labelsFile && labelsFile.content.trim() ? parseLabelFile(labelsFile) : [];
+
+  return database.db.transaction(async (tx) => {
+    const versionIds = new Map<string, number>();
+    const rub = { created: 0, unchanged: 0 };
+    for (const { line } of rubricLines) {
+      const r = await storeRubric(tx, line.rubric);
+      rub[r.outcome === 'unchanged' ? 'unchanged' : 'created']++;
+      versionIds.set(`${line.rubric.id}\u0000${line.version}`, r.versionId);
+    }
+    const puz = puzzleList.length ? await storePuzzles(tx, puzzleList) : { created: 0, updated: 0, unchanged: 0 };
+    const stored = await storeAnswers(tx, prepared, {});
+    const answerIds = new Map(prepared.map((p, i) => [p.externalId, stored.answerIds[i]!]));
+    const judgeIds = new Map<string, number>();
+    for (const j of judgeRows.data) {
+      await tx.insert(judges).values(j).onConflictDoNothing();
+      const [row] = await tx.select({ id: judges.id }).from(judges).where(eq(judges.configHash, j.configHash));
+      judgeIds.set(j.configHash, row!.id);
+    }
+    let gradesStored = 0;
+    for (const { loc, g } of gradeLines) {
+      const answerId = answerIds.get(g.answer);
+      if (answerId === undefined) throw locatedError(loc, ['answer'], `'${g.answer}' is not an answer in answers.jsonl`);
+      const rubricVersionId = g.rubric === null || g.rubric_version === null ? null : versionIds.get(`${g.rubric}\u0000${g.rubric_version}`);
+      if (rubricVersionId === undefined) throw locatedError(loc, ['rubric_version'], `rubric '${g.rubric}' version ${g.rubric_version} is not in rubrics.jsonl`);
+      const written = await tx
+        .insert(grades)
+        .values({
+          answerId, judgeId: judgeIds.get(g.judge_config_hash)!, rubricVersionId, status: g.status as never, reason: g.reason,
+          completeness: g.completeness, correctness: g.correctness, f1: g.f1, items: g.items as never, claims: g.claims as never, meta: g.meta,
+          rawOutput: g.raw_output, inputTokens: g.input_tokens, outputTokens: g.output_tokens, costUsd: g.cost_usd, latencyMs: g.latency_ms, createdAt: new Date(g.created_at),
+        })
+        .onConflictDoNothing()
+        .returning({ id: grades.id });
+      gradesStored += written.length;
+    }
+    const lab = labelRows.length ? await storeLabelFile(tx, labelsFile!, labelRows) : { inserted: 0, unchanged: 0 };
+    return {
+      run: runs[0]!,
+      rubrics: rub,
+      puzzles: { created: puz.created, unchanged: puz.unchanged },
+      answers: { imported: stored.imported, unchanged: stored.unchanged },
+      grades: { stored: gradesStored, unchanged: gradeLines.length - gradesStored },
+      labels: { inserted: lab.inserted, unchanged: lab.unchanged },
+    };
+  });
+}
