@@ -1,8 +1,11 @@
 import { and, eq } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { answers, labels } from '../db/schema.ts';
+import { ANSWER_SCALE_KEYS } from '../domain/campaigns.ts';
 import { badInput, notFound } from '../domain/errors.ts';
 import { CLAIM_VERDICTS, ITEM_VERDICTS } from '../domain/verdicts.ts';
+import { splitSentences } from '../scoring/description/sentences.ts';
+import { SCALES } from '../domain/labels.ts';
 import { getAnswer } from './answers.ts';
 import { itemKeys, upsertLabels } from './labels.ts';
 import { getRubric } from './rubrics.ts';
@@ -12,7 +15,8 @@ import { getRubric } from './rubrics.ts';
  * item of its rubric has their verdict; until then it stays in their queue (so a half-labelled answer
  * is resumed, not lost). Nothing here reads grades: the annotator never sees a judge's verdicts.
  * Claims are the answer's sentences (split deterministically, so the keys stay stable); a claim mark
- * is a label with item key `claim:<n>` and label true|false|unverifiable.
+ * is a label with item key `claim:<n>` and label true|false|unverifiable. The workspace's whole-answer
+ * marks (workspace.ts) are stored where campaigns store them (domain/campaigns.ts ANSWER_SCALE_KEYS).
  * Only an answer row that is really absent is not_found; a failing query is never caught here, so it
  * reaches the fronts as the database error it is (500), not as a missing answer.
  */
@@ -63,12 +67,12 @@ export async function annotationProgress(database: Database, annotator: string, 
   return { annotator, total: rows.length, done: rows.filter((x) => x.done).length, started: started.length, next, rows };
 }
 
-/** The answer's sentences: what the annotator marks true, false or unverifiable. */
+/**
+ * The answer's sentences: what the annotator marks true, false or unverifiable (the segmenter of
+ * scoring/description/sentences.ts: wrapped lines joined, never a fragment of a sentence).
+ */
 export function splitClaims(text: string): string[] {
-  return text
-    .split(/(?<=[.!?])\s+|\n+/)
-    .map((s) => s.trim())
-    .filter((s) => /[A-Za-z0-9]/.test(s) && s.length >= 3);
+  return splitSentences(text);
 }
 
 export interface AnnotationTask {
@@ -105,37 +109,56 @@ export async function annotatorLabels(
   database: Database,
   answerId: number,
   annotator: string,
-): Promise<{ answerId: number; annotator: string; items: Record<string, string>; claims: Record<number, string> }> {
+): Promise<{ answerId: number; annotator: string; items: Record<string, string>; claims: Record<number, string>; binary?: string; numeric?: string }> {
   const rows = await database.db
     .select({ item: labels.itemKey, label: labels.label })
     .from(labels)
     .where(and(eq(labels.answerId, answerId), eq(labels.annotator, annotator), eq(labels.kind, 'human')));
   const items: Record<string, string> = {};
   const claims: Record<number, string> = {};
+  const whole: { binary?: string; numeric?: string } = {};
   for (const r of rows) {
     if (r.item.startsWith(CLAIM_PREFIX)) claims[Number(r.item.slice(CLAIM_PREFIX.length))] = r.label;
+    else if (r.item === ANSWER_SCALE_KEYS.binary) whole.binary = r.label;
+    else if (r.item === ANSWER_SCALE_KEYS.numeric) whole.numeric = r.label;
     else if (r.item !== '') items[r.item] = r.label;
   }
-  return { answerId, annotator, items, claims };
+  return { answerId, annotator, items, claims, ...whole };
 }
 
-export type AnnotationMark = { item: string; label: string } | { claim: number; label: string };
-export type AnnotationInput = { answerId: number; annotator: string; label: string } & ({ item: string } | { claim: number });
+export type AnnotationMark = { item: string; label: string } | { claim: number; label: string } | { binary: string } | { rating: number };
+export type AnnotationInput = { answerId: number; annotator: string } & AnnotationMark;
 
-const markKey = (m: AnnotationMark): string => ('item' in m ? m.item : `${CLAIM_PREFIX}${m.claim}`);
+/** The 1..k rating of the plain queue (a campaign names its own k and anchors). */
+export const PLAIN_RATING_K = 5;
 
-/** The problem with one mark, or null: a verdict of the vocabulary, an item of the rubric, a claim that exists. */
-function markProblem(m: AnnotationMark, items: Set<string> | null, claims: number): string | null {
+const markName = (m: AnnotationMark): string =>
+  'item' in m ? `item '${m.item}'` : 'claim' in m ? `claim ${String(m.claim)}` : 'binary' in m ? 'binary' : 'rating';
+
+/**
+ * The stored (item_key, label) of one mark, or the problem with it: a verdict of the vocabulary for an
+ * item of the rubric, a claim mark for a claim that exists, pass/fail (stored as true/false, as
+ * campaigns store it), a whole rating 1..PLAIN_RATING_K.
+ */
+function markRow(m: AnnotationMark, items: Set<string> | null, claims: number): { key: string; label: string } | string {
   if ('item' in m) {
     if (!(ITEM_VERDICTS as readonly string[]).includes(m.label)) return `item '${m.item}': label must be one of ${ITEM_VERDICTS.join('|')}, got '${m.label}'`;
-    if (m.item.startsWith(CLAIM_PREFIX)) return `item '${m.item}': not a rubric item`;
+    if (m.item.startsWith(CLAIM_PREFIX) || m.item.startsWith('answer:')) return `item '${m.item}': not a rubric item`;
     if (items === null) return `item '${m.item}': the answer has no rubric, so items cannot be labelled`;
     if (!items.has(m.item)) return `item '${m.item}': unknown item for this answer's rubric`;
-    return null;
+    return { key: m.item, label: m.label };
   }
-  if (!(CLAIM_VERDICTS as readonly string[]).includes(m.label)) return `claim ${m.claim}: label must be one of ${CLAIM_VERDICTS.join('|')}, got '${m.label}'`;
-  if (!Number.isInteger(m.claim) || m.claim < 0 || m.claim >= claims) return `claim ${String(m.claim)}: the answer has claims 0..${claims - 1}`;
-  return null;
+  if ('claim' in m) {
+    if (!(CLAIM_VERDICTS as readonly string[]).includes(m.label)) return `claim ${m.claim}: label must be one of ${CLAIM_VERDICTS.join('|')}, got '${m.label}'`;
+    if (!Number.isInteger(m.claim) || m.claim < 0 || m.claim >= claims) return `claim ${String(m.claim)}: the answer has claims 0..${claims - 1}`;
+    return { key: `${CLAIM_PREFIX}${m.claim}`, label: m.label };
+  }
+  if ('binary' in m) {
+    const n = SCALES.binary.normalise(m.binary);
+    return n ? { key: ANSWER_SCALE_KEYS.binary, label: String(n.category) } : `binary: ${JSON.stringify(m.binary)} is not ${SCALES.binary.accepts}`;
+  }
+  if (!Number.isInteger(m.rating) || m.rating < 1 || m.rating > PLAIN_RATING_K) return `rating: ${String(m.rating)} is not a whole number 1..${PLAIN_RATING_K}`;
+  return { key: ANSWER_SCALE_KEYS.numeric, label: String(m.rating) };
 }
 
 /**
@@ -156,12 +179,14 @@ export async function saveAnnotations(
     const problems: string[] = [];
     const seen = new Map<string, string>();
     for (const m of input.marks) {
-      const p = markProblem(m, items, claims);
-      if (p) problems.push(p);
-      const key = markKey(m);
-      const prev = seen.get(key);
-      if (prev !== undefined && prev !== m.label) problems.push(`${'item' in m ? `item '${m.item}'` : `claim ${m.claim}`}: given twice ('${prev}' and '${m.label}')`);
-      seen.set(key, m.label);
+      const r = markRow(m, items, claims);
+      if (typeof r === 'string') {
+        problems.push(r);
+        continue;
+      }
+      const prev = seen.get(r.key);
+      if (prev !== undefined && prev !== r.label) problems.push(`${markName(m)}: given twice ('${prev}' and '${r.label}')`);
+      seen.set(r.key, r.label);
     }
     if (problems.length > 0) throw badInput(`answer ${a.id}: ${problems.join('; ')}; nothing saved`);
     const values = [...seen].map(([itemKey, label]) => ({ answerId: a.id, itemKey, annotator: input.annotator, kind: 'human' as const, label }));
@@ -169,9 +194,9 @@ export async function saveAnnotations(
   });
 }
 
-/** Saves one verdict or claim mark (replacing the annotator's earlier one). */
+/** Saves one mark: a verdict, a claim mark, pass/fail or a rating (replacing the annotator's earlier one). */
 export async function saveAnnotation(database: Database, input: AnnotationInput): Promise<{ created: boolean }> {
   const { answerId, annotator, ...mark } = input;
-  const r = await saveAnnotations(database, { answerId, annotator, marks: [mark as AnnotationMark] });
+  const r = await saveAnnotations(database, { answerId, annotator, marks: [mark] });
   return { created: r.created === 1 };
 }

@@ -18,7 +18,7 @@ const TYPES: Readonly<Record<string, string>> = {
   '.webp': 'image/webp',
   '.gif': 'image/gif',
 };
-const FILES = ['style.css', 'annotate.js'];
+const FILES = ['style.css', 'annotate.js', 'annotate.css'];
 
 export function registerStatic(web: Web): void {
   const assets = new Map(FILES.map((f) => [f, readFileSync(STATIC_DIR + f)]));

@@ -87,8 +87,8 @@ describeDb('label writes over HTTP', (ctx) => {
     const before = await rowCounts(ctx.database);
     const stored = await labelsOf();
     const cases: Array<[string, string]> = [
-      ['item:pond=correct&annotator=annotator-2', 'form: annotator: unknown field (expected item:<id> or claim:<n>); nothing saved'],
-      ['item:pond=correct&itm:sky=correct', 'form: itm:sky: unknown field (expected item:<id> or claim:<n>); nothing saved'],
+      ['item:pond=correct&annotator=annotator-2', 'form: annotator: unknown field (expected item:<id>, claim:<n>, binary or rating); nothing saved'],
+      ['item:pond=correct&itm:sky=correct', 'form: itm:sky: unknown field (expected item:<id>, claim:<n>, binary or rating); nothing saved'],
       ['item:pond=correct&claim:=true', 'form: claim:: a claim is claim:<number>; nothing saved'],
       ['item:pond=correct&item:pond=missing', `answer ${answerId}: item 'pond': given twice ('correct' and 'missing'); nothing saved`],
     ];

@@ -129,7 +129,7 @@ describe.skipIf(!HAVE_CHROMIUM)('pages in chromium', () => {
     for (let i = 0; i < items; i++) await page.keyboard.press(String((i % 4) + 1));
     for (let i = 0; i < claims; i++) await page.keyboard.press(claimKeys[i % 3]!);
     await expect.poll(() => saved, { timeout: 30_000 }).toBe(items + claims);
-    expect(await page.locator('#progress').innerText()).toBe(`${items} of ${items} items labelled.`);
+    expect(await page.locator('#progress').innerText()).toBe(`Items ${items}/${items} · Claims ${claims}/${claims}`);
     expect(errors).toEqual([]);
 
     const itemIds = await page.locator('fieldset.unit.item').evaluateAll((els) => els.map((e) => e.getAttribute('data-key')!));

@@ -10,8 +10,9 @@ import { rowsOfScale } from '../../src/services/web-calibration.ts';
 import { describeDb } from '../helpers/db.ts';
 
 describe('splitClaims', () => {
-  it('splits on sentence ends and lines, dropping fragments without letters or digits', () => {
-    expect(splitClaims('A barn. A cow!  Is it red?\nGrid: 6 x 9\n\n--\nok')).toEqual(['A barn.', 'A cow!', 'Is it red?', 'Grid: 6 x 9']);
+  it('is the sentence segmenter: wrapped lines joined, a line of no letter or digit no claim', () => {
+    expect(splitClaims('A barn. A cow!  Is it red?\nGrid: 6 x 9\n\n--\nok')).toEqual(['A barn.', 'A cow!', 'Is it red?', 'Grid: 6 x 9', '-- ok']);
+    expect(splitClaims('A big red\nbarn. Several\npink pigs.\n\n---')).toEqual(['A big red barn.', 'Several pink pigs.']);
     expect(splitClaims('')).toEqual([]);
   });
 });

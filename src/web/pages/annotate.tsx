@@ -1,25 +1,29 @@
 import type { Context } from 'hono';
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { AppEnv } from '../../api/context.ts';
-import { badInput } from '../../domain/errors.ts';
+import { AssayError, badInput } from '../../domain/errors.ts';
 import { parseRowId } from '../../domain/limits.ts';
 import { CLAIM_VERDICTS, ITEM_VERDICTS } from '../../domain/verdicts.ts';
-import { annotationProgress, annotationTask, annotatorLabels, saveAnnotation, saveAnnotations, type AnnotationMark, type AnnotationTask, type Progress } from '../../services/web-annotation.ts';
+import { nextForAnnotator } from '../../services/campaigns/index.ts';
+import { annotationProgress, annotatorLabels, PLAIN_RATING_K, type AnnotationMark, type Progress } from '../../services/web-annotation.ts';
+import { answerPicture, saveWorkspaceMarks, workspaceTask } from '../../services/workspace.ts';
 import { sessionCaller } from '../guard.ts';
 import type { Web } from '../index.tsx';
-import { renderHtml, respondPage, type PageFrame } from '../respond.tsx';
+import { renderHtml, respondPage, SECURITY_HEADERS, type PageFrame } from '../respond.tsx';
+import { rubricPictureFile } from '../rubric-picture.ts';
 import { DataTable, type Table } from '../table.tsx';
+import { Workspace } from './workspace.tsx';
 
 /**
- * Annotation: the annotator's queue with progress, and one answer at a time with its rubric items
- * (verdict keys 1–4) and its sentences as claims (t/f/u). The judge's verdicts are never loaded. Labels
- * save as the annotator goes (annotate.js, one request per choice); without script the form saves
- * everything on submit. Labels are stored under the annotator's key name; a form or body
- * naming anyone else is refused. Every save is all or nothing (saveAnnotations).
+ * Annotation: the annotator's queue with progress, and the workspace of one answer (workspace.tsx):
+ * the picture, the reference (unless a campaign hides it), the answer and the controls of the spec's
+ * scales. Without `?campaign=` it is the plain queue: item verdicts and claim marks, plus pass/fail and a
+ * 1..5 rating with `?scale=binary` / `?scale=numeric`. The judge's output is never loaded. Labels save
+ * as the annotator goes (annotate.js, one request per choice); without script the form saves
+ * everything on submit. Labels are stored under the annotator's key name; a form or body naming anyone
+ * else is refused. Every save is all or nothing.
  */
-
-const ITEM_KEYS = ['1', '2', '3', '4'] as const;
-const CLAIM_KEYS: Readonly<Record<string, string>> = { true: 't', false: 'f', unverifiable: 'u' };
 
 const answerId = (c: Context): number => parseRowId(c.req.param('id') ?? '', 'answer id');
 
@@ -29,12 +33,12 @@ export function nextAfter(p: Progress, current: number): number | null {
   return (open.find((r) => r.answerId > current) ?? open[0])?.answerId ?? null;
 }
 
-function queueTable(p: Progress): Table {
+function queueTable(p: Progress, keep: string): Table {
   return {
     id: 'queue',
     caption: 'Your queue',
     columns: [
-      { key: 'answer', label: 'Answer', href: (r) => `/annotate/${r.answerId}` },
+      { key: 'answer', label: 'Answer', href: (r) => `/annotate/${r.answerId}${keep}` },
       { key: 'run', label: 'Run' },
       { key: 'model', label: 'Model' },
       { key: 'rubric', label: 'Rubric' },
@@ -44,58 +48,6 @@ function queueTable(p: Progress): Table {
     rows: p.rows,
     empty: 'No description answers with a rubric to annotate.',
   };
-}
-
-function TaskForm(props: { t: AnnotationTask; csrf: string; next: number | null }) {
-  const { t } = props;
-  const labelled = t.items.filter((i) => i.label !== null).length;
-  return (
-    <form method="post" action={`/annotate/${t.answerId}`} id="annotate" data-answer={String(t.answerId)} data-csrf={props.csrf} data-next={props.next ? `/annotate/${props.next}` : '/annotate'}>
-      <input type="hidden" name="_csrf" value={props.csrf} />
-      <p class="keys" id="keys-help">
-        Keys: <kbd>1</kbd>–<kbd>4</kbd> verdict (correct, partial, incorrect, missing) · <kbd>t</kbd>/<kbd>f</kbd>/<kbd>u</kbd> claim true, false,
-        unverifiable · <kbd>j</kbd>/<kbd>k</kbd> or <kbd>↓</kbd>/<kbd>↑</kbd> next/previous · <kbd>n</kbd> next answer. Each choice is saved at once.
-      </p>
-      <p id="progress" aria-live="polite">
-        {labelled} of {t.items.length} items labelled.
-      </p>
-      <h2>Answer</h2>
-      <pre class="answer" aria-label="Answer text">
-        {t.text}
-      </pre>
-      <h2>Rubric items</h2>
-      {t.items.map((it, i) => (
-        <fieldset class="unit item" data-kind="item" data-key={it.id} aria-describedby="keys-help">
-          <legend>
-            <span class="unit-no">{i + 1}.</span> {it.text} <span class="weight">(weight {String(it.weight)})</span>
-          </legend>
-          {ITEM_VERDICTS.map((v, k) => (
-            <label class={`choice v-${v}`}>
-              <input type="radio" name={`item:${it.id}`} value={v} checked={it.label === v} data-key={ITEM_KEYS[k]} />
-              <kbd aria-hidden="true">{ITEM_KEYS[k]}</kbd> {v}
-            </label>
-          ))}
-        </fieldset>
-      ))}
-      <h2>Claims (the answer’s sentences)</h2>
-      {t.claims.map((cl) => (
-        <fieldset class="unit claim" data-kind="claim" data-key={String(cl.index)} aria-describedby="keys-help">
-          <legend>{cl.text}</legend>
-          {CLAIM_VERDICTS.map((v) => (
-            <label class={`choice c-${v}`}>
-              <input type="radio" name={`claim:${cl.index}`} value={v} checked={cl.label === v} data-key={CLAIM_KEYS[v]} />
-              <kbd aria-hidden="true">{CLAIM_KEYS[v]}</kbd> {v}
-            </label>
-          ))}
-        </fieldset>
-      ))}
-      <p id="save-status" role="status" aria-live="polite"></p>
-      <p>
-        <button type="submit">Save and go to the next answer</button>
-      </p>
-      <script src="/static/annotate.js" defer></script>
-    </form>
-  );
 }
 
 /**
@@ -116,7 +68,10 @@ export function formMarks(form: Record<string, string | File | Array<string | Fi
       if (k.startsWith('item:') && k.length > 5) marks.push({ item: k.slice(5), label: v });
       else if (/^claim:\d+$/.test(k)) marks.push({ claim: Number(k.slice(6)), label: v });
       else if (k.startsWith('claim:')) problems.push(`${k}: a claim is claim:<number>`);
-      else problems.push(`${k}: unknown field (expected item:<id> or claim:<n>)`);
+      else if (k === 'binary') marks.push({ binary: v });
+      else if (k === 'rating' && /^\d{1,2}$/.test(v)) marks.push({ rating: Number(v) });
+      else if (k === 'rating') problems.push(`rating: '${v}' is not a whole number`);
+      else problems.push(`${k}: unknown field (expected item:<id>, claim:<n>, binary or rating)`);
     }
   }
   if (problems.length) throw badInput(`form: ${problems.join('; ')}; nothing saved`);
@@ -126,29 +81,78 @@ export function formMarks(form: Record<string, string | File | Array<string | Fi
 const Body = z.union([
   z.object({ item: z.string().min(1).max(200), label: z.enum(ITEM_VERDICTS) }).strict(),
   z.object({ claim: z.number().int().min(0), label: z.enum(CLAIM_VERDICTS) }).strict(),
+  z.object({ binary: z.enum(['pass', 'fail']) }).strict(),
+  z.object({ rating: z.number().int().min(1).max(10) }).strict(),
 ]);
+const BODY_HELP = `body: expected {"item","label"} with label ${ITEM_VERDICTS.join('|')}, {"claim","label"} with label ${CLAIM_VERDICTS.join('|')}, {"binary": "pass"|"fail"} or {"rating": 1..k}`;
+
+const EXTRA_SCALES = ['binary', 'numeric'] as const;
+type Extra = (typeof EXTRA_SCALES)[number];
+
+/** The page's query: a campaign (by id or name), or the plain queue's extra scales; and the text to keep on links. */
+interface PageQuery {
+  campaign?: number | string;
+  extra: Extra[];
+  keep: string;
+}
+
+export function pageQuery(url: string): PageQuery {
+  const q = new URL(url).searchParams;
+  const scales = q.getAll('scale').flatMap((s) => s.split(','));
+  const bad = scales.filter((s) => !(EXTRA_SCALES as readonly string[]).includes(s));
+  if (bad.length) throw badInput(`scale: must be binary or numeric (the plain queue always asks item verdicts and claims), got '${bad[0]!}'`);
+  const campaign = q.get('campaign') ?? undefined;
+  if (campaign !== undefined && !/^[\w.-]{1,100}$/.test(campaign)) throw badInput(`campaign: '${campaign.slice(0, 100)}' is not a campaign id or name`);
+  if (campaign !== undefined && scales.length) throw badInput('scale: a campaign names its own scales; leave scale out');
+  const extra = EXTRA_SCALES.filter((s) => scales.includes(s));
+  const pairs: Array<[string, string]> = [...(campaign !== undefined ? [['campaign', campaign] as [string, string]] : []), ...extra.map((s): [string, string] => ['scale', s])];
+  const keep = new URLSearchParams(pairs).toString();
+  return { ...(campaign !== undefined ? { campaign: /^\d+$/.test(campaign) ? Number(campaign) : campaign } : {}), extra, keep: keep ? `?${keep}` : '' };
+}
 
 export function registerAnnotationPages(web: Web): void {
   const db = web.api.deps.database;
   const who = (c: Context<AppEnv>) => c.get('caller').name;
   const csrfOf = async (c: Context, frame: PageFrame) => frame.user?.csrf ?? (await sessionCaller(web.auth, c))?.session.csrf ?? '';
+  const campaignOf = (q: PageQuery) => (q.campaign !== undefined ? { campaign: q.campaign } : {});
 
   web.page('GET', '/annotate', 'annotate', async (c) => {
+    const pq = pageQuery(c.req.url);
+    const frame = await web.frame(c);
+    if (pq.campaign !== undefined) {
+      const finished = new URL(c.req.url).searchParams.get('finished') === '1';
+      return renderHtml(
+        c,
+        frame,
+        'Annotate',
+        <>
+          <p class="lede">
+            Annotating as <strong>{who(c)}</strong> in campaign <strong>{String(pq.campaign)}</strong>. Judges’ verdicts are hidden here.
+          </p>
+          {finished ? <p>Nothing is left for you in this campaign. Thank you.</p> : null}
+          <form method="post" action={`/annotate/next${pq.keep}`}>
+            <input type="hidden" name="_csrf" value={await csrfOf(c, frame)} />
+            <button type="submit">Take my next answer</button>
+          </form>
+        </>,
+      );
+    }
     const p = await annotationProgress(db, who(c));
-    const table = queueTable(p);
+    const table = queueTable(p, pq.keep);
     const q = new URL(c.req.url).searchParams;
-    return respondPage(c, await web.frame(c), {
+    return respondPage(c, frame, {
       title: 'Annotate',
       tables: [table],
       body: () => (
         <>
           <p class="lede">
             Annotating as <strong>{p.annotator}</strong>: {p.done} of {p.total} answers done{p.started ? `, ${p.started} started` : ''}. Judges’
-            verdicts are hidden here.
+            verdicts are hidden here. Add <code>?scale=binary</code> and/or <code>?scale=numeric</code> to ask a whole-answer pass/fail and a 1–
+            {PLAIN_RATING_K} rating as well.
           </p>
           {p.next ? (
             <p>
-              <a class="button" href={`/annotate/${p.next}`}>
+              <a class="button" href={`/annotate/${p.next}${pq.keep}`}>
                 {p.started || p.done ? 'Resume' : 'Start'} annotating
               </a>
             </p>
@@ -161,31 +165,56 @@ export function registerAnnotationPages(web: Web): void {
     });
   });
 
+  // A campaign's next answer is taken (assigned) for the annotator, so it is a POST (CSRF-checked).
+  web.page('POST', '/annotate/next', 'annotate', async (c) => {
+    const pq = pageQuery(c.req.url);
+    if (pq.campaign === undefined) throw badInput('campaign: required (the plain queue needs no taking: open /annotate)');
+    const n = await nextForAnnotator(db, { campaign: pq.campaign, annotator: who(c) });
+    return c.redirect(n ? `/annotate/${n.answerId}${pq.keep}` : `/annotate${pq.keep}${pq.keep ? '&' : '?'}finished=1`, 303);
+  });
+
   web.page('GET', '/annotate/:id', 'annotate', async (c) => {
     const id = answerId(c);
-    const [t, p] = await Promise.all([annotationTask(db, id, who(c)), annotationProgress(db, who(c))]);
+    const pq = pageQuery(c.req.url);
+    const t = await workspaceTask(db, { answerId: id, annotator: who(c), ...campaignOf(pq), extra: pq.extra });
     const frame = await web.frame(c);
-    return renderHtml(c, frame, `Annotate ${t.answer}`, <TaskForm t={t} csrf={await csrfOf(c, frame)} next={nextAfter(p, id)} />);
+    let next = `/annotate${pq.keep}`;
+    if (pq.campaign === undefined) {
+      const after = nextAfter(await annotationProgress(db, who(c)), id);
+      if (after) next = `/annotate/${after}${pq.keep}`;
+    }
+    const picture = rubricPictureFile(t.rubric.image) ? `/annotate/${id}/picture` : null;
+    return renderHtml(c, frame, `Annotate ${t.answer}`, <Workspace t={t} csrf={await csrfOf(c, frame)} next={next} query={pq.keep} pictureUrl={picture} />);
   });
 
   // Without script: the whole form at once, then on to the next answer.
   web.page('POST', '/annotate/:id', 'annotate', async (c) => {
     const id = answerId(c);
+    const pq = pageQuery(c.req.url);
     // The page guard already checked the session's CSRF token and origin (every unsafe method).
     const form = await c.req.parseBody({ all: true });
-    await saveAnnotations(db, { answerId: id, annotator: who(c), marks: formMarks(form) });
+    await saveWorkspaceMarks(db, { answerId: id, annotator: who(c), ...campaignOf(pq), marks: formMarks(form) });
+    if (pq.campaign !== undefined) return c.redirect(`/annotate${pq.keep}`, 303);
     const next = nextAfter(await annotationProgress(db, who(c)), id);
-    return c.redirect(next ? `/annotate/${next}` : '/annotate', 303);
+    return c.redirect(next ? `/annotate/${next}${pq.keep}` : `/annotate${pq.keep}`, 303);
   });
 
   web.page('PUT', '/annotate/:id/labels', 'annotate', async (c) => {
     const id = answerId(c);
+    const pq = pageQuery(c.req.url);
     const parsed = Body.safeParse(await c.req.json().catch(() => undefined));
-    if (!parsed.success) throw badInput(`body: expected {"item","label"} with label ${ITEM_VERDICTS.join('|')} or {"claim","label"} with label ${CLAIM_VERDICTS.join('|')}`);
-    const b = parsed.data;
-    const r = await saveAnnotation(db, { answerId: id, annotator: who(c), label: b.label, ...('item' in b ? { item: b.item } : { claim: b.claim }) });
-    return c.json({ saved: true, ...r }, 200);
+    if (!parsed.success) throw badInput(BODY_HELP);
+    const r = await saveWorkspaceMarks(db, { answerId: id, annotator: who(c), ...campaignOf(pq), marks: [parsed.data] });
+    return c.json({ saved: true, created: r.created === 1, ...(r.done !== undefined ? { done: r.done } : {}) }, 200);
   });
 
   web.page('GET', '/annotate/:id/labels', 'annotate', async (c) => c.json(await annotatorLabels(db, answerId(c), who(c)), 200));
+
+  // The rubric's picture, looked up only inside the allowed roots (rubric-picture.ts).
+  web.page('GET', '/annotate/:id/picture', 'annotate', async (c) => {
+    const id = answerId(c);
+    const found = rubricPictureFile(await answerPicture(db, id));
+    if (!found) throw new AssayError('not_found', `answer ${id}: its rubric has no picture file to show`);
+    return c.body(new Uint8Array(readFileSync(found.file)), 200, { ...SECURITY_HEADERS, 'Content-Type': found.type, 'Cache-Control': 'private, max-age=3600' });
+  });
 }
