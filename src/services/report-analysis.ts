@@ -2,7 +2,7 @@ import type { Database } from '../db/client.ts';
 import type { CalibrationReport } from '../analysis/calibration/index.ts';
 import type { DtsGroup, DtsReport } from '../analysis/describe-then-solve/index.ts';
 import type { LabelRow, LabelScale } from '../domain/labels.ts';
-import type { HumansMode } from '../domain/campaigns.ts';
+import { ANSWER_SCALE_KEYS, type HumansMode } from '../domain/campaigns.ts';
 import { runInThread, taskModule } from '../threads/pool.ts';
 import { calibrationLabels } from './grading/calibration-labels.ts';
 import { cachedReport, reportKey } from './report-cache.ts';
@@ -63,12 +63,15 @@ export interface DtsResult extends JudgeInfo {
   reason?: string;
 }
 
-/** Human whole-answer labels of the description answers in scope (binary perception). */
+/**
+ * Human whole-answer labels of the description answers in scope (binary perception): imported ones
+ * (item '') and the pass/fail of the workspace and campaigns (item answer:binary).
+ */
 async function wholeAnswerLabels(database: Database, f: ReportFilters): Promise<Array<[number, string]>> {
   const r = await database.execute(
     `select l.answer_id as "answerId", l.label from labels l join answers a on a.id = l.answer_id join runs r on r.id = a.run_id
-      where l.kind = 'human' and l.item_key = '' and a.task in ('describe', 'describe-then-solve') and ${FILTERS}`,
-    [f.run ?? null, f.model ?? null],
+      where l.kind = 'human' and l.item_key in ('', $3) and a.task in ('describe', 'describe-then-solve') and ${FILTERS}`,
+    [f.run ?? null, f.model ?? null, ANSWER_SCALE_KEYS.binary],
   );
   return r.rows.map((x) => [Number(x.answerId), String(x.label)]);
 }
