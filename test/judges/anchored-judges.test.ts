@@ -5,9 +5,11 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { calibrate } from '../../src/analysis/calibration/index.ts';
 import { canonicalJson, loadJudge, sha256 } from '../../src/judges/config.ts';
 import { createJudgeEngine } from '../../src/judges/engine.ts';
+import { loadJudgeOrPanel } from '../../src/judges/panel-config.ts';
 import { MemoryCache, MemoryLedger } from '../../src/judges/store.ts';
 import { loadRunCalibration } from '../../src/services/grading/calibration-labels.ts';
 import { gradeAnswer } from '../../src/services/grading/grade-answer.ts';
+import { exampleAnswers } from '../../src/services/grading/example-exclusion.ts';
 import { resolveJudgeExamples } from '../../src/services/grading/judge-examples.ts';
 import { judgeCompare } from '../../src/services/judge-compare.ts';
 import { mulberry32 } from '../../src/stats/random.ts';
@@ -123,6 +125,17 @@ describeDb('anchored judges', (ctx) => {
     expect(cmp.excludedExamples).toBe(2);
     expect(cmp.answers).toBe(3);
     expect(cmp.units).toBe(6);
+
+    // A panel with the anchored judge as a member: the member's examples are in the panel's hash, and the
+    // panel's figures leave them out too (its judges row names the member's config hash).
+    const panelFile = join(dir, 'p-anch.yaml');
+    writeFileSync(panelFile, 'id: p-anch\nprovider: panel\nmembers: [anchored]\n');
+    const bare = loadJudgeOrPanel(panelFile);
+    const resolved = await resolveJudgeExamples(ctx.database, bare);
+    expect(resolved.configHash).not.toBe(bare.configHash);
+    await gradeAnswer(ctx.database, { judge: panelFile, keys: keysFor(fake), engine: quiet, answer: { id: ids.get('x1')! } });
+    const shown = await exampleAnswers(ctx.database, { key: 'externalId', run: 'anch', judges: ['p-anch', 'plain-judge'] });
+    expect([...shown.entries()].map(([j, set]) => [j, [...set]])).toEqual([['p-anch', ['e1', 'e2']]]);
   });
 
   it.each([
