@@ -14,6 +14,7 @@ import { DIST, ROOT, SRC, STAMP_FILE, sourceStamp } from './build-stamp.mjs';
 const stamp = sourceStamp();
 const started = performance.now();
 const tmp = `${DIST}.tmp-${process.pid}`;
+let built = false;
 rmSync(tmp, { recursive: true, force: true });
 
 const code = [];
@@ -69,8 +70,26 @@ try {
   }
   renameSync(tmp, DIST);
   rmSync(old, { recursive: true, force: true });
+  built = true;
   console.log(`assay: built ${code.length} modules into dist/ in ${Math.round(performance.now() - started)} ms`);
 } catch (e) {
+  failed(e);
+}
+
+// The initdb'd directory new PGlite databases are copied from (src/db/pglite-template.ts): made once per
+// PGlite version, so only the first build after an install pays for it. Without it, PGlite runs initdb.
+if (built) {
+  try {
+    const t = performance.now();
+    const { ensureTemplate } = await import(pathToFileURL(join(DIST, 'db/pglite-template.js')).href);
+    const { dir, made } = await ensureTemplate();
+    if (made) console.log(`assay: made the PGlite template ${relative(ROOT, dir)} in ${Math.round(performance.now() - t)} ms`);
+  } catch (e) {
+    console.error(`assay: warning: no PGlite template (a new data directory will run initdb): ${e.message}`);
+  }
+}
+
+function failed(e) {
   rmSync(tmp, { recursive: true, force: true });
   // As `prepare` (npm ci / npm install) a failed build must not fail the install: bin/assay and
   // npm start then run from source, and say so on a terminal. `npm run build` reports it as a failure.

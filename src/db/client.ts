@@ -1,5 +1,7 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import type { OwnerInfo } from './pglite-owner.ts';
 import * as schema from './schema.ts';
@@ -70,12 +72,39 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
   });
 }
 
+/**
+ * PGlite's start-up, tuned (docs/operations.md, "The embedded database"). shared_buffers: PostgreSQL's
+ * 128MB default is memory PGlite's WebAssembly heap touches at start (about 140 MB more resident than
+ * 16MB); assay's databases are small and the OS caches the files behind it. The rest are PGlite's own
+ * defaults (single-user mode, no parallel workers); startParams replaces them, so they are kept.
+ */
+export const PGLITE_SETTINGS = ['shared_buffers=16MB'];
+
+/**
+ * V8 compiles a hot WebAssembly function a second time, optimised, once it has run this much (its
+ * default is 1.8M, "roughly bytes executed"). PostgreSQL's start-up runs a great deal of code once, so at
+ * the default V8 spends ~200 ms of CPU and ~50 MB optimising code that never runs again; 100 times the
+ * budget leaves start-up on the baseline compiler while a long-running server's hot paths still get
+ * optimised. Set once per process, before PGlite compiles its module (the flag is read per compilation).
+ */
+const WASM_TIERING_BUDGET = 180_000_000;
+let wasmTuned = false;
+
 /** The embedded engine, in memory or on a directory this process owns (pglite-directory.ts claims it first). */
 export async function openPglite(dataDir: string | undefined): Promise<Database> {
+  if (!wasmTuned) {
+    setFlagsFromString(`--wasm-tiering-budget=${WASM_TIERING_BUDGET}`);
+    wasmTuned = true;
+  }
   const { PGlite } = await import('@electric-sql/pglite');
   const { drizzle } = await import('drizzle-orm/pglite');
-  if (dataDir) mkdirSync(dataDir, { recursive: true });
-  const client = dataDir ? new PGlite(dataDir) : new PGlite();
+  if (dataDir) {
+    mkdirSync(dataDir, { recursive: true });
+    // An empty directory starts as a copy of an initdb'd one (pglite-template.ts), not a fresh initdb.
+    (await import('./pglite-template.ts')).copyTemplateInto(dataDir);
+  }
+  const options = { startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS.flatMap((s) => ['-c', s])] };
+  const client = dataDir ? new PGlite(dataDir, options) : new PGlite(options);
   await client.waitReady;
   const db = drizzle({ client, schema }) as unknown as Db;
   return {
@@ -139,8 +168,13 @@ export function unixSocketOf(url: string): { url: string; path: string } | null 
   return { url: u.toString(), path: `${dir.replace(/\/$/, '')}/.s.PGSQL.${u.port || 5432}` };
 }
 
-/** Applies every pending migration in migrations/ (idempotent: the migrator records what it ran). */
+/**
+ * Applies every pending migration in migrations/ (idempotent: the migrator records what it ran). A
+ * database already at the journal's last migration is left alone after one query (schemaIsCurrent),
+ * without the migrator reading and hashing every SQL file and re-checking its table at each start.
+ */
 export async function migrate(database: Database): Promise<void> {
+  if (await schemaIsCurrent(database)) return;
   const config = { migrationsFolder: MIGRATIONS_DIR };
   if (database.kind === 'pglite') {
     const m = await import('drizzle-orm/pglite/migrator');
@@ -149,6 +183,20 @@ export async function migrate(database: Database): Promise<void> {
     const m = await import('drizzle-orm/postgres-js/migrator');
     await m.migrate(database.db as any, config);
   }
+}
+
+/**
+ * Whether the database has recorded exactly the migrations of the journal: as many rows as entries, the
+ * newest stamped with the journal's last `when` (drizzle stores each migration's `when` as created_at and
+ * applies those newer than the newest it has; this is that same comparison, made without the files).
+ */
+export async function schemaIsCurrent(database: Database): Promise<boolean> {
+  const journal = JSON.parse(readFileSync(join(MIGRATIONS_DIR, 'meta', '_journal.json'), 'utf8')) as { entries: { when: number }[] };
+  const last = journal.entries.at(-1)?.when;
+  const exists = await database.execute(`select to_regclass('drizzle.__drizzle_migrations') is not null as present`);
+  if (last === undefined || !exists.rows[0]?.present) return false;
+  const r = await database.execute('select count(*)::int as n, max(created_at)::text as newest from drizzle.__drizzle_migrations');
+  return Number(r.rows[0]?.n) === journal.entries.length && Number(r.rows[0]?.newest) === last;
 }
 
 /** How many migrations the database has recorded (0 before the first `migrate`). */
