@@ -6,6 +6,7 @@ import { mulberry32, type Rng } from '../stats/random.ts';
 import { canonicalJson, type LoadedJudge, resolveJudgeFile, sha256 } from './config.ts';
 import { type JudgeOutput, outputJsonSchema, validateOutput } from './contract.ts';
 import { unresolvedExamples } from './example-prompt.ts';
+import { keptConfidence } from './logprob-confidence.ts';
 import { parseReply } from './parse.ts';
 import { loadPrices, costUsd, type PriceTable } from './prices.ts';
 import { assemblePrompt, type AssembledPrompt, type JudgeImage, loadTemplate, type PromptTemplate } from './prompt.ts';
@@ -53,6 +54,8 @@ export interface JudgeOutcome {
   /** The input's job lease was lost before a call (another worker holds the job): nothing was sent. */
   leaseLost?: boolean;
   judge: JudgeIdentity;
+  /** Ok only: item id → probability of its verdict, when the provider returned token log-probabilities (docs/grades.md#confidence). */
+  confidence?: Record<string, number>;
 }
 
 export interface GradeInput {
@@ -206,7 +209,7 @@ export function createJudgeEngine(o: EngineOptions): JudgeEngine {
     const combined = ledger.beginUnlessCached?.bind(ledger);
     if (!combined) {
       const hit = await cache.get(cacheKey);
-      if (hit) return finish('ok', null, hit.output, hit.raw, { cached: true });
+      if (hit) return finish('ok', null, hit.output, hit.raw, { cached: true, ...(hit.confidence ? { confidence: hit.confidence } : {}) });
     }
 
     const req: JudgeRequest = {
@@ -280,7 +283,7 @@ export function createJudgeEngine(o: EngineOptions): JudgeEngine {
         const err = e instanceof ProviderCallError ? e : new ProviderCallError('fatal', `adapter error: ${(e as Error)?.message ?? String(e)}`);
         // Nothing was sent (refused at the gate or lease lost): no call to count or record.
         if (!begun) calls--;
-        if (cachedHit) return finish('ok', null, cachedHit.output, cachedHit.raw, { cached: true });
+        if (cachedHit) return finish('ok', null, cachedHit.output, cachedHit.raw, { cached: true, ...(cachedHit.confidence ? { confidence: cachedHit.confidence } : {}) });
         if (leaseLost) return finish('provider_error', err.message, null, lastRaw, { leaseLost: true });
         const kindStatus = { retryable: 'retryable_error', fatal: 'fatal_error', 'stop-run': 'stop_run' }[err.kind];
         if (begun) await record(kindStatus, ZERO_USAGE, clock() - t0, err.message);
@@ -305,13 +308,15 @@ export function createJudgeEngine(o: EngineOptions): JudgeEngine {
       const v = parsed.ok ? validateOutput(cfg.mode, input.rubric, parsed.value) : parsed;
       if (v.ok) {
         const entry = account('ok', reply.usage, clock() - t0);
-        const value: CachedResponse = { output: v.output, raw: reply.text, stop: reply.stop, usage, calls, model: cfg.model, promptHash: prompt.promptHash };
+        // Kept with the verdicts (and in the cache with them), so a cached grade has the same confidence.
+        const confidence = 'items' in v.output ? keptConfidence(reply.confidence, v.output.items) : undefined;
+        const value: CachedResponse = { output: v.output, raw: reply.text, stop: reply.stop, usage, calls, model: cfg.model, promptHash: prompt.promptHash, ...(confidence ? { confidence } : {}) };
         if (o.ledgerAndCache) await o.ledgerAndCache.recordAndCache(entry, cacheKey, value);
         else {
           await ledger.record(entry);
           await cache.set(cacheKey, value);
         }
-        return finish('ok', null, v.output, reply.text);
+        return finish('ok', null, v.output, reply.text, confidence ? { confidence } : {});
       }
       await record('invalid_output', reply.usage, clock() - t0, v.error);
       if (req.reask) return finish('parse_failure', `invalid output after one re-ask: ${v.error}`, null, reply.text);

@@ -178,3 +178,16 @@ export function verdictConfidence(
   });
   return { source: 'logprobs', items: out };
 }
+
+/**
+ * What a grade keeps of a reply's confidence: item id → probability of the verdict the validated output
+ * gives it. Only items whose located verdict is the output's verdict for that id count (the output is the
+ * parsed, validated reply; a mismatch would tie a probability to a verdict the judge did not give).
+ * Undefined when the reply has no log-probability confidence.
+ */
+export function keptConfidence(confidence: ReplyConfidence | undefined, items: ReadonlyArray<{ id: string; verdict: string }>): Record<string, number> | undefined {
+  if (!confidence || confidence.source !== 'logprobs') return undefined;
+  const verdict = new Map(items.map((it) => [it.id, it.verdict]));
+  const kept = confidence.items.filter((p) => verdict.get(p.id) === p.verdict && Number.isFinite(p.probability));
+  return kept.length > 0 ? Object.fromEntries(kept.map((p) => [p.id, p.probability])) : undefined;
+}

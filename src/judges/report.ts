@@ -10,12 +10,30 @@ import type { JudgeIdentity, JudgeOutcome } from './engine.ts';
  * The three scores are null whenever status is not ok: a failed call never produces a number.
  */
 
+/**
+ * Where an item's confidence comes from (docs/grades.md#confidence): `logprob` — the probability the judge's
+ * token log-probabilities give its verdict; `vote` — a panel's vote share (or, when every ok sample had
+ * log-probabilities, their probabilities: panels.md); null — none (lexical, Anthropic, no logprobs asked).
+ */
+export type ConfidenceSource = 'logprob' | 'vote';
+
+export interface GradeReportItem {
+  id: string;
+  weight: number;
+  verdict: string;
+  evidence: string;
+  points: number;
+  /** Probability of `verdict`, 0–1; null when the judge gives none. */
+  confidence: number | null;
+  confidenceSource: ConfidenceSource | null;
+}
+
 export interface GradeReport {
   status: GradeStatus;
   completeness: number | null;
   correctness: number | null;
   f1: number | null;
-  items: Array<{ id: string; weight: number; verdict: string; evidence: string; points: number }>;
+  items: GradeReportItem[];
   claims: Array<{ text: string; verdict: string }>;
   /** Scored meta (orientation, grid, pieceCount), the failure reason, the reference-match label, hashes. */
   meta: Record<string, unknown>;
@@ -42,7 +60,11 @@ export function buildReport(rubric: Rubric, answer: string, o: JudgeOutcome, opt
     completeness: score.completeness,
     correctness: score.correctness,
     f1: score.f1,
-    items: score.items.map((it) => ({ id: it.id, weight: it.weight, verdict: it.verdict, evidence: evidence.get(it.id) ?? '', points: it.weight * VERDICT_POINTS[it.verdict] })),
+    items: score.items.map((it) => {
+      // An item the judge left out is scored missing by the scorer: it has no probability of its own.
+      const p = evidence.has(it.id) ? o.confidence?.[it.id] : undefined;
+      return { id: it.id, weight: it.weight, verdict: it.verdict, evidence: evidence.get(it.id) ?? '', points: it.weight * VERDICT_POINTS[it.verdict], confidence: p ?? null, confidenceSource: p === undefined ? null : ('logprob' as const) };
+    }),
     claims: out.claims.map((c) => ({ text: c.text, verdict: c.verdict })),
     meta: { ...meta, ...(score.meta ? score.meta : {}), points: score.points, claimCounts: score.claims },
     usage,

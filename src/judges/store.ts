@@ -16,6 +16,8 @@ export interface CachedResponse {
   calls: number;
   model: string;
   promptHash: string;
+  /** Item id → probability of its verdict (token log-probabilities), when the reply had them; a hit carries it like the verdicts. */
+  confidence?: Record<string, number>;
 }
 
 export interface ResponseCache {

@@ -1,5 +1,6 @@
 import type { Rubric } from '../domain/rubric.ts';
 import type { JudgeConfig, JudgeMode } from './config.ts';
+import type { ReplyConfidence } from './logprob-confidence.ts';
 import type { AssembledPrompt } from './prompt.ts';
 
 /**
@@ -51,6 +52,8 @@ export interface JudgeReply {
   usage: TokenUsage;
   /** Provider-side id of a tool call (Anthropic re-asks answer it with a tool_result). */
   toolUseId?: string;
+  /** Per-item verdict probabilities from token log-probabilities, when the judge asked for them (OpenAI adapters). */
+  confidence?: ReplyConfidence;
 }
 
 export interface Judge {

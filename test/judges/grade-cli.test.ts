@@ -46,7 +46,9 @@ describe('assay grade', () => {
     expect(Object.keys(doc)).toEqual(['gradeId', 'answerId', 'status', 'completeness', 'correctness', 'f1', 'items', 'claims', 'meta', 'usage', 'judge', 'rubric', 'createdAt', 'panel']);
     expect(doc.rubric).toEqual({ id: 'farmyard-54', version: 1 });
     expect([doc.completeness, doc.correctness, doc.f1].map((x: number) => x.toFixed(4))).toEqual(['0.5814', '0.7857', '0.6683']);
-    expect(Object.keys(doc.items[0])).toEqual(['id', 'weight', 'verdict', 'evidence', 'points']);
+    expect(Object.keys(doc.items[0])).toEqual(['id', 'weight', 'verdict', 'evidence', 'points', 'confidence', 'confidenceSource']);
+    // Anthropic returns no log-probabilities: no confidence.
+    expect(doc.items[0]).toMatchObject({ confidence: null, confidenceSource: null });
     expect(doc.usage.calls).toBe(1);
     expect(fake.calls).toHaveLength(1);
     // Same answer again, readable output: the stored cache answers, no provider call.

@@ -32,7 +32,7 @@ describeDb('grading service', (ctx) => {
     expect(g.completeness!.toFixed(4)).toBe('0.5814');
     expect(g.correctness!.toFixed(4)).toBe('0.7857');
     expect(g.f1!.toFixed(4)).toBe('0.6683');
-    expect(g.items.find((i) => i.id === 'pasture-animals')).toEqual({ id: 'pasture-animals', weight: 2, verdict: 'partial', evidence: '', points: 1 });
+    expect(g.items.find((i) => i.id === 'pasture-animals')).toEqual({ id: 'pasture-animals', weight: 2, verdict: 'partial', evidence: '', points: 1, confidence: null, confidenceSource: null });
     expect(g.meta.orientation).toEqual({ stated: 'landscape', correct: true });
     const [row] = await ctx.database.db.select().from(grades).where(eq(grades.id, g.gradeId));
     expect(row!.status).toBe('ok');

@@ -65,7 +65,17 @@ const Grade = z
     completeness: z.number().nullable(),
     correctness: z.number().nullable(),
     f1: z.number().nullable(),
-    items: z.array(z.object({ id: z.string(), weight: z.number(), verdict: z.string(), evidence: z.string(), points: z.number() })),
+    items: z.array(
+      z.object({
+        id: z.string(),
+        weight: z.number(),
+        verdict: z.string(),
+        evidence: z.string(),
+        points: z.number(),
+        confidence: z.number().min(0).max(1).nullable().openapi({ description: 'Probability of the verdict (docs/grades.md#confidence); null when the judge gives none' }),
+        confidenceSource: z.enum(['logprob', 'vote']).nullable().openapi({ description: 'logprob: token log-probabilities; vote: a panel\'s vote share' }),
+      }),
+    ),
     claims: z.array(z.object({ text: z.string(), verdict: z.string() })),
     meta: z.record(z.string(), z.unknown()),
     usage: z.object({

@@ -50,7 +50,7 @@ function identityOf(j: JudgeRowLike): JudgeIdentity {
   return { id: j.slug, provider: j.provider, model: j.model, mode, configHash: j.configHash, baseline, ...(baseline ? { note: LEXICAL_NOTE } : {}) };
 }
 
-type StoredItem = { id: string; weight: number; verdict: string; evidence?: string | null; points: number };
+type StoredItem = Omit<GradeReport['items'][number], 'evidence' | 'confidence' | 'confidenceSource'> & { evidence?: string | null } & Partial<Pick<GradeReport['items'][number], 'confidence' | 'confidenceSource'>>;
 type StoredClaim = { text?: string | null; verdict: string };
 
 export function toGradeDetail(row: GradeRowLike, rubric: { id: string; version: number } | null, judgeRow?: JudgeRowLike): GradeDetail {
@@ -65,7 +65,8 @@ export function toGradeDetail(row: GradeRowLike, rubric: { id: string; version: 
     completeness: row.completeness,
     correctness: row.correctness,
     f1: row.f1,
-    items: ((row.items ?? []) as StoredItem[]).map((i) => ({ id: i.id, weight: i.weight, verdict: i.verdict, evidence: i.evidence ?? '', points: i.points })),
+    // Grades stored before confidence existed have neither field: null, like a judge that gives none.
+    items: ((row.items ?? []) as StoredItem[]).map((i) => ({ id: i.id, weight: i.weight, verdict: i.verdict, evidence: i.evidence ?? '', points: i.points, confidence: i.confidence ?? null, confidenceSource: i.confidenceSource ?? null })),
     claims: ((row.claims ?? []) as StoredClaim[]).map((c) => ({ text: c.text ?? '', verdict: c.verdict })),
     meta,
     usage: {

@@ -8,7 +8,7 @@ import { type CallGate, type JudgeIdentity, LEXICAL_NOTE } from '../../judges/en
 import { type AnyLoadedJudge, isLoadedPanel, type LoadedPanel } from '../../judges/panel-config.ts';
 import type { JobLease } from '../../judges/store.ts';
 import type { Judge } from '../../judges/types.ts';
-import { panelItemOrders, type PanelSample, votePanel } from '../../scoring/panel/index.ts';
+import { panelItemConfidence, panelItemOrders, type PanelSample, votePanel } from '../../scoring/panel/index.ts';
 import { type GradeDetail, toGradeDetail } from './grade-detail.ts';
 import { resolveJudgeExamples } from './judge-examples.ts';
 import { ensureJudgeRow } from './judge-row.ts';
@@ -115,6 +115,7 @@ async function createPanelSession(database: Database, panel: LoadedPanel, o: Ope
       correctness: r.report!.correctness,
     }));
     const result = votePanel(rubric, votes, { vote, quorum: panel.quorum });
+    const confidence = panelItemConfidence(result, votes.map((v, i) => ({ ...v, confidence: results[i]!.outcome.confidence })));
     const detail = panelDetail(result, shuffle ? orders.map((s) => ({ judge: s.judge, sample: s.sample, order: s.order })) : null);
     const sum = (f: (r: SampleResult) => number) => results.reduce((n, r) => n + f(r), 0);
     const costs = results.map((r) => r.outcome.costUsd);
@@ -130,7 +131,7 @@ async function createPanelSession(database: Database, panel: LoadedPanel, o: Ope
       completeness: result.completeness,
       correctness: result.correctness,
       f1: result.f1,
-      items: result.status === 'ok' ? result.items.map((it) => ({ id: it.id, weight: it.weight, verdict: it.verdict!, evidence: '', points: it.weight * it.points! })) : [],
+      items: result.status === 'ok' ? result.items.map((it) => ({ id: it.id, weight: it.weight, verdict: it.verdict!, evidence: '', points: it.weight * it.points!, ...confidence.get(it.id)! })) : [],
       claims: [],
       meta: { reason: result.reason, promptHash, judge: identity, cached: results.every((r) => r.outcome.cached), calls: sum((r) => r.outcome.calls), panel: detail },
       rawOutput: null,
