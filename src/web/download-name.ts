@@ -9,9 +9,9 @@
 const NOT_FILTERS = new Set(['table', 'format', 'offset']);
 const safe = (s: string) => s.replace(/[^A-Za-z0-9.-]+/g, '-').replace(/^-+|-+$/g, '');
 
-export function downloadName(path: string, query: URLSearchParams, table: string, format: 'csv' | 'json'): string {
+export function downloadName(path: string, query: URLSearchParams, table: string, format: 'csv' | 'json' | 'latex'): string {
   const page = path === '/' ? 'leaderboard' : safe(path.replace(/^\/+/, '').replace(/\//g, '-')) || 'page';
   const filters = [...query.entries()].filter(([k, v]) => !NOT_FILTERS.has(k) && v.trim() !== '').map(([k, v]) => safe(`${k}-${v.trim()}`));
   const parts = [page, ...(safe(table) === page ? [] : [safe(table)]), ...filters].filter((p) => p !== '');
-  return `${parts.join('_').slice(0, 150)}.${format}`;
+  return `${parts.join('_').slice(0, 150)}.${format === 'latex' ? 'tex' : format}`;
 }

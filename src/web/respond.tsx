@@ -5,6 +5,7 @@ import { toCsv } from '../api/csv.ts';
 import { STATUS_OF } from '../api/errors.ts';
 import { AssayError, badInput } from '../domain/errors.ts';
 import { downloadName } from './download-name.ts';
+import { tableToLatex } from './latex.ts';
 import { Layout } from './layout.tsx';
 import type { Table } from './table.tsx';
 
@@ -56,11 +57,15 @@ export async function respondPage(c: Context, frame: PageFrame, spec: PageSpec):
   const format = c.req.query('format');
   const tableId = c.req.query('table');
   if (format !== undefined || tableId !== undefined) {
-    if (format !== 'csv' && format !== 'json') throw badInput(`format: must be csv or json, got '${format ?? ''}'`);
+    if (format !== 'csv' && format !== 'json' && format !== 'latex') throw badInput(`format: must be csv, json or latex, got '${format ?? ''}'`);
     const table = spec.tables.find((t) => t.id === tableId);
     if (!table) throw new AssayError('not_found', `table '${tableId ?? ''}' is not on this page (tables: ${spec.tables.map((t) => t.id).join(', ') || 'none'})`);
     const name = downloadName(c.req.path, new URL(c.req.url).searchParams, table.id, format);
     const headers = { ...SECURITY_HEADERS, 'Content-Disposition': `attachment; filename="${name}"` };
+    if (format === 'latex') {
+      const tex = await tableToLatex(table, `tab:${name.replace(/\.tex$/, '')}`);
+      return c.body(tex, 200, { ...headers, 'Content-Type': 'application/x-tex; charset=utf-8' });
+    }
     if (format === 'json') return c.body(JSON.stringify({ table: table.id, caption: table.caption, rows: table.rows }, null, 2), 200, { ...headers, 'Content-Type': 'application/json; charset=utf-8' });
     return c.body(toCsv(table.rows, rawColumns(table)), 200, {
       ...headers,

@@ -38,7 +38,8 @@ export interface Table<R extends object = Row> {
   empty?: string;
 }
 
-function cellText(col: Column, row: Row): string {
+/** A cell's text as the page shows it (LaTeX downloads use it too). */
+export function cellText(col: Column, row: Row): string {
   const v: unknown = row[col.key];
   switch (col.kind) {
     case 'num':
@@ -58,7 +59,7 @@ function cellText(col: Column, row: Row): string {
 
 const numeric = (col: Column) => col.kind === 'num' || col.kind === 'int' || col.kind === 'ci';
 
-export function downloadHref(search: URLSearchParams, id: string, format: 'csv' | 'json'): string {
+export function downloadHref(search: URLSearchParams, id: string, format: 'csv' | 'json' | 'latex'): string {
   const q = new URLSearchParams(search);
   q.set('table', id);
   q.set('format', format);
@@ -73,7 +74,8 @@ export function DataTable(props: { table: Table; search: URLSearchParams }) {
         <h3 id={`t-${table.id}`}>{table.caption}</h3>
         <p class="downloads">
           {/* The file is named by the response (page, table and filters: download-name.ts). */}
-          Download: <a href={downloadHref(search, table.id, 'csv')} download>CSV</a> <a href={downloadHref(search, table.id, 'json')} download>JSON</a>
+          Download: <a href={downloadHref(search, table.id, 'csv')} download>CSV</a> <a href={downloadHref(search, table.id, 'json')} download>JSON</a>{' '}
+          <a href={downloadHref(search, table.id, 'latex')} download>LaTeX</a>
         </p>
       </div>
       {table.rows.length === 0 ? (
