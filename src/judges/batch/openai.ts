@@ -33,9 +33,10 @@ interface OutputLine {
   error?: { code?: string | null; message?: string | null } | null;
 }
 
-function itemResult(line: OutputLine): BatchItemResult {
+/** One output line; `logprobs`: the judge asked for them, so the reply carries item confidence as a live call's does. */
+function itemResult(line: OutputLine, logprobs: boolean): BatchItemResult {
   const r = line.response;
-  if (r && r.status_code === 200 && !line.error) return { customId: line.custom_id, ok: true, reply: openaiReply(r.body as OpenAI.ChatCompletion) };
+  if (r && r.status_code === 200 && !line.error) return { customId: line.custom_id, ok: true, reply: openaiReply(r.body as OpenAI.ChatCompletion, { logprobs }) };
   const code = String(line.error?.code ?? (r ? `http_${r.status_code}` : 'error'));
   const kind = /expired/.test(code) ? 'expired' : /cancel/.test(code) ? 'canceled' : 'errored';
   const detail = line.error?.message ?? JSON.stringify((r?.body as { error?: unknown } | undefined)?.error ?? '');
@@ -63,7 +64,7 @@ export function createOpenAIBatchClient(o: OpenAIBatchOptions): BatchClient {
     },
     async results(id) {
       const b = await wrap(() => client.batches.retrieve(id));
-      return [...(await lines(b.output_file_id)), ...(await lines(b.error_file_id))].map(itemResult);
+      return [...(await lines(b.output_file_id)), ...(await lines(b.error_file_id))].map((line) => itemResult(line, o.params.logprobs === true));
     },
     async list(since) {
       const out: ProviderBatchSummary[] = [];
