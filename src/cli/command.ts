@@ -14,6 +14,8 @@ export interface CommandResult {
   json: unknown;
   /** The readable rendering printed without --json; defaults to pretty JSON. */
   text?: string;
+  /** JSON Lines printed as they are, with or without --json (a batch form: one line per input, then the aggregate). */
+  jsonLines?: unknown[];
   exitCode?: number;
 }
 

@@ -74,6 +74,10 @@ export async function main(argv: string[]): Promise<number> {
   const json = parsed.values.json === true;
   try {
     const result = await command.run({ values: parsed.values, positionals: parsed.positionals, json });
+    if (result?.jsonLines) {
+      process.stdout.write(result.jsonLines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+      return result.exitCode ?? 0;
+    }
     if (result) {
       const out = json || result.text === undefined ? JSON.stringify(result.json, null, json ? 0 : 2) : result.text;
       process.stdout.write(out + '\n');

@@ -1,7 +1,11 @@
+import { badInput } from '../../domain/errors.ts';
 import type { Command } from '../command.ts';
 import { choiceFlag, readStructured, readText, requireFlag } from '../io.ts';
 import { keyValues, table, type Cell } from '../table.ts';
 import type { DescriptionScore } from '../../scoring/description/score.ts';
+
+/** A verdicts file with one verdict set per line. */
+const BATCH_FILE = /\.(jsonl|ndjson)$/i;
 
 const yesNo = (b: boolean | null): Cell => (b === null ? null : b ? 'yes' : 'no');
 const gridText = (g: { rows: number; cols: number } | null | undefined): Cell => (g ? `${g.rows} × ${g.cols}` : null);
@@ -50,7 +54,7 @@ function render(s: DescriptionScore, title: string, policy: string, truth: Recor
 const scoreDescriptionCommand: Command = {
   path: ['score', 'description'],
   summary: 'Score a description from rubric verdicts: completeness, correctness, F1 (and meta with --answer)',
-  usage: '--rubric R.yaml --verdicts V.json [--answer A.txt] [--unverifiable count|exclude]',
+  usage: '--rubric R.yaml --verdicts V.json [--answer A.txt] | --verdicts V.jsonl (one set per line, with "id") [--unverifiable count|exclude]',
   options: {
     rubric: { type: 'string' },
     verdicts: { type: 'string' },
@@ -66,6 +70,14 @@ const scoreDescriptionCommand: Command = {
     const { scoreDescription } = await import('../../scoring/description/score.ts');
 
     const rubric = parseRubric(readStructured(rubricPath, 'rubric'), `rubric ${rubricPath}`);
+    if (BATCH_FILE.test(verdictsPath)) {
+      // The batch form: one verdict set per line (with its id, and its answer text for meta), one JSON line out for each.
+      if (answerPath !== undefined) throw badInput('--answer goes with one verdicts file; in a .jsonl batch give each line its own "answer"');
+      const { parseVerdictsJsonl, scoreDescriptionBatch } = await import('../../scoring/description/batch.ts');
+      const name = `verdicts ${verdictsPath}`;
+      const { lines, aggregate } = scoreDescriptionBatch(rubric, parseVerdictsJsonl(readText(verdictsPath, 'verdicts'), name), { unverifiable: policy, name });
+      return { json: null, jsonLines: [...lines, { aggregate }] };
+    }
     const verdicts = parseVerdicts(readStructured(verdictsPath, 'verdicts'), `verdicts ${verdictsPath}`);
     const answer = answerPath === undefined ? undefined : readText(answerPath, 'answer');
     const s = scoreDescription(rubric, verdicts, { unverifiable: policy, answer, where: `verdicts ${verdictsPath}` });

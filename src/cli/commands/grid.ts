@@ -18,12 +18,22 @@ import { type Cell, keyValues, table } from '../table.ts';
 const score: Command = {
   path: ['score', 'grid'],
   summary: 'Score a grid assembly answer against the true layout (direct, neighbour, proximity, …)',
-  usage: '--truth T.json --answer A.{txt,json} [--given G.json]',
-  options: { truth: { type: 'string' }, answer: { type: 'string' }, given: { type: 'string' } },
+  usage: '--truth T.json --answer A.{txt,json} [--given G.json] | --answers A.jsonl (lines {"id","answer","given"?})',
+  options: { truth: { type: 'string' }, answer: { type: 'string' }, answers: { type: 'string' }, given: { type: 'string' } },
   async run({ values }) {
     const truthPath = requireFlag(values, 'truth');
-    const answerPath = requireFlag(values, 'answer');
+    const batchPath = typeof values.answers === 'string' ? values.answers : undefined;
+    if (batchPath !== undefined && values.answer !== undefined) throw badInput('give one of --answer A.txt (one answer) or --answers A.jsonl (a batch)');
+    if (batchPath !== undefined && values.given !== undefined) throw badInput('--given goes with --answer; in a .jsonl batch give each line its own "given"');
+    const answerPath = batchPath === undefined ? requireFlag(values, 'answer') : '';
     const truth = parseGridTruth(readJson(truthPath, 'truth'), `truth ${truthPath}`);
+    if (batchPath !== undefined) {
+      // The batch form: one JSON line out per answer, then the aggregate.
+      const { parseGridAnswersJsonl, scoreGridBatch } = await import('../../scoring/grid/batch.ts');
+      const rows = parseGridAnswersJsonl(readText(batchPath, 'answers'), `answers ${batchPath}`, truth);
+      const { lines, aggregate } = scoreGridBatch(truth, rows);
+      return { json: null, jsonLines: [...lines, { aggregate }] };
+    }
     const givenPath = typeof values.given === 'string' ? values.given : undefined;
     const given = givenPath ? parseGivenIds(readJson(givenPath, 'given'), truth, `given ${givenPath}`) : [];
     const answer = readText(answerPath, 'answer');
