@@ -94,6 +94,26 @@ describe('judge call spans', () => {
     expect(span!.status?.code ?? 0).not.toBe(2);
   }, 300_000);
 
+  it('assay run is one `assay.run <run>` span, the parent of each of its judge calls', async () => {
+    const judgeFile = join(dir, 'fake-claude-run.yaml');
+    writeFileSync(judgeFile, `id: fake-claude-run\nprovider: anthropic\nmodel: claude-sonnet-5\nbaseUrl: ${fake.url}\nprompt: prompts/rubric-v1.md\n`);
+    const answers = join(dir, 'two.jsonl');
+    const text = readFileSync(`${FIXTURES}farmyard.answer.txt`, 'utf8');
+    writeFileSync(answers, [1, 2].map((i) => JSON.stringify({ id: `a${i}`, run: 'traced', model: 'm', task: 'describe', rubric: 'farmyard-54', text: `${text} (${i})` })).join('\n'));
+    const env = { ANTHROPIC_API_KEY: 'sk-ant-fake', OPENAI_API_KEY: '', OPENAI_BASE_URL: '', DATABASE_URL: '', ASSAY_DATA_DIR: join(dir, 'run-data') };
+    for (const args of [['import', 'rubrics', `${FIXTURES}farmyard.rubric.yaml`], ['import', 'answers', answers]]) expect((await runAsync(args, env)).code).toBe(0);
+    posts.length = 0;
+    const r = await runAsync(['run', '--run', 'traced', '--judge', judgeFile, '--json'], { ...env, OTEL_EXPORTER_OTLP_ENDPOINT: collectorUrl });
+    expect(r.code, r.stderr).toBe(0);
+    const spans = posts.flatMap((p) => p.spans);
+    const runs = spans.filter((x) => x.name === 'assay.run traced');
+    expect(runs).toHaveLength(1);
+    expect(attr(runs[0]!, 'assay.run.done')).toBe(2);
+    const calls = spans.filter((x) => x.name === 'chat claude-sonnet-5');
+    expect(calls).toHaveLength(2);
+    for (const c of calls) expect([c.traceId, c.parentSpanId]).toEqual([runs[0]!.traceId, runs[0]!.spanId]);
+  }, 300_000);
+
   it('is off with no endpoint: only src/telemetry.ts loads the SDK (dynamically); judges/ imports its types only', () => {
     const files: string[] = [];
     const walk = (d: string) => {

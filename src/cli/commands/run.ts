@@ -95,21 +95,27 @@ const run: Command = {
         let interrupted = false;
         if (!values['enqueue-only']) {
           const keys = providerKeys(config);
-          const w = await startWorker(database, { concurrency, keys, queue, untilDone: [e.gradingRunId] });
-          worker = w;
-          const bar = progressBar(process.stderr);
-          onSigint = () => {
-            if (interrupted) process.exit(130);
-            interrupted = true;
-            process.stderr.write('\nstopping: finishing the jobs in flight (Ctrl-C again to leave now); `assay run` again resumes\n');
-            void w.stop({ graceful: true });
-          };
-          process.on('SIGINT', onSigint);
-          timer = setInterval(() => void getProgress(database, e.gradingRunId).then((p) => bar.update(p), () => {}), 500);
-          await w.done;
-          clearInterval(timer);
-          bar.update(await getProgress(database, e.gradingRunId));
-          bar.end();
+          const { tracedRun } = await import('../../services/grading/run-span.ts');
+          // The run's span (tracing on) holds the worker: every call it makes is a child of it.
+          await tracedRun({ run: runRef, judge: judgeRef, gradingRunId: e.gradingRunId }, async () => {
+            const w = await startWorker(database, { concurrency, keys, queue, untilDone: [e.gradingRunId] });
+            worker = w;
+            const bar = progressBar(process.stderr);
+            onSigint = () => {
+              if (interrupted) process.exit(130);
+              interrupted = true;
+              process.stderr.write('\nstopping: finishing the jobs in flight (Ctrl-C again to leave now); `assay run` again resumes\n');
+              void w.stop({ graceful: true });
+            };
+            process.on('SIGINT', onSigint);
+            timer = setInterval(() => void getProgress(database, e.gradingRunId).then((p) => bar.update(p), () => {}), 500);
+            await w.done;
+            clearInterval(timer);
+            const last = await getProgress(database, e.gradingRunId);
+            bar.update(last);
+            bar.end();
+            return last;
+          }, (p) => ({ 'assay.run.done': p.done, 'assay.run.failed': p.failed, 'assay.run.calls': p.calls }));
         }
         const p = await getProgress(database, e.gradingRunId);
         const json = { ...p, enqueued: { gradingRunId: e.gradingRunId, jobs: e.jobs, alreadyGraded: e.alreadyGraded, resumed: e.resumed, retried: e.retried }, interrupted };
