@@ -5,6 +5,8 @@ import type { OrderSensitivity } from '../../analysis/calibration/order-sensitiv
 import type { ItemInstability } from '../../scoring/panel/index.ts';
 import { formatCalibration } from '../format/calibration.ts';
 import { formatOrderSensitivity } from '../format/calibration-order.ts';
+import { formatReliability } from '../format/calibration-reliability.ts';
+import type { ReliabilityReport } from '../../services/grading/calibration-reliability.ts';
 import { table } from '../table.ts';
 import { choiceFlag, numberFlag, readStructured, readText, requireFlag } from '../io.ts';
 import { HUMANS_MODES, type HumansMode } from '../../domain/campaigns.ts';
@@ -19,6 +21,8 @@ interface LabelSource {
   panelInstability?: ItemInstability[];
   /** A shuffled panel's order sensitivity over the run (docs/panels.md); null for any other judge; absent for a labels file. */
   orderSensitivity?: OrderSensitivity | null;
+  /** The judge's reliability diagram over the run (docs/grades.md#confidence); absent for a labels file. */
+  reliability?: ReliabilityReport['diagram'] & { leftOut: ReliabilityReport['leftOut'] };
   /** A stored run's answers the judge was shown as examples, left out of its figures (docs/judges.md). */
   excludedExamples?: number;
 }
@@ -33,11 +37,14 @@ async function labelsFromRun(run: string, judge: string | undefined, seed: numbe
   const { withDatabase } = await import('../database.ts');
   const { loadRunCalibration } = await import('../../services/grading/calibration-labels.ts');
   const { loadOrderSensitivity } = await import('../../services/grading/calibration-order.ts');
+  const { loadReliability } = await import('../../services/grading/calibration-reliability.ts');
   return withDatabase(async (database) => {
     const calibration = await loadRunCalibration(database, { run, judge });
     // Seeded like the report's own intervals, so --seed S reproduces every figure.
     const orderSensitivity = await loadOrderSensitivity(database, { run, judge, ...(seed !== undefined ? { seed } : {}) });
-    return { ...calibration, orderSensitivity, name: `run ${run}` };
+    // The diagram's points (one per labelled item) stay out of the report: the bins are the figure.
+    const { diagram, leftOut } = await loadReliability(database, { run, judge });
+    return { ...calibration, orderSensitivity, reliability: { ...diagram, leftOut }, name: `run ${run}` };
   });
 }
 
@@ -105,8 +112,9 @@ const calibrate: Command = {
     if (weights) opts.weights = weights;
     const report = calibrateLabels(source.rows, opts);
     // Figures only a stored run has (a labels file carries no panel reports): present, null when not applicable.
-    const runFigures = source.orderSensitivity !== undefined ? { orderSensitivity: source.orderSensitivity } : {};
-    const order = source.orderSensitivity ? `\n\n${formatOrderSensitivity(judge!, source.orderSensitivity)}` : '';
+    const runFigures = source.orderSensitivity !== undefined ? { reliability: source.reliability, orderSensitivity: source.orderSensitivity } : {};
+    const reliability = source.reliability ? `\n\n${formatReliability(judge!, source.reliability)}` : '';
+    const order = `${reliability}${source.orderSensitivity ? `\n\n${formatOrderSensitivity(judge!, source.orderSensitivity)}` : ''}`;
     if (source.excludedExamples !== undefined) Object.assign(runFigures, { excludedExamples: source.excludedExamples });
     const examples = source.excludedExamples ? `\n\nExcluded examples: ${source.excludedExamples} answer(s) of the run that ${judge} was shown as examples are left out of its figures` : '';
     if (!source.panelInstability) return { json: { ...report, ...runFigures }, text: formatCalibration(report) + examples + order };

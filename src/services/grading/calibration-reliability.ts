@@ -5,6 +5,7 @@ import type { Database } from '../../db/client.ts';
 import { judges } from '../../db/schema.ts';
 import { notFound } from '../../domain/errors.ts';
 import { calibrationLabels } from './calibration-labels.ts';
+import { exampleAnswers } from './example-exclusion.ts';
 import { isNewestBySlug } from './newest-grade.ts';
 import { findRun } from './run-ref.ts';
 
@@ -28,8 +29,8 @@ export interface ReliabilityReport {
   judge: string;
   /** One per (answer, item) with a confidence and a human majority, in answer then item order. */
   points: ReliabilityPointRow[];
-  /** Graded items of the judge's ok grades that are not points, by reason. */
-  leftOut: ReliabilityLeftOut;
+  /** Graded items of the judge's ok grades that are not points, by reason; `examples`: items of answers the judge was shown as examples (example-exclusion.ts). */
+  leftOut: ReliabilityLeftOut & { examples: number };
   diagram: { bins: ReliabilityBin[]; n: number; ece: number | null };
 }
 
@@ -46,10 +47,14 @@ export async function loadReliability(database: Database, q: ReliabilityQuery): 
       where a.run_id = $1 and j.slug = $2 and g.status = 'ok' and ${isNewestBySlug()}`,
     [run.id, q.judge],
   );
-  const grades = JSON.parse(String(r.rows[0]!.j)) as ConfidentGrade[];
+  const graded = JSON.parse(String(r.rows[0]!.j)) as ConfidentGrade[];
+  // An anchored judge's example answers measure copying, not calibration: left out, as calibration does.
+  const shown = (await exampleAnswers(database, { key: 'externalId', run: run.name, judges: [q.judge] })).get(q.judge) ?? new Set<string>();
+  const grades = graded.filter((g) => !shown.has(g.answer));
+  const examples = graded.filter((g) => shown.has(g.answer)).reduce((n, g) => n + g.items.length, 0);
   // The run's stored human labels, through the calibration's one label builder (no judge's grades).
   const labels = await calibrationLabels(database, { key: 'externalId', run: run.name, judges: [], scale: 'verdict', humanLabelledOnly: true });
   const humans = labels.flatMap((l) => (l.kind === 'human' && l.item !== undefined ? [{ answer: l.answer, item: l.item, label: String(l.label) }] : []));
   const { points, leftOut } = reliabilityPoints(grades, humans);
-  return { run: run.name, judge: q.judge, points, leftOut, diagram: reliabilityDiagram(points, bins) };
+  return { run: run.name, judge: q.judge, points, leftOut: { ...leftOut, examples }, diagram: reliabilityDiagram(points, bins) };
 }

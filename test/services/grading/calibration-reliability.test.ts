@@ -69,7 +69,7 @@ describeDb('loadReliability over a stored run', (ctx) => {
       { answer: 'a0', item: 'barn', verdict: 'correct', majority: 'correct', confidence: 0.9, confidenceSource: 'logprob', agrees: true },
       { answer: 'a1', item: 'barn', verdict: 'correct', majority: 'missing', confidence: 0.3, confidenceSource: 'logprob', agrees: false },
     ]);
-    expect(r.leftOut).toEqual({ noConfidence: 1, noHumanLabel: 1, humanTie: 1, humanNotAVerdict: 0 });
+    expect(r.leftOut).toEqual({ noConfidence: 1, noHumanLabel: 1, humanTie: 1, humanNotAVerdict: 0, examples: 0 });
     expect(r.diagram.n).toBe(2);
     expect(r.diagram.bins).toHaveLength(10);
     expect(r.diagram.bins.filter((b) => b.n > 0)).toEqual([
