@@ -1,6 +1,11 @@
 import { z } from '@hono/zod-openapi';
+import type { ErrorCode } from '../domain/errors.ts';
+import { STATUS_OF } from './errors.ts';
 
-/** Schemas and OpenAPI response entries shared by the route files: pagination, JSON bodies, the error envelope. */
+/**
+ * Schemas and OpenAPI response entries shared by the route files: pagination, JSON bodies, the error
+ * envelope. The schemas of what each route returns live beside them (src/api/*-schema.ts).
+ */
 
 /** Query parameters shared by every list endpoint. */
 export const PageQuery = z.object({
@@ -8,15 +13,38 @@ export const PageQuery = z.object({
   offset: z.coerce.number().int().min(0).default(0).openapi({ description: 'Rows to skip.' }),
 });
 
-export const ErrorSchema = z
-  .object({ error: z.object({ code: z.string(), message: z.string() }) })
-  .openapi('Error');
+const ERROR_CODES = Object.keys(STATUS_OF) as [ErrorCode, ...ErrorCode[]];
 
-/**
- * A JSON response documented by its description only: the body is a service's view (its shape is
- * documented in prose and tested), so the spec does not restate it as a schema.
- */
-export const jsonResponse = (description: string) => ({ description, content: { 'application/json': { schema: z.any() } } });
+export const ErrorSchema = z
+  .object({ error: z.object({ code: z.enum(ERROR_CODES), message: z.string() }) })
+  .openapi('Error', { description: 'The one error envelope: a domain code (its HTTP status is fixed per code) and a message naming the field or line' });
+
+/** A point in time as JSON has it: an ISO 8601 string (the services' Dates, serialised). */
+export const Timestamp = z.string().openapi({ format: 'date-time', description: 'ISO 8601' });
+
+/** One page of a list endpoint: the items and where they sit in the whole list. */
+export const pageOf = <T extends z.ZodType>(name: string, item: T) =>
+  z
+    .object({
+      items: z.array(item),
+      total: z.number().int().openapi({ description: 'Rows matching the filters, over all pages' }),
+      limit: z.number().int(),
+      offset: z.number().int(),
+    })
+    .openapi(name);
+
+/** A JSON response and its schema: every response names the schema of what the service returns. */
+export const jsonResponse = <T extends z.ZodType>(description: string, schema: T) => ({ description, content: { 'application/json': { schema } } });
+
+const CsvSchema = z.string().openapi('Csv', {
+  description: 'RFC 4180 CSV (Accept: text/csv): a header row, then one row per item; nested values as JSON, null as an empty field',
+});
+
+/** A list or table that also answers CSV (Accept: text/csv; src/api/csv.ts): the JSON schema and the CSV text. */
+export const jsonOrCsvResponse = <T extends z.ZodType>(description: string, schema: T) => ({
+  description,
+  content: { 'application/json': { schema }, 'text/csv': { schema: CsvSchema } },
+});
 
 const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: ErrorSchema } } });
 
@@ -26,6 +54,7 @@ export const errorResponses = {
   401: errorResponse('Missing, unknown or revoked key'),
   403: errorResponse('The key lacks the scope'),
   429: errorResponse('Rate limited (see Retry-After)'),
+  500: errorResponse('Internal error (logged by the server; the message says no more)'),
 } as const;
 export const notFoundResponse = { 404: errorResponse('No such resource') } as const;
 export const tooLargeResponse = { 413: errorResponse('Request body over the limit') } as const;

@@ -8,7 +8,8 @@ import { submitAssembly } from '../../services/assembly-submit.ts';
 import { jsonlBody, jsonlRequestBody } from '../body.ts';
 import { respondList } from '../csv.ts';
 import { defineRoute, type Api } from '../define-route.ts';
-import { errorResponses, jsonResponse, notFoundResponse, PageQuery, tooLargeResponse } from '../schemas.ts';
+import { AnswerImportSchema, AnswerPage, AnswerSchema, AssemblyScorePage, AssemblyScoreSchema, SubmittedAssemblySchema } from '../answer-schema.ts';
+import { errorResponses, jsonOrCsvResponse, jsonResponse, notFoundResponse, PageQuery, tooLargeResponse } from '../schemas.ts';
 
 /** Answers (bulk JSON Lines upload, lists, one answer) and assembly scoring. */
 
@@ -66,10 +67,11 @@ export function registerAnswers(api: Api): void {
     route: createRoute({
       method: 'get',
       path: '/api/answers',
+      operationId: 'listAnswers',
       tags: ['answers'],
       summary: 'List answers, filtered by run, model, rubric, puzzle, task, status',
       request: { query: AnswerFilters },
-      responses: { 200: jsonResponse('A page of answers (or CSV)'), ...errorResponses },
+      responses: { 200: jsonOrCsvResponse('A page of answers (or CSV)', AnswerPage), ...errorResponses },
     }),
     handler: async (c) => {
       const q = c.req.valid('query');
@@ -83,10 +85,11 @@ export function registerAnswers(api: Api): void {
     route: createRoute({
       method: 'get',
       path: '/api/answers/{id}',
+      operationId: 'getAnswer',
       tags: ['answers'],
       summary: 'One answer',
       request: { params: z.object({ id: Id }) },
-      responses: { 200: jsonResponse('The answer'), ...errorResponses, ...notFoundResponse },
+      responses: { 200: jsonResponse('The answer', AnswerSchema), ...errorResponses, ...notFoundResponse },
     }),
     handler: async (c) => c.json(await getAnswer(database, c.req.valid('param').id), 200),
   });
@@ -96,13 +99,14 @@ export function registerAnswers(api: Api): void {
     route: createRoute({
       method: 'post',
       path: '/api/answers',
+      operationId: 'uploadAnswers',
       tags: ['answers'],
       summary: 'Upload answers as JSON Lines (all or nothing: one bad line and nothing is stored)',
       description:
         'Each line: {"id","run"?,"model"?,"task":"describe|assemble|describe-then-solve|choice","puzzle"?,"rubric"?,"text",' +
         '"effort"?,"tags"?,"usage"?|"input_tokens"?,"output_tokens"?,"stop_reason"?,"meta"?}. Query parameters give defaults.',
       request: { query: UploadDefaults, body: jsonlRequestBody('One answer per line') },
-      responses: { 200: jsonResponse('Runs touched, answers imported and unchanged'), ...errorResponses, ...tooLargeResponse },
+      responses: { 200: jsonResponse('Runs touched, answers imported and unchanged', AnswerImportSchema), ...errorResponses, ...tooLargeResponse },
     }),
     handler: async (c) => {
       const q = c.req.valid('query');
@@ -116,11 +120,13 @@ export function registerAnswers(api: Api): void {
     route: createRoute({
       method: 'post',
       path: '/api/assemblies',
+      operationId: 'submitAssembly',
       tags: ['assemblies'],
       summary: 'Submit one assembly answer: it is scored against the puzzle truth and stored with its score',
       request: { body: { required: true, content: { 'application/json': { schema: AssemblyBody } } } },
       responses: {
-        201: jsonResponse('Stored and scored: {answerId, created, status, problems, direct, exactMatch, neighbour, adjacency, proximity, shapeCompatibility, byPosition}'),
+        201: jsonResponse('Stored and scored', SubmittedAssemblySchema),
+        200: jsonResponse('Already stored (the same answer under its run and id): its score, created false', SubmittedAssemblySchema),
         ...errorResponses,
         ...notFoundResponse,
         ...tooLargeResponse,
@@ -137,10 +143,11 @@ export function registerAnswers(api: Api): void {
     route: createRoute({
       method: 'get',
       path: '/api/assemblies',
+      operationId: 'listAssemblyScores',
       tags: ['assemblies'],
       summary: 'List stored assembly scores, filtered by run, model, puzzle',
       request: { query: PageQuery.extend({ run: Fields.run.optional(), model: Fields.model.optional(), puzzle: Fields.ref.optional() }) },
-      responses: { 200: jsonResponse('A page of scores (or CSV)'), ...errorResponses },
+      responses: { 200: jsonOrCsvResponse('A page of scores (or CSV)', AssemblyScorePage), ...errorResponses },
     }),
     handler: async (c) => {
       const q = c.req.valid('query');
@@ -154,10 +161,11 @@ export function registerAnswers(api: Api): void {
     route: createRoute({
       method: 'get',
       path: '/api/assemblies/{answerId}',
+      operationId: 'getAssemblyScore',
       tags: ['assemblies'],
       summary: 'The stored score of one assembly answer',
       request: { params: z.object({ answerId: Id }) },
-      responses: { 200: jsonResponse('The score'), ...errorResponses, ...notFoundResponse },
+      responses: { 200: jsonResponse('The score', AssemblyScoreSchema), ...errorResponses, ...notFoundResponse },
     }),
     handler: async (c) => c.json(await getAssemblyScore(database, c.req.valid('param').answerId), 200),
   });

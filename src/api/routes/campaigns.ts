@@ -14,7 +14,7 @@ import {
 } from '../../services/campaigns/index.ts';
 import { respondRows } from '../csv.ts';
 import { defineRoute, type Api } from '../define-route.ts';
-import { errorResponses, ErrorSchema, notFoundResponse } from '../schemas.ts';
+import { errorResponses, ErrorSchema, jsonOrCsvResponse, notFoundResponse } from '../schemas.ts';
 
 /**
  * Annotation campaigns (docs/annotation.md). Admins create and follow them; an annotate key fetches its
@@ -56,6 +56,24 @@ const Workspace = z.object({
 });
 const Next = z.object({ next: z.object({ answerId: z.number().int(), rank: z.number().int(), reason: Reason, resumed: z.boolean(), workspace: Workspace }).nullable() }).openapi('CampaignNext');
 
+const ExportRow = z
+  .object({
+    campaign: z.string(),
+    answer_id: z.number().int(),
+    answer: z.string(),
+    run: z.string(),
+    model: z.string(),
+    unit: z.string(),
+    rater: z.string(),
+    source: z.enum(['annotator', 'adjudication']),
+    label: z.string(),
+    campaign_id: z.number().int().nullable().openapi({ description: 'The campaign a label was given in; null when given outside any (e.g. imported)' }),
+    note: z.string().nullable(),
+    created_at: z.string(),
+  })
+  .openapi('CampaignExportRow');
+const CampaignExport = z.object({ campaign: z.string(), rows: z.array(ExportRow) }).openapi('CampaignExport');
+
 const LabelsBody = z.object({ answerId: Fields.rowId, marks: z.array(CampaignMarkSchema).min(1).max(10_000) }).strict().openapi('CampaignLabels');
 const AdjudicationBody = z.object({ answerId: Fields.rowId, unit: AdjudicationUnitSchema, label: z.union([Fields.label, z.boolean()]), note: Fields.note.optional() }).strict().openapi('AdjudicationBody');
 
@@ -66,7 +84,7 @@ export function registerCampaigns(api: Api): void {
 
   defineRoute(api, {
     scope: 'admin',
-    route: createRoute({ method: 'get', path: '/api/campaigns', tags: ['campaigns'], summary: 'List annotation campaigns with their progress', responses: { 200: json('Campaigns', z.object({ campaigns: z.array(Summary) })), ...errorResponses } }),
+    route: createRoute({ method: 'get', path: '/api/campaigns', operationId: 'listCampaigns', tags: ['campaigns'], summary: 'List annotation campaigns with their progress', responses: { 200: json('Campaigns', z.object({ campaigns: z.array(Summary) })), ...errorResponses } }),
     handler: async (c) => c.json({ campaigns: (await listCampaigns(database)).map(iso) }, 200),
   });
 
@@ -75,6 +93,7 @@ export function registerCampaigns(api: Api): void {
     route: createRoute({
       method: 'post',
       path: '/api/campaigns',
+      operationId: 'createCampaign',
       tags: ['campaigns'],
       summary: 'Create a campaign: select the answers and queue them (disagreement, audit, rest); all or nothing',
       request: { body: { required: true, content: { 'application/json': { schema: CampaignSpecSchema } } } },
@@ -88,7 +107,7 @@ export function registerCampaigns(api: Api): void {
 
   defineRoute(api, {
     scope: 'admin',
-    route: createRoute({ method: 'get', path: '/api/campaigns/{ref}', tags: ['campaigns'], summary: 'Progress per annotator and per answer, in queue order', request: { params: Ref }, responses: { 200: json('Progress', Progress), ...errorResponses, ...notFoundResponse } }),
+    route: createRoute({ method: 'get', path: '/api/campaigns/{ref}', operationId: 'getCampaignProgress', tags: ['campaigns'], summary: 'Progress per annotator and per answer, in queue order', request: { params: Ref }, responses: { 200: json('Progress', Progress), ...errorResponses, ...notFoundResponse } }),
     handler: async (c) => c.json(await campaignProgress(database, c.req.valid('param').ref), 200),
   });
 
@@ -97,6 +116,7 @@ export function registerCampaigns(api: Api): void {
     route: createRoute({
       method: 'get',
       path: '/api/campaigns/{ref}/disagreements',
+      operationId: 'listCampaignDisagreements',
       tags: ['campaigns'],
       summary: 'Units (rubric items, the binary label) the annotators disagree on, with any final label',
       request: { params: Ref, query: z.object({ waiting: z.enum(['true', 'false']).optional().openapi({ description: 'true: only those without a final label' }) }) },
@@ -113,10 +133,11 @@ export function registerCampaigns(api: Api): void {
     route: createRoute({
       method: 'get',
       path: '/api/campaigns/{ref}/export',
+      operationId: 'exportCampaign',
       tags: ['campaigns'],
       summary: "Every label of the campaign's annotators and every adjudication (JSON, or CSV with Accept: text/csv)",
       request: { params: Ref },
-      responses: { 200: json('{campaign, rows}', z.object({ campaign: z.string(), rows: z.array(z.record(z.string(), z.unknown())) })), ...errorResponses, ...notFoundResponse },
+      responses: { 200: jsonOrCsvResponse('The campaign name and its label rows (or the rows as CSV)', CampaignExport), ...errorResponses, ...notFoundResponse },
     }),
     handler: async (c) => {
       const r = await exportCampaign(database, c.req.valid('param').ref);
@@ -130,6 +151,7 @@ export function registerCampaigns(api: Api): void {
     route: createRoute({
       method: 'get',
       path: '/api/campaigns/{ref}/next',
+      operationId: 'getNextCampaignAnswer',
       tags: ['campaigns'],
       summary: "The key's next answer in the campaign (held but unfinished first, else taken now, never past k); null when done",
       request: { params: Ref },
@@ -143,6 +165,7 @@ export function registerCampaigns(api: Api): void {
     route: createRoute({
       method: 'post',
       path: '/api/campaigns/{ref}/labels',
+      operationId: 'saveCampaignLabels',
       tags: ['campaigns'],
       summary: "Save the key's labels of one campaign answer (any of the campaign's scales); all or nothing",
       request: { params: Ref, body: { required: true, content: { 'application/json': { schema: LabelsBody } } } },
@@ -159,6 +182,7 @@ export function registerCampaigns(api: Api): void {
     route: createRoute({
       method: 'post',
       path: '/api/campaigns/{ref}/adjudications',
+      operationId: 'adjudicateCampaignUnit',
       tags: ['campaigns'],
       summary: "Record the final label of a disagreement (the key must be one of the campaign's adjudicators)",
       request: { params: Ref, body: { required: true, content: { 'application/json': { schema: AdjudicationBody } } } },

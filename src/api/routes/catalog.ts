@@ -8,7 +8,8 @@ import { getRun, listRuns } from '../../services/runs.ts';
 import { jsonlBody, jsonlRequestBody } from '../body.ts';
 import { respondList } from '../csv.ts';
 import { defineRoute, type Api } from '../define-route.ts';
-import { ErrorSchema, errorResponses, jsonResponse, notFoundResponse, PageQuery, tooLargeResponse } from '../schemas.ts';
+import { PuzzleImportSchema, PuzzlePage, PuzzleSchema, RubricImportSchema, RubricPage, RubricVersionSchema, RunPage, RunSchema } from '../catalog-schema.ts';
+import { ErrorSchema, errorResponses, jsonOrCsvResponse, jsonResponse, notFoundResponse, PageQuery, tooLargeResponse } from '../schemas.ts';
 
 /** Rubrics, puzzles and runs: the things answers are given against. */
 
@@ -22,10 +23,11 @@ export function registerCatalog(api: Api): void {
     route: createRoute({
       method: 'get',
       path: '/api/rubrics',
+      operationId: 'listRubrics',
       tags: ['rubrics'],
       summary: 'List rubrics (latest version and item count)',
       request: { query: PageQuery },
-      responses: { 200: jsonResponse('A page of rubrics (or CSV)'), ...errorResponses },
+      responses: { 200: jsonOrCsvResponse('A page of rubrics (or CSV)', RubricPage), ...errorResponses },
     }),
     handler: async (c) => {
       const q = c.req.valid('query');
@@ -39,10 +41,11 @@ export function registerCatalog(api: Api): void {
     route: createRoute({
       method: 'get',
       path: '/api/rubrics/{id}',
+      operationId: 'getRubric',
       tags: ['rubrics'],
       summary: 'One rubric version with its items (latest unless ?version=)',
       request: { params: z.object({ id: Slug }), query: z.object({ version: z.coerce.number().pipe(int4(1)).optional() }) },
-      responses: { 200: jsonResponse('The rubric'), ...errorResponses, ...notFoundResponse },
+      responses: { 200: jsonResponse('The rubric', RubricVersionSchema), ...errorResponses, ...notFoundResponse },
     }),
     handler: async (c) => c.json(await getRubric(database, c.req.valid('param').id, c.req.valid('query').version), 200),
   });
@@ -52,12 +55,13 @@ export function registerCatalog(api: Api): void {
     route: createRoute({
       method: 'post',
       path: '/api/rubrics',
+      operationId: 'importRubrics',
       tags: ['rubrics'],
       summary: 'Import rubrics (one object or an array); edited content under an existing id adds a version',
       request: {
         body: { required: true, content: { 'application/json': { schema: z.union([RubricSchema, z.array(RubricSchema).min(1).max(1000)]) } } },
       },
-      responses: { 200: jsonResponse('What was created, versioned or unchanged'), ...errorResponses, ...tooLargeResponse },
+      responses: { 200: jsonResponse('What was created, versioned or unchanged', RubricImportSchema), ...errorResponses, ...tooLargeResponse },
     }),
     handler: async (c) => {
       const body = c.req.valid('json');
@@ -70,10 +74,11 @@ export function registerCatalog(api: Api): void {
     route: createRoute({
       method: 'get',
       path: '/api/puzzles',
+      operationId: 'listPuzzles',
       tags: ['puzzles'],
       summary: 'List puzzles',
       request: { query: PageQuery.extend({ sizeBucket: Fields.sizeBucket.optional(), rubric: Slug.optional() }) },
-      responses: { 200: jsonResponse('A page of puzzles (or CSV)'), ...errorResponses },
+      responses: { 200: jsonOrCsvResponse('A page of puzzles (or CSV)', PuzzlePage), ...errorResponses },
     }),
     handler: async (c) => {
       const q = c.req.valid('query');
@@ -87,10 +92,11 @@ export function registerCatalog(api: Api): void {
     route: createRoute({
       method: 'get',
       path: '/api/puzzles/{id}',
+      operationId: 'getPuzzle',
       tags: ['puzzles'],
       summary: 'One puzzle with its truth layout',
       request: { params: z.object({ id: Slug }) },
-      responses: { 200: jsonResponse('The puzzle'), ...errorResponses, ...notFoundResponse },
+      responses: { 200: jsonResponse('The puzzle', PuzzleSchema), ...errorResponses, ...notFoundResponse },
     }),
     handler: async (c) => c.json(await getPuzzle(database, c.req.valid('param').id), 200),
   });
@@ -100,6 +106,7 @@ export function registerCatalog(api: Api): void {
     route: createRoute({
       method: 'post',
       path: '/api/puzzles',
+      operationId: 'importPuzzles',
       tags: ['puzzles'],
       summary: 'Import puzzles as JSON Lines: {id, rows, cols, layout, edges?, picture?, sizeBucket?, rubric?} per line; changing stored ones needs ?replace=true',
       request: {
@@ -112,7 +119,7 @@ export function registerCatalog(api: Api): void {
         }),
         body: jsonlRequestBody('One puzzle per line'),
       },
-      responses: { 200: jsonResponse('Import summary'), ...errorResponses, 409: { description: 'The import would change stored puzzles; nothing written', content: { 'application/json': { schema: ErrorSchema } } }, ...tooLargeResponse },
+      responses: { 200: jsonResponse('Import summary', PuzzleImportSchema), ...errorResponses, 409: { description: 'The import would change stored puzzles; nothing written', content: { 'application/json': { schema: ErrorSchema } } }, ...tooLargeResponse },
     }),
     handler: async (c) => c.json(await importPuzzles(database, [{ path: 'body.jsonl', content: await jsonlBody(c) }], { replace: c.req.valid('query').replace }), 200),
   });
@@ -122,10 +129,11 @@ export function registerCatalog(api: Api): void {
     route: createRoute({
       method: 'get',
       path: '/api/runs',
+      operationId: 'listRuns',
       tags: ['runs'],
       summary: 'List runs (a model at an effort under condition tags) with answer counts',
       request: { query: PageQuery.extend({ model: Fields.model.optional() }) },
-      responses: { 200: jsonResponse('A page of runs (or CSV)'), ...errorResponses },
+      responses: { 200: jsonOrCsvResponse('A page of runs (or CSV)', RunPage), ...errorResponses },
     }),
     handler: async (c) => {
       const q = c.req.valid('query');
@@ -139,10 +147,11 @@ export function registerCatalog(api: Api): void {
     route: createRoute({
       method: 'get',
       path: '/api/runs/{name}',
+      operationId: 'getRun',
       tags: ['runs'],
       summary: 'One run',
       request: { params: z.object({ name: Slug }) },
-      responses: { 200: jsonResponse('The run'), ...errorResponses, ...notFoundResponse },
+      responses: { 200: jsonResponse('The run', RunSchema), ...errorResponses, ...notFoundResponse },
     }),
     handler: async (c) => c.json(await getRun(database, c.req.valid('param').name), 200),
   });

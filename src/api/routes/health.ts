@@ -25,6 +25,7 @@ export function registerHealth(api: Api): void {
     route: createRoute({
       method: 'get',
       path: '/health',
+      operationId: 'getHealth',
       tags: ['meta'],
       summary: 'Liveness and database check',
       responses: { 200: { description: 'Up', content: { 'application/json': { schema: HealthSchema } } } },

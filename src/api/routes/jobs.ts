@@ -80,6 +80,7 @@ export function registerJobs(api: Api): void {
     route: createRoute({
       method: 'post',
       path: '/api/runs/{id}/grade',
+      operationId: 'enqueueRunGrading',
       tags: ['jobs'],
       summary: 'Enqueue one grading job per ungraded answer of the run (idempotent); workers grade them',
       request: {
@@ -121,6 +122,7 @@ export function registerJobs(api: Api): void {
     route: createRoute({
       method: 'get',
       path: '/api/runs/{id}/progress',
+      operationId: 'getRunProgress',
       tags: ['jobs'],
       summary: 'Done, failed and remaining answers, rate, ETA, tokens and cost of grading a run with a judge',
       request: { params: RunParam, query: z.object({ judge: Id.optional().openapi({ description: 'Needed when several judges grade the run' }) }) },
@@ -138,6 +140,7 @@ export function registerJobs(api: Api): void {
     route: createRoute({
       method: 'get',
       path: '/api/jobs',
+      operationId: 'listJobs',
       tags: ['jobs'],
       summary: 'Grading jobs: counts by state and the jobs (failed ones with their last error)',
       request: { query: z.object({ state: z.enum(JOB_STATES).optional(), run: Fields.run.optional(), limit: z.coerce.number().int().min(1).max(1000).default(100) }) },
@@ -157,6 +160,7 @@ export function registerJobs(api: Api): void {
     route: createRoute({
       method: 'post',
       path: '/api/jobs/retry',
+      operationId: 'retryJobs',
       tags: ['jobs'],
       summary: 'Re-run failed (dead-lettered) grading jobs, by id or all of a run',
       request: { body: { required: true, content: { 'application/json': { schema: z.object({ ids: z.array(z.uuid()).max(10_000).optional(), run: Fields.run.optional() }).strict() } } } },
@@ -179,6 +183,7 @@ export function registerJobs(api: Api): void {
     route: createRoute({
       method: 'post',
       path: '/api/runs/{id}/grade/cancel',
+      operationId: 'cancelRunGrading',
       tags: ['jobs'],
       summary: "Cancel the run's waiting grading jobs (in-flight ones finish); enqueueing again resumes",
       request: { params: RunParam, body: { required: false, content: { 'application/json': { schema: z.object({ judge: Id.optional() }).strict() } } } },

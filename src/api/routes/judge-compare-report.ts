@@ -68,6 +68,7 @@ export function registerJudgeCompareReport(api: Api): void {
     route: createRoute({
       method: 'get',
       path: '/api/reports/judge-compare',
+      operationId: 'getJudgeCompareReport',
       tags: ['reports'],
       summary: "Two judges' stored grades of a run against its human labels: kappas, paired bootstrap of B − A, verdict flips, F1 moves",
       request: { query: Query },

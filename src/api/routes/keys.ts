@@ -3,7 +3,7 @@ import { Fields } from '../../domain/fields.ts';
 import { createKey, KEY_SCOPES, listKeys, revokeKey } from '../../services/keys.ts';
 import { respondList } from '../csv.ts';
 import { defineRoute, type Api } from '../define-route.ts';
-import { errorResponses, notFoundResponse } from '../schemas.ts';
+import { errorResponses, jsonOrCsvResponse, notFoundResponse, pageOf } from '../schemas.ts';
 
 const KeyInfoSchema = z
   .object({
@@ -27,10 +27,11 @@ export function registerKeys(api: Api): void {
     route: createRoute({
       method: 'get',
       path: '/api/keys',
+      operationId: 'listKeys',
       tags: ['keys'],
       summary: 'List API keys (prefixes and metadata; never the keys)',
       responses: {
-        200: { description: 'Keys', content: { 'application/json': { schema: z.object({ items: z.array(KeyInfoSchema) }) } } },
+        200: jsonOrCsvResponse('Every key (one page: total is the number of keys)', pageOf('ApiKeyPage', KeyInfoSchema)),
         ...errorResponses,
       },
     }),
@@ -45,6 +46,7 @@ export function registerKeys(api: Api): void {
     route: createRoute({
       method: 'post',
       path: '/api/keys',
+      operationId: 'createKey',
       tags: ['keys'],
       summary: 'Create an API key; the response is the only time the key is shown',
       request: { body: { required: true, content: { 'application/json': { schema: CreateKeyBody } } } },
@@ -64,6 +66,7 @@ export function registerKeys(api: Api): void {
     route: createRoute({
       method: 'delete',
       path: '/api/keys/{prefix}',
+      operationId: 'revokeKey',
       tags: ['keys'],
       summary: 'Revoke a key by prefix (its requests get 401 from now on)',
       request: { params: z.object({ prefix: z.string().regex(/^[0-9a-f]{8}$/, 'a key prefix is 8 hex digits') }) },

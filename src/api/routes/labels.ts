@@ -8,7 +8,8 @@ import { AssayError } from '../../domain/errors.ts';
 import { jsonlBody, jsonlRequestBody } from '../body.ts';
 import { respondList } from '../csv.ts';
 import { defineRoute, type Api } from '../define-route.ts';
-import { ErrorSchema, errorResponses, jsonResponse, notFoundResponse, PageQuery, tooLargeResponse } from '../schemas.ts';
+import { AnnotationQueuePage, LabelImportSchema, LabelPage, SavedLabelSchema } from '../label-schema.ts';
+import { ErrorSchema, errorResponses, jsonOrCsvResponse, jsonResponse, notFoundResponse, PageQuery, tooLargeResponse } from '../schemas.ts';
 
 /** Calibration labels (bulk, write scope) and one-at-a-time annotation (annotate scope). */
 
@@ -53,10 +54,11 @@ export function registerLabels(api: Api): void {
     route: createRoute({
       method: 'get',
       path: '/api/labels',
+      operationId: 'listLabels',
       tags: ['labels'],
       summary: 'List labels, filtered by run, annotator, kind',
       request: { query: PageQuery.extend({ run: Name.optional(), annotator: Name.optional(), kind: z.enum(LABEL_KINDS).optional() }) },
-      responses: { 200: jsonResponse('A page of labels (or CSV)'), ...errorResponses },
+      responses: { 200: jsonOrCsvResponse('A page of labels (or CSV)', LabelPage), ...errorResponses },
     }),
     handler: async (c) => {
       const q = c.req.valid('query');
@@ -70,10 +72,11 @@ export function registerLabels(api: Api): void {
     route: createRoute({
       method: 'post',
       path: '/api/labels',
+      operationId: 'importLabels',
       tags: ['labels'],
       summary: 'Import labels as JSON Lines ({answer|answer_id, run?, item?, rater, kind?, label}); all or nothing; changing stored labels needs ?replace=true',
       request: { query: z.object({ run: Name.optional(), replace: ReplaceFlag }), body: jsonlRequestBody('One label per line') },
-      responses: { 200: jsonResponse('{inserted, replaced, unchanged, runs}'), ...errorResponses, ...conflictResponse, ...tooLargeResponse },
+      responses: { 200: jsonResponse('Labels inserted, replaced and unchanged, and the runs they label', LabelImportSchema), ...errorResponses, ...conflictResponse, ...tooLargeResponse },
     }),
     handler: async (c) => {
       const q = c.req.valid('query');
@@ -86,10 +89,11 @@ export function registerLabels(api: Api): void {
     route: createRoute({
       method: 'get',
       path: '/api/annotations/queue',
+      operationId: 'getAnnotationQueue',
       tags: ['annotation'],
       summary: "Description answers the key's annotator has not labelled yet",
       request: { query: PageQuery.extend({ annotator: Name.optional().openapi({ description: "The key's name (the default); any other name is refused with 403" }), run: Name.optional() }) },
-      responses: { 200: jsonResponse('A page of answers to label (or CSV)'), ...errorResponses },
+      responses: { 200: jsonOrCsvResponse('A page of answers to label (or CSV)', AnnotationQueuePage), ...errorResponses },
     }),
     handler: async (c) => {
       const q = c.req.valid('query');
@@ -103,10 +107,11 @@ export function registerLabels(api: Api): void {
     route: createRoute({
       method: 'post',
       path: '/api/annotations',
+      operationId: 'saveAnnotation',
       tags: ['annotation'],
       summary: 'Save one human label (replaces this annotator’s earlier label of the same answer and item)',
       request: { body: { required: true, content: { 'application/json': { schema: AnnotationBody } } } },
-      responses: { 200: jsonResponse('{created}'), ...errorResponses, ...notFoundResponse },
+      responses: { 200: jsonResponse('Saved', SavedLabelSchema), ...errorResponses, ...notFoundResponse },
     }),
     handler: async (c) => {
       const b = c.req.valid('json');

@@ -12,7 +12,11 @@ import {
 } from '../../services/reports.ts';
 import { respondRows } from '../csv.ts';
 import { defineRoute, type Api } from '../define-route.ts';
-import { errorResponses, jsonResponse, notFoundResponse } from '../schemas.ts';
+import { CalibrationReportSchema } from '../calibration-schema.ts';
+import { DtsResultSchema } from '../dts-schema.ts';
+import { LeaderboardSchema } from '../leaderboard-schema.ts';
+import { AblationReportSchema, EffortReportSchema, OrientationReportSchema } from '../report-schema.ts';
+import { errorResponses, jsonOrCsvResponse, jsonResponse, notFoundResponse } from '../schemas.ts';
 import { registerJudgeCompareReport } from './judge-compare-report.ts';
 
 /** Reports over stored data. Table reports answer CSV too (Accept: text/csv). */
@@ -26,17 +30,25 @@ const Filters = z.object({
 });
 const Seeded = Filters.extend({ seed: z.coerce.number().int().min(0).default(1).openapi({ description: 'Bootstrap seed' }) });
 const Tau = z.coerce.number().min(-1).max(1);
+const StoredCalibrationSchema = CalibrationReportSchema.extend({
+  judgeNotes: z.record(z.string(), z.string()).openapi({ description: 'Judges of the report that are the lexical baseline, by slug, with the note to show beside them' }),
+}).openapi('StoredCalibrationReport');
 
 export function registerReports(api: Api): void {
   const { database } = api.deps;
-  const tableRoute = (path: string, summary: string, query: z.ZodObject = Seeded) =>
-    createRoute({ method: 'get', path, tags: ['reports'], summary, request: { query }, responses: { 200: jsonResponse('Rows (or CSV)'), ...errorResponses, ...notFoundResponse } });
+  /** A report route: `body` is the JSON document; the table reports answer their rows as CSV too (Accept: text/csv). */
+  const tableRoute = (path: string, operationId: string, summary: string, query: z.ZodObject, body: ReturnType<typeof jsonResponse>) =>
+    createRoute({ method: 'get', path, operationId, tags: ['reports'], summary, request: { query }, responses: { 200: body, ...errorResponses, ...notFoundResponse } });
+  const rows = (schema: z.ZodType) => jsonOrCsvResponse('The report (or its rows as CSV)', schema);
 
   defineRoute(api, {
     scope: 'read',
     route: tableRoute(
       '/api/reports/leaderboard',
+      'getLeaderboard',
       'Per model × size bucket: mean description F1, neighbour, direct, proximity with 95% bootstrap intervals; random-baseline rows',
+      Seeded,
+      rows(LeaderboardSchema),
     ),
     handler: async (c) => {
       const q = c.req.valid('query') as z.infer<typeof Seeded>;
@@ -46,14 +58,14 @@ export function registerReports(api: Api): void {
 
   defineRoute(api, {
     scope: 'read',
-    route: tableRoute('/api/reports/orientation', 'Per model: correct landscape / portrait orientation counts, accuracy with a Wilson interval', Filters),
+    route: tableRoute('/api/reports/orientation', 'getOrientationReport', 'Per model: correct landscape / portrait orientation counts, accuracy with a Wilson interval', Filters, rows(OrientationReportSchema)),
     handler: async (c) => respondRows(c, await orientationTable(database, c.req.valid('query') as z.infer<typeof Filters>)),
   });
 
   const AblationQuery = Seeded.extend({ tag: Name.default('tagged').openapi({ description: 'Condition tag compared against runs without it' }) });
   defineRoute(api, {
     scope: 'read',
-    route: tableRoute('/api/reports/ablation', 'Condition ablation (e.g. tagged vs plain): F1 and piece-count error per model', AblationQuery),
+    route: tableRoute('/api/reports/ablation', 'getAblationReport', 'Condition ablation (e.g. tagged vs plain): F1 and piece-count error per model', AblationQuery, rows(AblationReportSchema)),
     handler: async (c) => {
       const q = c.req.valid('query') as z.infer<typeof AblationQuery>;
       return respondRows(c, await ablationTable(database, q, { seed: q.seed }));
@@ -62,7 +74,7 @@ export function registerReports(api: Api): void {
 
   defineRoute(api, {
     scope: 'read',
-    route: tableRoute('/api/reports/effort', 'Per model × effort level: scores, median output tokens, missing answers'),
+    route: tableRoute('/api/reports/effort', 'getEffortReport', 'Per model × effort level: scores, median output tokens, missing answers', Seeded, rows(EffortReportSchema)),
     handler: async (c) => {
       const q = c.req.valid('query') as z.infer<typeof Seeded>;
       return respondRows(c, await effortTable(database, q, { seed: q.seed }));
@@ -72,7 +84,13 @@ export function registerReports(api: Api): void {
   const CalibrationQuery = Seeded.extend({ scale: z.enum(LABEL_SCALES).default('verdict') });
   defineRoute(api, {
     scope: 'read',
-    route: tableRoute('/api/reports/calibration', 'Judge calibration against stored human labels (agreement, kappa, confusion, alpha)', CalibrationQuery),
+    route: tableRoute(
+      '/api/reports/calibration',
+      'getCalibrationReport',
+      'Judge calibration against stored human labels (agreement, kappa, confusion, alpha)',
+      CalibrationQuery,
+      jsonResponse('The `assay calibrate --json` report over stored labels, with the lexical-baseline notes of its judges', StoredCalibrationSchema),
+    ),
     handler: async (c) => c.json(await calibrationReport(database, c.req.valid('query') as z.infer<typeof CalibrationQuery>), 200),
   });
 
@@ -85,7 +103,7 @@ export function registerReports(api: Api): void {
   });
   defineRoute(api, {
     scope: 'read',
-    route: tableRoute('/api/reports/describe-then-solve', 'P(A✓|P✓), P(A✓|P✗), P(P✓), P(A✓) with Wilson intervals, per model and size bucket', DtsQuery),
+    route: tableRoute('/api/reports/describe-then-solve', 'getDescribeThenSolveReport', 'P(A✓|P✓), P(A✓|P✗), P(P✓), P(A✓) with Wilson intervals, per model and size bucket', DtsQuery, rows(DtsResultSchema)),
     handler: async (c) => {
       const r = await describeThenSolveReport(database, c.req.valid('query') as z.infer<typeof DtsQuery>);
       return respondRows(c, { ...r, rows: flattenDts(r.report) });
