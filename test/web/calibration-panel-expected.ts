@@ -35,6 +35,12 @@ export interface ExpectedPanel {
   vsVote: Record<string, Expected>;
   /** Per item, pooled over the answers: members whose verdict differs from the panel's ÷ members. */
   instability: Record<string, number>;
+  /**
+   * The reliability diagram by hand: each voted item with a human majority is a point at confidence =
+   * the vote share (members giving the voted verdict ÷ members), agreeing when the vote is the majority;
+   * ten bins [i/10, (i+1)/10), the last closed; ECE = Σ n_b/N · |agreement_b − mean confidence_b|.
+   */
+  reliability: { bins: Array<{ index: number; n: number; meanConfidence: number; agreement: number }>; n: number; ece: number };
 }
 
 export async function expectedPanel(database: Database, run: string, panel: string, members: readonly string[]): Promise<ExpectedPanel> {
@@ -74,7 +80,20 @@ export async function expectedPanel(database: Database, run: string, panel: stri
     pooled.set(item, [d + members.filter((m) => verdicts[m]?.get(key) !== v).length, n + members.length]);
   }
   const instability = Object.fromEntries([...pooled].map(([item, [d, n]]) => [item, d / n]));
+  const binned = new Map<number, { n: number; conf: number; agree: number }>();
+  for (const [key, v] of vote) {
+    const majority = humans.get(key);
+    if (majority === undefined) continue;
+    const c = members.filter((m) => verdicts[m]?.get(key) === v).length / members.length;
+    const index = Math.min(Math.floor(c * 10), 9);
+    const b = binned.get(index) ?? { n: 0, conf: 0, agree: 0 };
+    binned.set(index, { n: b.n + 1, conf: b.conf + c, agree: b.agree + (v === majority ? 1 : 0) });
+  }
+  const bins = [...binned].sort((x, y) => x[0] - y[0]).map(([index, b]) => ({ index, n: b.n, meanConfidence: b.conf / b.n, agreement: b.agree / b.n }));
+  const total = bins.reduce((t, b) => t + b.n, 0);
+  const ece = bins.reduce((t, b) => t + (b.n / total) * Math.abs(b.agreement - b.meanConfidence), 0);
   return {
+    reliability: { bins, n: total, ece },
     humans,
     verdicts,
     vsHumans: Object.fromEntries([panel, ...members].map((j) => [j, compare(verdicts[j]!, humans)])),

@@ -82,6 +82,23 @@ describe('calibration page: a panel judge', () => {
     }
   });
 
+  it('shows the reliability table: ten confidence bins, the vote share as confidence, agreement with the human majority and the ECE', async () => {
+    const bins = await rows('panel-reliability');
+    expect(bins.map((b) => [b.lo, b.hi])).toEqual(Array.from({ length: 10 }, (_, i) => [i / 10, (i + 1) / 10]));
+    const filled = bins.flatMap((b, index) => (Number(b.n) > 0 ? [{ index, n: b.n, meanConfidence: b.meanConfidence, agreement: b.agreement }] : []));
+    expect(filled.map((b) => [b.index, b.n])).toEqual(want.reliability.bins.map((b) => [b.index, b.n]));
+    filled.forEach((b, i) => {
+      expect(b.meanConfidence as number).toBeCloseTo(want.reliability.bins[i]!.meanConfidence, 12);
+      expect(b.agreement as number).toBeCloseTo(want.reliability.bins[i]!.agreement, 12);
+    });
+    // Three members, one sample: the vote share is 1/3, 2/3 or 1, so only bins 3, 6 and 9 can fill.
+    expect(filled.every((b) => [3, 6, 9].includes(b.index))).toBe(true);
+    expect(want.reliability.n).toBe(want.humans.size);
+    const html = await (await get(Q)).text();
+    expect(html).toContain(`ECE ${num(want.reliability.ece)} over ${want.reliability.n} items`);
+    expect(html).toMatch(/<figure class="chart">[\s\S]*?<svg[\s\S]*?Reliability diagram of panel-lexical/);
+  });
+
   it('says the panel is a baseline, and keeps the page’s own report above the section', async () => {
     const html = await (await get(Q)).text();
     expect(html).toContain('Each judge against the human majority');

@@ -1,6 +1,6 @@
 import type { KappaStat } from '../../analysis/calibration/index.ts';
 import type { Database } from '../../db/client.ts';
-import { pagePanelCalibration, type PairFigures, type PanelCalibration } from '../../services/web-calibration-panel.ts';
+import { leftOutText, pagePanelCalibration, type PairFigures, type PanelCalibration } from '../../services/web-calibration-panel.ts';
 import { num } from '../format.ts';
 import { Figure } from '../layout.tsx';
 import type { PageSpec } from '../respond.tsx';
@@ -62,7 +62,7 @@ function tables(p: PanelCalibration): Table[] {
     },
     {
       id: 'panel-reliability',
-      caption: `Reliability: confidence bins against the share of items where the human majority agrees${where}${p.reliability ? ` — ECE ${num(p.reliability.ece)} over ${p.reliability.n} items` : ''}`,
+      caption: `Reliability: confidence bins against the share of items where the human majority agrees${where}${p.reliability ? ` — ECE ${num(p.reliability.ece)} over ${p.reliability.n} items; ${leftOutText(p.reliability.leftOut)}` : ''}`,
       columns: [
         { key: 'bin', label: 'Confidence bin' },
         { key: 'n', label: 'Items', kind: 'int' },
