@@ -1,11 +1,10 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeProvider, startFakeProvider } from '../fake-provider/server.ts';
-import { BIN, FIXTURES, ROOT } from '../helpers/cli.ts';
+import { FIXTURES, ROOT, runCliAsync } from '../helpers/cli.ts';
 import { fullVerdicts } from './harness.ts';
 
 /**
@@ -17,16 +16,7 @@ import { fullVerdicts } from './harness.ts';
 interface OtlpAttr { key: string; value: Record<string, unknown> }
 interface OtlpSpan { name: string; kind: number; spanId: string; parentSpanId?: string; traceId: string; attributes: OtlpAttr[]; status?: { code?: number } }
 
-function runAsync(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const p = spawn(BIN, args, { cwd: ROOT, env: { ...process.env, ...env } });
-    let stdout = '';
-    let stderr = '';
-    p.stdout.on('data', (d) => (stdout += d));
-    p.stderr.on('data', (d) => (stderr += d));
-    p.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
-}
+const runAsync = (args: string[], env: NodeJS.ProcessEnv) => runCliAsync(args, { env, timeoutMs: 240_000 });
 
 const attr = (s: OtlpSpan, key: string) => {
   const v = s.attributes.find((a) => a.key === key)?.value;
