@@ -25,6 +25,8 @@ interface LabelSource {
   reliability?: ReliabilityReport['diagram'] & { leftOut: ReliabilityReport['leftOut'] };
   /** A stored run's answers the judge was shown as examples, left out of its figures (docs/judges.md). */
   excludedExamples?: number;
+  /** What a stored run's report says about the judge side on its scale (calibration-labels.ts). */
+  notes?: string[];
 }
 
 function labelsFromFile(path: string, scale: LabelScale): LabelSource {
@@ -32,14 +34,15 @@ function labelsFromFile(path: string, scale: LabelScale): LabelSource {
 }
 
 /** Labels of a stored run: the judge's stored verdicts (kind "judge") beside the human labels. */
-async function labelsFromRun(run: string, judge: string | undefined, seed: number | undefined): Promise<LabelSource> {
+async function labelsFromRun(run: string, judge: string | undefined, seed: number | undefined, scale: LabelScale): Promise<LabelSource> {
   if (judge === undefined) throw badInput('--run needs --judge J (the judge whose stored grades are calibrated)');
   const { withDatabase } = await import('../database.ts');
   const { loadRunCalibration } = await import('../../services/grading/calibration-labels.ts');
   const { loadOrderSensitivity } = await import('../../services/grading/calibration-order.ts');
   const { loadReliability } = await import('../../services/grading/calibration-reliability.ts');
   return withDatabase(async (database) => {
-    const calibration = await loadRunCalibration(database, { run, judge });
+    // The run's labels of this scale only: item verdicts, answer:binary or answer:numeric (calibration-labels.ts).
+    const calibration = await loadRunCalibration(database, { run, judge, scale });
     // Seeded like the report's own intervals, so --seed S reproduces every figure.
     const orderSensitivity = await loadOrderSensitivity(database, { run, judge, ...(seed !== undefined ? { seed } : {}) });
     // The diagram's points (one per labelled item) stay out of the report: the bins are the figure.
@@ -101,7 +104,7 @@ const calibrate: Command = {
     if (labels === undefined && run === undefined) throw badInput('missing required option --labels (or --run)');
     if (humans === 'adjudicated' && run === undefined) throw badInput('--humans adjudicated needs --run R (adjudications are stored with the campaigns)');
     const weights = typeof values.rubric === 'string' ? await rubricWeights(values.rubric) : undefined;
-    const source = labels !== undefined ? labelsFromFile(labels, scale) : await labelsFromRun(run!, judge, seed);
+    const source = labels !== undefined ? labelsFromFile(labels, scale) : await labelsFromRun(run!, judge, seed, scale);
     source.rows = await humanSide(source.rows, humans, scale, run);
 
     const { calibrate: calibrateLabels } = await import('../../analysis/calibration/index.ts');
@@ -111,6 +114,7 @@ const calibrate: Command = {
     if (seed !== undefined) opts.seed = seed;
     if (weights) opts.weights = weights;
     const report = calibrateLabels(source.rows, opts);
+    if (source.notes?.length) report.notes.push(...source.notes);
     // Figures only a stored run has (a labels file carries no panel reports): present, null when not applicable.
     const runFigures = source.orderSensitivity !== undefined ? { reliability: source.reliability, orderSensitivity: source.orderSensitivity } : {};
     const reliability = source.reliability ? `\n\n${formatReliability(judge!, source.reliability)}` : '';

@@ -118,16 +118,28 @@ function renderRatings(report: RatingsReport): string {
   return ['Ratings per model and criterion (mean ± sample SD)', summary, '', 'Agreement across experts', agreement, ...notes].join('\n');
 }
 
+/** Ratings given in the annotation workspace and campaigns (labels at answer:numeric), from the database. */
+async function storedRatingRows(run: string | undefined, campaign: string | undefined) {
+  const { withDatabase } = await import('../database.ts');
+  const { storedRatings } = await import('../../services/stored-ratings.ts');
+  return withDatabase((database) => storedRatings(database, { ...(run !== undefined ? { run } : {}), ...(campaign !== undefined ? { campaign } : {}) }));
+}
+
 const analyzeRatings: Command = {
   path: ['analyze', 'ratings'],
   summary: 'Expert ratings: mean ± SD per model and criterion; ICC and Krippendorff alpha across experts',
-  usage: '--input R.jsonl   (rows {"model","item","criterion","rater","rating"})',
-  options: { input: { type: 'string' } },
+  usage: '--input R.jsonl (rows {"model","item","criterion","rater","rating"}) | --run R and/or --campaign C (the workspace\'s stored 1..k ratings)',
+  options: { input: { type: 'string' }, run: { type: 'string' }, campaign: { type: 'string' } },
   async run({ values }) {
     const input = str(values, 'input');
-    if (input === undefined) throw badInput('missing required option --input');
+    const run = str(values, 'run');
+    const campaign = str(values, 'campaign');
+    const stored = run !== undefined || campaign !== undefined;
+    if (input !== undefined && stored) throw badInput('give either --input or --run/--campaign, not both');
+    if (input === undefined && !stored) throw badInput('missing required option --input (or --run R / --campaign C for stored ratings)');
     const { parseRatingsJsonl, summarizeRatings } = await import('../../analysis/ratings.ts');
-    const report = summarizeRatings(parseRatingsJsonl(readText(input, 'input'), `input ${input}`));
+    const rows = input !== undefined ? parseRatingsJsonl(readText(input, 'input'), `input ${input}`) : await storedRatingRows(run, campaign);
+    const report = summarizeRatings(rows);
     return { json: report, text: renderRatings(report) };
   },
 };

@@ -3,7 +3,7 @@ import { calibrate, type CalibrationReport } from '../../analysis/calibration/in
 import { isAssayError } from '../../domain/errors.ts';
 import type { CampaignScales } from '../../domain/campaigns.ts';
 import type { LabelScale } from '../../domain/labels.ts';
-import { calibrationLabels } from '../grading/calibration-labels.ts';
+import { calibrationLabels, rowsOnScale } from '../grading/calibration-labels.ts';
 import { findCampaign } from './load.ts';
 import { rowsOf } from './sql.ts';
 import { sql } from 'drizzle-orm';
@@ -35,8 +35,9 @@ export async function campaignAgreement(database: Database, ref: number | string
   const out: ScaleAgreement[] = [];
   for (const [own, scale] of CALIBRATION_SCALES) {
     if (!campaign.spec.scales[own]) continue;
-    const rows = (await calibrationLabels(database, { key: 'answerId', scale, ...(campaign.spec.answers.run ? { run: campaign.spec.answers.run } : {}), ...(campaign.spec.answers.model ? { model: campaign.spec.answers.model } : {}) }))
-      .filter((r) => ids.has(r.answer) && (r.kind === 'judge' || annotators.has(r.rater)));
+    const all = await calibrationLabels(database, { key: 'answerId', scale, ...(campaign.spec.answers.run ? { run: campaign.spec.answers.run } : {}), ...(campaign.spec.answers.model ? { model: campaign.spec.answers.model } : {}) });
+    // Each scale reads its own labels only: a campaign's item verdicts are no binary labels (rowsOnScale).
+    const rows = rowsOnScale(all, scale).kept.filter((r) => ids.has(r.answer) && (r.kind === 'judge' || annotators.has(r.rater)));
     if (!rows.some((r) => r.kind === 'human')) {
       out.push({ scale, report: null, reason: 'no labels yet' });
       continue;

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import { judges } from '../../db/schema.ts';
-import { notFound } from '../../domain/errors.ts';
+import { badInput, notFound } from '../../domain/errors.ts';
 import { SCALES, type LabelRow, type LabelScale } from '../../domain/labels.ts';
 import { itemInstability, type ItemInstability, type VotedGrade } from '../../scoring/panel/index.ts';
 import { isNewestBySlug } from './newest-grade.ts';
@@ -103,8 +103,42 @@ export async function calibrationLabels(database: Database, q: CalibrationLabelQ
  * Labels for `assay calibrate --run R --judge J`: the run's stored labels and judge J's ok grades, keyed
  * by the answers' ids in the run. An unknown run, or a judge that graded nothing, is not found.
  */
-export async function loadCalibrationLabels(database: Database, q: { run: string; judge: string }): Promise<LabelRow[]> {
+export async function loadCalibrationLabels(database: Database, q: { run: string; judge: string; scale?: LabelScale }): Promise<LabelRow[]> {
   return (await loadRunCalibration(database, q)).rows;
+}
+
+/**
+ * The rows of one scale only (pure): item rows on the verdict scale, whole-answer rows on the binary and
+ * numeric scales, each with a label the scale reads. A run holds labels of every scale side by side
+ * (item verdicts, `answer:binary`, `answer:numeric`, imported answer-level labels); each report reads
+ * its own and sets the rest aside, as the calibration page does.
+ */
+export function rowsOnScale(rows: readonly LabelRow[], scale: LabelScale): { kept: LabelRow[]; setAside: number } {
+  const kept = rows.filter((r) => (scale === 'verdict') === (r.item !== undefined) && SCALES[scale].normalise(r.label) !== null);
+  return { kept, setAside: rows.length - kept.length };
+}
+
+/**
+ * What a judge's grade says on each scale (docs/analysis.md, "A stored run"): its item verdicts
+ * (verdict), a reference-match judge's whole-answer label (binary), its F1 (numeric). A judge with no
+ * figure of the scale among the run's grades is bad input, named as such, not a report with no judge.
+ */
+const JUDGE_SIDE: Readonly<Record<LabelScale, string>> = {
+  verdict: 'item verdicts',
+  binary: "a whole-answer pass/fail label, which only a reference-match judge gives (mode: reference-match); a rubric judge's item verdicts are read with --scale verdict",
+  numeric: 'an F1 score, which only a rubric judge gives',
+};
+
+function requireJudgeSide(rows: readonly LabelRow[], slugs: readonly string[], scale: LabelScale, run: string): void {
+  if (rows.some((r) => r.kind === 'judge' && r.rater === slugs[0])) return;
+  throw badInput(`judge '${slugs[0]}' has no ${scale} output for run ${run}: on the ${scale} scale a judge's side is ${JUDGE_SIDE[scale]}`);
+}
+
+/** On the numeric scale the judge's F1 (0–1) stands beside the people's ratings, which may run on another scale. */
+function numericNote(rows: readonly LabelRow[], slugs: readonly string[]): string[] {
+  const judged = rows.filter((r) => r.kind === 'judge' && slugs.includes(r.rater));
+  if (judged.length === 0 || !rows.some((r) => r.kind === 'human' && Number(r.label) > 1)) return [];
+  return [`the judges' values are F1 (0 to 1), the people's are ratings on their own scale: read Pearson r and Spearman (unchanged by a change of scale); bias and MAE compare different units`];
 }
 
 export interface RunCalibration {
@@ -115,17 +149,25 @@ export interface RunCalibration {
   panelInstability?: ItemInstability[];
   /** The run's answers left out because the judge (or a panel's member) was shown them as examples. */
   excludedExamples: number;
+  /** With a scale: the run's stored labels and judge figures of other scales, set aside (rowsOnScale). */
+  setAside?: number;
+  /** What the report should say about the judge side on this scale (added to the report's notes). */
+  notes?: string[];
 }
 
 /** Everything `assay calibrate --run R --judge J` reads, with the run and the judge looked up once. */
-export async function loadRunCalibration(database: Database, q: { run: string; judge: string }): Promise<RunCalibration> {
+export async function loadRunCalibration(database: Database, q: { run: string; judge: string; scale?: LabelScale }): Promise<RunCalibration> {
   const run = await findRun(database, q.run);
   const slugs = await calibratedJudges(database, q.judge);
-  const rows = await calibrationLabels(database, { key: 'externalId', run: run.name, judges: slugs });
+  const all = await calibrationLabels(database, { key: 'externalId', run: run.name, judges: slugs, ...(q.scale ? { scale: q.scale } : {}) });
+  // Without a scale every row comes back (the caller's scale check names the first foreign label).
+  const { kept: rows, setAside } = q.scale ? rowsOnScale(all, q.scale) : { kept: all, setAside: 0 };
+  const scaleFacts = q.scale ? { setAside, notes: q.scale === 'numeric' ? numericNote(rows, slugs) : [] } : {};
+  if (q.scale) requireJudgeSide(rows, slugs, q.scale, run.name);
   const excludedExamples = excludedCount(await exampleAnswers(database, { key: 'externalId', run: run.name, judges: slugs }), slugs);
-  if (slugs.length === 1) return { rows, judges: slugs, excludedExamples };
+  if (slugs.length === 1) return { rows, judges: slugs, excludedExamples, ...scaleFacts };
   // A panel is calibrated beside its members: judge labels imported as labels under other names stay out.
-  return { rows: rows.filter((r) => r.kind !== 'judge' || slugs.includes(r.rater)), judges: slugs, panelInstability: await panelInstability(database, run.id, q.judge), excludedExamples };
+  return { rows: rows.filter((r) => r.kind !== 'judge' || slugs.includes(r.rater)), judges: slugs, panelInstability: await panelInstability(database, run.id, q.judge), excludedExamples, ...scaleFacts };
 }
 
 /**
