@@ -12,8 +12,10 @@ import { getRubric } from './rubrics.ts';
 
 /**
  * The annotation workflow behind the annotation pages. An answer is done for an annotator once every
- * item of its rubric has their verdict; until then it stays in their queue (so a half-labelled answer
- * is resumed, not lost). Nothing here reads grades: the annotator never sees a judge's verdicts.
+ * scale the queue asks has their label: every item of its rubric, every claim (sentence), and the
+ * pass/fail and the rating when the queue asks for them (`?scale=binary|numeric`) — the same controls
+ * the workspace opens on until they are given. Until then it stays in their queue (so a half-labelled
+ * answer is resumed, not lost). Nothing here reads grades: the annotator never sees a judge's verdicts.
  * Claims are the answer's sentences (split deterministically, so the keys stay stable); a claim mark
  * is a label with item key `claim:<n>` and label true|false|unverifiable. The workspace's whole-answer
  * marks (workspace.ts) are stored where campaigns store them (domain/campaigns.ts ANSWER_SCALE_KEYS).
@@ -31,8 +33,17 @@ export interface QueueRow {
   rubric: string;
   items: number;
   labelled: number;
+  /** The answer's claims (sentences) and how many the annotator marked. */
+  claims: number;
+  claimsMarked: number;
+  /** Whether the annotator gave the pass/fail and the rating (only counted when the queue asks them). */
+  binary: boolean;
+  rating: boolean;
   done: boolean;
 }
+
+/** The whole-answer scales a plain queue may ask beside item verdicts and claims. */
+export type ExtraScale = 'binary' | 'numeric';
 
 export interface Progress {
   annotator: string;
@@ -44,25 +55,35 @@ export interface Progress {
   rows: QueueRow[];
 }
 
-export async function annotationProgress(database: Database, annotator: string, opts: { run?: string } = {}): Promise<Progress> {
+export async function annotationProgress(database: Database, annotator: string, opts: { run?: string; extra?: readonly ExtraScale[] } = {}): Promise<Progress> {
   const r = await database.execute(
     `with latest as (
        select distinct on (rv.rubric_id) rv.rubric_id, rv.id from rubric_versions rv order by rv.rubric_id, rv.version desc)
-     select a.id as "answerId", a.external_id as answer, r.name as run, r.model, rb.slug as rubric,
+     select a.id as "answerId", a.external_id as answer, r.name as run, r.model, rb.slug as rubric, a.text,
             (select count(*)::int from rubric_items ri where ri.rubric_version_id = latest.id) as items,
             (select count(*)::int from labels l join rubric_items ri on ri.item_key = l.item_key and ri.rubric_version_id = latest.id
-              where l.answer_id = a.id and l.annotator = $1) as labelled
+              where l.answer_id = a.id and l.annotator = $1) as labelled,
+            (select count(*)::int from labels l where l.answer_id = a.id and l.annotator = $1 and l.item_key like 'claim:%') as "claimsMarked",
+            exists (select 1 from labels l where l.answer_id = a.id and l.annotator = $1 and l.item_key = '${ANSWER_SCALE_KEYS.binary}') as binary,
+            exists (select 1 from labels l where l.answer_id = a.id and l.annotator = $1 and l.item_key = '${ANSWER_SCALE_KEYS.numeric}') as rating
        from answers a join runs r on r.id = a.run_id join rubrics rb on rb.id = a.rubric_id join latest on latest.rubric_id = rb.id
       where a.task in ('describe', 'describe-then-solve') and a.text is not null and ($2::text is null or r.name = $2)
       order by a.id`,
     [annotator, opts.run ?? null],
   );
+  const asks = (s: ExtraScale) => opts.extra?.includes(s) ?? false;
   const rows: QueueRow[] = r.rows.map((x) => {
     const items = Number(x.items);
     const labelled = Number(x.labelled);
-    return { answerId: Number(x.answerId), answer: x.answer, run: x.run, model: x.model, rubric: x.rubric, items, labelled, done: items > 0 && labelled >= items };
+    // Claim marks are checked against the sentence count when saved, so a count reaching it is all of them.
+    const claims = splitClaims(String(x.text)).length;
+    const claimsMarked = Number(x.claimsMarked);
+    const binary = x.binary === true || x.binary === 't';
+    const rating = x.rating === true || x.rating === 't';
+    const done = items > 0 && labelled >= items && claimsMarked >= claims && (!asks('binary') || binary) && (!asks('numeric') || rating);
+    return { answerId: Number(x.answerId), answer: x.answer, run: x.run, model: x.model, rubric: x.rubric, items, labelled, claims, claimsMarked, binary, rating, done };
   });
-  const started = rows.filter((x) => !x.done && x.labelled > 0);
+  const started = rows.filter((x) => !x.done && (x.labelled > 0 || x.claimsMarked > 0 || (asks('binary') && x.binary) || (asks('numeric') && x.rating)));
   const next = started[0]?.answerId ?? rows.find((x) => !x.done)?.answerId ?? null;
   return { annotator, total: rows.length, done: rows.filter((x) => x.done).length, started: started.length, next, rows };
 }

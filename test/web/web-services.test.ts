@@ -54,10 +54,11 @@ describeDb('annotation workflow services', (ctx) => {
     expect(mid.next).toBe(other);
     expect(mid.rows.find((r) => r.answerId === other)).toMatchObject({ labelled: 1, items: 17, done: false });
     for (const it of t.items) await saveAnnotation(ctx.database, { answerId: other, annotator: 'alice', item: it.id, label: 'missing' });
+    // Every item labelled, the claims still open: not done yet (every asked scale counts), resumed first.
     const after = await annotationProgress(ctx.database, 'alice');
-    expect(after.done).toBe(1);
-    expect(after.started).toBe(0);
-    expect(after.next).toBe(farmyard);
+    expect(after.done).toBe(0);
+    expect(after.started).toBe(1);
+    expect(after.next).toBe(other);
     // Another annotator's queue is untouched.
     expect((await annotationProgress(ctx.database, 'bob')).done).toBe(0);
   });

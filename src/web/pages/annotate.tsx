@@ -12,7 +12,7 @@ import { sessionCaller } from '../guard.ts';
 import type { Web } from '../index.tsx';
 import { renderHtml, respondPage, SECURITY_HEADERS, type PageFrame } from '../respond.tsx';
 import { rubricPictureFile } from '../rubric-picture.ts';
-import { DataTable, type Table } from '../table.tsx';
+import { DataTable, type Row, type Table } from '../table.tsx';
 import { Workspace } from './workspace.tsx';
 
 /**
@@ -33,7 +33,7 @@ export function nextAfter(p: Progress, current: number): number | null {
   return (open.find((r) => r.answerId > current) ?? open[0])?.answerId ?? null;
 }
 
-function queueTable(p: Progress, keep: string): Table {
+function queueTable(p: Progress, keep: string, extra: readonly Extra[]): Table {
   return {
     id: 'queue',
     caption: 'Your queue',
@@ -43,7 +43,10 @@ function queueTable(p: Progress, keep: string): Table {
       { key: 'model', label: 'Model' },
       { key: 'rubric', label: 'Rubric' },
       { key: 'labelled', label: 'Items labelled', render: (r) => `${String(r.labelled)} / ${String(r.items)}` },
-      { key: 'done', label: 'Done', render: (r) => (r.done ? 'yes' : 'no') },
+      { key: 'claimsMarked', label: 'Claims marked', render: (r) => `${String(r.claimsMarked)} / ${String(r.claims)}` },
+      ...(extra.includes('binary') ? [{ key: 'binary', label: 'Pass/fail given', render: (r: Row) => (r.binary ? 'yes' : 'no') }] : []),
+      ...(extra.includes('numeric') ? [{ key: 'rating', label: 'Rating given', render: (r: Row) => (r.rating ? 'yes' : 'no') }] : []),
+      { key: 'done', label: 'Done', help: 'every asked scale labelled: items, claims, and pass/fail and rating when asked', render: (r) => (r.done ? 'yes' : 'no') },
     ],
     rows: p.rows,
     empty: 'No description answers with a rubric to annotate.',
@@ -137,8 +140,8 @@ export function registerAnnotationPages(web: Web): void {
         </>,
       );
     }
-    const p = await annotationProgress(db, who(c));
-    const table = queueTable(p, pq.keep);
+    const p = await annotationProgress(db, who(c), { extra: pq.extra });
+    const table = queueTable(p, pq.keep, pq.extra);
     const q = new URL(c.req.url).searchParams;
     return respondPage(c, frame, {
       title: 'Annotate',
@@ -180,7 +183,7 @@ export function registerAnnotationPages(web: Web): void {
     const frame = await web.frame(c);
     let next = `/annotate${pq.keep}`;
     if (pq.campaign === undefined) {
-      const after = nextAfter(await annotationProgress(db, who(c)), id);
+      const after = nextAfter(await annotationProgress(db, who(c), { extra: pq.extra }), id);
       if (after) next = `/annotate/${after}${pq.keep}`;
     }
     const picture = rubricPictureFile(t.rubric.image) ? `/annotate/${id}/picture` : null;
@@ -195,7 +198,7 @@ export function registerAnnotationPages(web: Web): void {
     const form = await c.req.parseBody({ all: true });
     await saveWorkspaceMarks(db, { answerId: id, annotator: who(c), ...campaignOf(pq), marks: formMarks(form) });
     if (pq.campaign !== undefined) return c.redirect(`/annotate${pq.keep}`, 303);
-    const next = nextAfter(await annotationProgress(db, who(c)), id);
+    const next = nextAfter(await annotationProgress(db, who(c), { extra: pq.extra }), id);
     return c.redirect(next ? `/annotate/${next}${pq.keep}` : `/annotate${pq.keep}`, 303);
   });
 
