@@ -2,7 +2,7 @@ import type { Context, Handler, MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../api/context.ts';
 import { routeRegistry, type Api } from '../api/define-route.ts';
 import { inputGuardFor } from '../api/input-guard.ts';
-import type { RouteScope } from '../api/scopes.ts';
+import { grants, type RouteScope } from '../api/scopes.ts';
 import { keyVerifier } from '../services/keys.ts';
 import { providerKeys } from '../config.ts';
 import { defaultJudge } from '../services/grading/default-judge.ts';
@@ -46,7 +46,7 @@ export function registerWeb(api: Api): void {
   const judge = defaultJudge(providerKeys(api.deps.config)).description;
   const frame = async (c: Context): Promise<PageFrame> => {
     const s = await sessionCaller(auth, c);
-    return { path: c.req.path, judge, user: s ? { name: s.caller.name, csrf: s.session.csrf } : null };
+    return { path: c.req.path, judge, user: s ? { name: s.caller.name, csrf: s.session.csrf, ...(grants(s.caller.scopes, 'admin') ? { admin: true } : {}) } : null };
   };
   // Errors become an HTML page for browsers; other clients keep the API's envelope (app.onError).
   const htmlErrors: MiddlewareHandler<AppEnv> = async (c, next) => {

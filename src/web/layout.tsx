@@ -11,11 +11,14 @@ export const NAV: ReadonlyArray<{ href: string; label: string }> = [
   { href: '/annotate', label: 'Annotate' },
 ];
 
+/** Pages only an admin can open: linked only for a logged-in admin (others would get a 403). */
+export const ADMIN_NAV: ReadonlyArray<{ href: string; label: string }> = [{ href: '/campaigns', label: 'Campaigns' }];
+
 export interface LayoutProps {
   title: string;
   path: string;
   judge: string;
-  user: { name: string; csrf: string } | null;
+  user: { name: string; csrf: string; admin?: boolean } | null;
   children?: Child;
 }
 
@@ -41,7 +44,7 @@ export function Layout(p: LayoutProps) {
           </a>
           <nav aria-label="Main">
             <ul>
-              {NAV.map((n) => (
+              {[...NAV, ...(p.user?.admin ? ADMIN_NAV : [])].map((n) => (
                 <li>
                   <a href={n.href} aria-current={isCurrent(n.href, p.path) ? 'page' : undefined}>
                     {n.label}

@@ -36,7 +36,8 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
 export interface PageFrame {
   path: string;
   judge: string;
-  user: { name: string; csrf: string } | null;
+  /** admin: the key holds the admin scope (the navigation then links the admin pages). */
+  user: { name: string; csrf: string; admin?: boolean } | null;
 }
 
 export interface PageSpec {

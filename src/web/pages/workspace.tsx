@@ -1,3 +1,4 @@
+import type { QueueReason } from '../../domain/campaigns.ts';
 import { CLAIM_VERDICTS, ITEM_VERDICTS } from '../../domain/verdicts.ts';
 import type { WorkspaceTask } from '../../services/workspace.ts';
 
@@ -12,6 +13,13 @@ import type { WorkspaceTask } from '../../services/workspace.ts';
 export const ITEM_KEYS = ['1', '2', '3', '4'] as const;
 export const CLAIM_KEYS: Readonly<Record<string, string>> = { true: 't', false: 'f', unverifiable: 'u' };
 export const BINARY_KEYS: Readonly<Record<string, string>> = { pass: 'p', fail: 'f' };
+/** Why a campaign answer is where it is in the queue (domain/campaigns.ts QUEUE_REASONS), in words. */
+export const QUEUE_WHY: Readonly<Record<QueueReason, string>> = {
+  disagreement: 'disagreement (judges or panel samples disagree on it)',
+  audit: 'audit (a seeded random draw of the others)',
+  rest: 'rest (the others, in answer order)',
+};
+
 /** Rating r is key r; a rating of 10 is key 0. */
 export const ratingKey = (r: number): string => String(r % 10);
 
@@ -169,7 +177,13 @@ export function Workspace(props: WorkspaceProps) {
       <div class="ws-status" role="region" aria-label="Progress and save state">
         <span>
           Answer <strong>{t.answer}</strong> · run {t.run} · model {t.model}
-          {t.spec.campaignName ? ` · campaign ${t.spec.campaignName}${t.spec.why ? ` (in the queue for: ${t.spec.why})` : ''}` : ''}
+          {t.spec.campaignName ? ` · campaign ${t.spec.campaignName}` : ''}
+          {t.spec.why ? (
+            <span class="ws-why" data-why={t.spec.why}>
+              {' '}
+              · queued: {QUEUE_WHY[t.spec.why]}
+            </span>
+          ) : null}
         </span>
         <span id="progress" aria-live="polite">
           {progressLine(t)}
