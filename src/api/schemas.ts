@@ -58,3 +58,8 @@ export const errorResponses = {
 } as const;
 export const notFoundResponse = { 404: errorResponse('No such resource') } as const;
 export const tooLargeResponse = { 413: errorResponse('Request body over the limit') } as const;
+/** What any route that reads a body can answer besides: too large, or not of the media type the route takes. */
+export const bodyResponses = {
+  ...tooLargeResponse,
+  415: errorResponse('The body is not of the media type the route takes (Content-Type)'),
+} as const;

@@ -9,7 +9,7 @@ import { jsonlBody, jsonlRequestBody } from '../body.ts';
 import { respondList } from '../csv.ts';
 import { defineRoute, type Api } from '../define-route.ts';
 import { AnswerImportSchema, AnswerPage, AnswerSchema, AssemblyScorePage, AssemblyScoreSchema, SubmittedAssemblySchema } from '../answer-schema.ts';
-import { errorResponses, jsonOrCsvResponse, jsonResponse, notFoundResponse, PageQuery, tooLargeResponse } from '../schemas.ts';
+import { bodyResponses, errorResponses, jsonOrCsvResponse, jsonResponse, notFoundResponse, PageQuery } from '../schemas.ts';
 
 /** Answers (bulk JSON Lines upload, lists, one answer) and assembly scoring. */
 
@@ -106,7 +106,7 @@ export function registerAnswers(api: Api): void {
         'Each line: {"id","run"?,"model"?,"task":"describe|assemble|describe-then-solve|choice","puzzle"?,"rubric"?,"text",' +
         '"effort"?,"tags"?,"usage"?|"input_tokens"?,"output_tokens"?,"stop_reason"?,"meta"?}. Query parameters give defaults.',
       request: { query: UploadDefaults, body: jsonlRequestBody('One answer per line') },
-      responses: { 200: jsonResponse('Runs touched, answers imported and unchanged', AnswerImportSchema), ...errorResponses, ...tooLargeResponse },
+      responses: { 200: jsonResponse('Runs touched, answers imported and unchanged', AnswerImportSchema), ...errorResponses, ...bodyResponses },
     }),
     handler: async (c) => {
       const q = c.req.valid('query');
@@ -129,7 +129,7 @@ export function registerAnswers(api: Api): void {
         200: jsonResponse('Already stored (the same answer under its run and id): its score, created false', SubmittedAssemblySchema),
         ...errorResponses,
         ...notFoundResponse,
-        ...tooLargeResponse,
+        ...bodyResponses,
       },
     }),
     handler: async (c) => {

@@ -4,7 +4,7 @@ import { LABEL_SCALES, LabelRowSchema } from '../../domain/labels.ts';
 import { calibrateLabelSet } from '../../services/calibrate-labels.ts';
 import { CalibrationReportSchema } from '../calibration-schema.ts';
 import { defineRoute, type Api } from '../define-route.ts';
-import { errorResponses } from '../schemas.ts';
+import { bodyResponses, errorResponses } from '../schemas.ts';
 
 /** POST /api/calibrate: calibrate judges against people over labels posted in the body (docs/http-api.md). */
 
@@ -29,7 +29,7 @@ export function registerCalibrate(api: Api): void {
       tags: ['calibration'],
       summary: 'Calibrate judges against human labels given in the body: agreement, kappa, alpha, confusion, per model and item',
       request: { body: { required: true, content: { 'application/json': { schema: CalibrateBody } } } },
-      responses: { 200: { description: 'The `assay calibrate --labels … --json` report', content: { 'application/json': { schema: CalibrationReportSchema } } }, ...errorResponses },
+      responses: { 200: { description: 'The `assay calibrate --labels … --json` report', content: { 'application/json': { schema: CalibrationReportSchema } } }, ...errorResponses, ...bodyResponses },
     }),
     handler: (c) => c.json(calibrateLabelSet(c.req.valid('json')) as never, 200),
   });

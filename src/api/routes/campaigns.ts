@@ -14,7 +14,7 @@ import {
 } from '../../services/campaigns/index.ts';
 import { respondRows } from '../csv.ts';
 import { defineRoute, type Api } from '../define-route.ts';
-import { errorResponses, ErrorSchema, jsonOrCsvResponse, notFoundResponse } from '../schemas.ts';
+import { bodyResponses, errorResponses, ErrorSchema, jsonOrCsvResponse, notFoundResponse } from '../schemas.ts';
 
 /**
  * Annotation campaigns (docs/annotation.md). Admins create and follow them; an annotate key fetches its
@@ -97,7 +97,7 @@ export function registerCampaigns(api: Api): void {
       tags: ['campaigns'],
       summary: 'Create a campaign: select the answers and queue them (disagreement, audit, rest); all or nothing',
       request: { body: { required: true, content: { 'application/json': { schema: CampaignSpecSchema } } } },
-      responses: { 201: json('The campaign and how many answers each reason queued', Created), ...errorResponses, ...conflict },
+      responses: { 201: json('The campaign and how many answers each reason queued', Created), ...errorResponses, ...conflict, ...bodyResponses },
     }),
     handler: async (c) => {
       const r = await createCampaign(database, c.req.valid('json'), 'body');
@@ -169,7 +169,7 @@ export function registerCampaigns(api: Api): void {
       tags: ['campaigns'],
       summary: "Save the key's labels of one campaign answer (any of the campaign's scales); all or nothing",
       request: { params: Ref, body: { required: true, content: { 'application/json': { schema: LabelsBody } } } },
-      responses: { 200: json('{created, updated, done}', z.object({ created: z.number().int(), updated: z.number().int(), done: z.boolean() })), ...errorResponses, ...notFoundResponse, ...conflict },
+      responses: { 200: json('{created, updated, done}', z.object({ created: z.number().int(), updated: z.number().int(), done: z.boolean() })), ...errorResponses, ...notFoundResponse, ...conflict, ...bodyResponses },
     }),
     handler: async (c) => {
       const b = c.req.valid('json');
@@ -186,7 +186,7 @@ export function registerCampaigns(api: Api): void {
       tags: ['campaigns'],
       summary: "Record the final label of a disagreement (the key must be one of the campaign's adjudicators)",
       request: { params: Ref, body: { required: true, content: { 'application/json': { schema: AdjudicationBody } } } },
-      responses: { 200: json('The final label', Final.extend({ replaced: z.boolean() })), ...errorResponses, ...notFoundResponse },
+      responses: { 200: json('The final label', Final.extend({ replaced: z.boolean() })), ...errorResponses, ...notFoundResponse, ...bodyResponses },
     }),
     handler: async (c) => {
       const b = c.req.valid('json');

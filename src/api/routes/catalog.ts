@@ -9,7 +9,7 @@ import { jsonlBody, jsonlRequestBody } from '../body.ts';
 import { respondList } from '../csv.ts';
 import { defineRoute, type Api } from '../define-route.ts';
 import { PuzzleImportSchema, PuzzlePage, PuzzleSchema, RubricImportSchema, RubricPage, RubricVersionSchema, RunPage, RunSchema } from '../catalog-schema.ts';
-import { ErrorSchema, errorResponses, jsonOrCsvResponse, jsonResponse, notFoundResponse, PageQuery, tooLargeResponse } from '../schemas.ts';
+import { bodyResponses, errorResponses, ErrorSchema, jsonOrCsvResponse, jsonResponse, notFoundResponse, PageQuery } from '../schemas.ts';
 
 /** Rubrics, puzzles and runs: the things answers are given against. */
 
@@ -61,7 +61,7 @@ export function registerCatalog(api: Api): void {
       request: {
         body: { required: true, content: { 'application/json': { schema: z.union([RubricSchema, z.array(RubricSchema).min(1).max(1000)]) } } },
       },
-      responses: { 200: jsonResponse('What was created, versioned or unchanged', RubricImportSchema), ...errorResponses, ...tooLargeResponse },
+      responses: { 200: jsonResponse('What was created, versioned or unchanged', RubricImportSchema), ...errorResponses, ...bodyResponses },
     }),
     handler: async (c) => {
       const body = c.req.valid('json');
@@ -119,7 +119,7 @@ export function registerCatalog(api: Api): void {
         }),
         body: jsonlRequestBody('One puzzle per line'),
       },
-      responses: { 200: jsonResponse('Import summary', PuzzleImportSchema), ...errorResponses, 409: { description: 'The import would change stored puzzles; nothing written', content: { 'application/json': { schema: ErrorSchema } } }, ...tooLargeResponse },
+      responses: { 200: jsonResponse('Import summary', PuzzleImportSchema), ...errorResponses, 409: { description: 'The import would change stored puzzles; nothing written', content: { 'application/json': { schema: ErrorSchema } } }, ...bodyResponses },
     }),
     handler: async (c) => c.json(await importPuzzles(database, [{ path: 'body.jsonl', content: await jsonlBody(c) }], { replace: c.req.valid('query').replace }), 200),
   });

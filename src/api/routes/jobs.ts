@@ -6,7 +6,7 @@ import { gradingQueue } from '../../services/grading/queue.ts';
 import { cancelRunGrading, enqueueRunGrading } from '../../services/grading/run-queue.ts';
 import { JOB_STATES, listJobs, retryFailedJobs } from '../../services/jobs.ts';
 import { defineRoute, type Api } from '../define-route.ts';
-import { ErrorSchema, errorResponses, notFoundResponse } from '../schemas.ts';
+import { bodyResponses, errorResponses, ErrorSchema, notFoundResponse } from '../schemas.ts';
 
 /**
  * Batch grading over HTTP: enqueue a run for a judge, watch its progress, list, retry and cancel jobs.
@@ -106,6 +106,7 @@ export function registerJobs(api: Api): void {
         },
         ...errorResponses,
         ...notFoundResponse,
+        ...bodyResponses,
       },
     }),
     handler: async (c) => {
@@ -169,6 +170,7 @@ export function registerJobs(api: Api): void {
         ...errorResponses,
         404: { description: 'No such run, or an id that is no grading job; nothing retried', content: { 'application/json': { schema: ErrorSchema } } },
         409: { description: 'A named job is not failed (the message gives its state); nothing retried', content: { 'application/json': { schema: ErrorSchema } } },
+        ...bodyResponses,
       },
     }),
     handler: async (c) => {
@@ -187,7 +189,7 @@ export function registerJobs(api: Api): void {
       tags: ['jobs'],
       summary: "Cancel the run's waiting grading jobs (in-flight ones finish); enqueueing again resumes",
       request: { params: RunParam, body: { required: false, content: { 'application/json': { schema: z.object({ judge: Id.optional() }).strict() } } } },
-      responses: { 200: { description: 'Cancelled', content: { 'application/json': { schema: z.object({ cancelled: z.number().int() }) } } }, ...errorResponses, ...notFoundResponse },
+      responses: { 200: { description: 'Cancelled', content: { 'application/json': { schema: z.object({ cancelled: z.number().int() }) } } }, ...errorResponses, ...notFoundResponse, ...bodyResponses },
     }),
     handler: async (c) => {
       const { id } = c.req.valid('param');

@@ -3,7 +3,7 @@ import { Fields } from '../../domain/fields.ts';
 import { createKey, KEY_SCOPES, listKeys, revokeKey } from '../../services/keys.ts';
 import { respondList } from '../csv.ts';
 import { defineRoute, type Api } from '../define-route.ts';
-import { errorResponses, jsonOrCsvResponse, notFoundResponse, pageOf } from '../schemas.ts';
+import { bodyResponses, errorResponses, jsonOrCsvResponse, notFoundResponse, pageOf } from '../schemas.ts';
 
 const KeyInfoSchema = z
   .object({
@@ -53,6 +53,7 @@ export function registerKeys(api: Api): void {
       responses: {
         201: { description: 'Created', content: { 'application/json': { schema: KeyInfoSchema.extend({ key: z.string() }) } } },
         ...errorResponses,
+        ...bodyResponses,
       },
     }),
     handler: async (c) => {

@@ -9,7 +9,7 @@ import { jsonlBody, jsonlRequestBody } from '../body.ts';
 import { respondList } from '../csv.ts';
 import { defineRoute, type Api } from '../define-route.ts';
 import { AnnotationQueuePage, LabelImportSchema, LabelPage, SavedLabelSchema } from '../label-schema.ts';
-import { ErrorSchema, errorResponses, jsonOrCsvResponse, jsonResponse, notFoundResponse, PageQuery, tooLargeResponse } from '../schemas.ts';
+import { bodyResponses, errorResponses, ErrorSchema, jsonOrCsvResponse, jsonResponse, notFoundResponse, PageQuery } from '../schemas.ts';
 
 /** Calibration labels (bulk, write scope) and one-at-a-time annotation (annotate scope). */
 
@@ -76,7 +76,7 @@ export function registerLabels(api: Api): void {
       tags: ['labels'],
       summary: 'Import labels as JSON Lines ({answer|answer_id, run?, item?, rater, kind?, label}); all or nothing; changing stored labels needs ?replace=true',
       request: { query: z.object({ run: Name.optional(), replace: ReplaceFlag }), body: jsonlRequestBody('One label per line') },
-      responses: { 200: jsonResponse('Labels inserted, replaced and unchanged, and the runs they label', LabelImportSchema), ...errorResponses, ...conflictResponse, ...tooLargeResponse },
+      responses: { 200: jsonResponse('Labels inserted, replaced and unchanged, and the runs they label', LabelImportSchema), ...errorResponses, ...conflictResponse, ...bodyResponses },
     }),
     handler: async (c) => {
       const q = c.req.valid('query');
@@ -111,7 +111,7 @@ export function registerLabels(api: Api): void {
       tags: ['annotation'],
       summary: 'Save one human label (replaces this annotator’s earlier label of the same answer and item)',
       request: { body: { required: true, content: { 'application/json': { schema: AnnotationBody } } } },
-      responses: { 200: jsonResponse('Saved', SavedLabelSchema), ...errorResponses, ...notFoundResponse },
+      responses: { 200: jsonResponse('Saved', SavedLabelSchema), ...errorResponses, ...notFoundResponse, ...bodyResponses },
     }),
     handler: async (c) => {
       const b = c.req.valid('json');

@@ -1,7 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { computeStatistic, type StatInputs, type StatName } from '../../services/statistics.ts';
 import { defineRoute, type Api } from '../define-route.ts';
-import { errorResponses } from '../schemas.ts';
+import { bodyResponses, errorResponses } from '../schemas.ts';
 
 /**
  * POST /api/stats/{kappa,fleiss,alpha,wilson,corr,icc,mcnemar}: the statistics of `assay stats` on data
@@ -65,6 +65,7 @@ export function registerStats(api: Api): void {
         responses: {
           200: { description: `The document \`assay stats ${name} --json\` prints`, content: { 'application/json': { schema: RESULTS[name].openapi(`Stats${title(name)}`) } } },
           ...errorResponses,
+          ...bodyResponses,
         },
       }),
       handler: (c) => c.json(computeStatistic(name, c.req.valid('json') as StatInputs[typeof name]) as never, 200),
