@@ -102,7 +102,9 @@ function undefinedResult(prep: Prepared, reason: string): KappaResult {
 function finish(prep: Prepared, kappa: number, variance: number, confidence: number): KappaResult {
   const se = Number.isFinite(variance) ? Math.sqrt(Math.max(variance, 0)) : null;
   const z = twoSidedZ(confidence);
-  const ci: Interval | null = se === null ? null : [kappa - z * se, kappa + z * se];
+  // The Wald interval clipped to the coefficient's range: kappa ≤ 1 always, so a bound past ±1 (a
+  // near-perfect kappa with a wide SE) is an artefact of the normal approximation, never a value.
+  const ci: Interval | null = se === null ? null : [Math.max(-1, kappa - z * se), Math.min(1, kappa + z * se)];
   return { kappa, se, ci, ...base(prep) };
 }
 

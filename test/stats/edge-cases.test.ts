@@ -122,7 +122,16 @@ describe('kappa family', () => {
     const r95 = cohenKappa(a, b);
     const r99 = cohenKappa(a, b, { confidence: 0.99 });
     expect(r99.kappa).toBe(r95.kappa);
-    expect(r99.ci![1] - r99.ci![0]).toBeCloseTo(((r95.ci![1] - r95.ci![0]) * 2.5758293035489004) / 1.959963984540054, 12);
+    // Below the clip the bound moves with z; past it the bound is 1 (kappa cannot exceed it).
+    expect(r99.kappa! - r99.ci![0]).toBeCloseTo(((r95.kappa! - r95.ci![0]) * 2.5758293035489004) / 1.959963984540054, 12);
+    expect(r99.ci![1]).toBe(Math.min(1, r99.kappa! + ((r95.ci![1] - r95.kappa!) * 2.5758293035489004) / 1.959963984540054));
+  });
+  it('interval bounds past ±1 are clipped: a near-perfect kappa on few items', () => {
+    const r = cohenKappa([1, 1, 2, 2, 1, 2], [1, 1, 2, 2, 1, 1]);
+    expect(r.kappa).toBeCloseTo(2 / 3, 12);
+    // Wald: 0.667 ± 1.96 × 0.272 reaches 1.2; the clipped bound is 1.
+    expect(r.ci![1]).toBe(1);
+    expect(r.ci![0]).toBeCloseTo(r.kappa! - 1.959963984540054 * r.se!, 12);
   });
 });
 

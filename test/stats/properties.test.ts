@@ -61,13 +61,19 @@ describe('kappa family', () => {
     );
   });
 
-  it('kappa ≤ 1 and its interval is centred on it', () => {
+  it('kappa ≤ 1; its interval lies in [-1, 1], holds it, and is centred on it unless a bound is clipped', () => {
     fc.assert(
       fc.property(pairs, weights, (ps, w) => {
         const r = cohenKappa(ps.map((p) => p[0]), ps.map((p) => p[1]), { weights: w });
         if (r.kappa === null) return;
         expect(r.kappa).toBeLessThanOrEqual(1 + 1e-12);
-        expect((r.ci![0] + r.ci![1]) / 2).toBeCloseTo(r.kappa, 12);
+        const [lo, hi] = r.ci!;
+        expect(lo).toBeGreaterThanOrEqual(-1);
+        expect(hi).toBeLessThanOrEqual(1);
+        expect(lo).toBeLessThanOrEqual(r.kappa + 1e-12);
+        expect(hi).toBeGreaterThanOrEqual(r.kappa - 1e-12);
+        if (lo > -1 && hi < 1) expect((lo + hi) / 2).toBeCloseTo(r.kappa, 12);
+        else expect(Math.min(r.kappa - lo, hi - r.kappa)).toBeLessThanOrEqual(Math.max(r.kappa - lo, hi - r.kappa) + 1e-12);
       }),
     );
   });
