@@ -5,7 +5,7 @@ import type { LabelRow, LabelScale } from '../domain/labels.ts';
 import { ANSWER_SCALE_KEYS, type HumansMode } from '../domain/campaigns.ts';
 import { runInThread, taskModule } from '../threads/pool.ts';
 import { calibrationLabels } from './grading/calibration-labels.ts';
-import { cachedReport, reportKey } from './report-cache.ts';
+import { CALIBRATION_TABLES, cachedReport, GRADED_TABLES, reportKey } from './report-cache.ts';
 import { assemblyRowsText, baselineNotes, chooseJudge, descriptionRowsText, filterKey, judgeInfo, type JudgeInfo, type ReportFilters } from './report-data.ts';
 
 const REPORT_TASKS = taskModule('report-tasks', import.meta.url);
@@ -38,7 +38,7 @@ export async function calibrationReport(
     const rows = await calibrationRows(database, opts.scale, opts);
     const report = await runInThread<CalibrationReport>(REPORT_TASKS, 'calibrateTask', { rows, opts: calibrateOpts });
     return { ...report, judgeNotes: await baselineNotes(database, report.judges) };
-  });
+  }, CALIBRATION_TABLES);
 }
 
 export const DTS_METRICS = ['neighbour', 'direct', 'proximity', 'adjacency', 'exactMatch'] as const;
@@ -76,7 +76,7 @@ async function wholeAnswerLabels(database: Database, f: ReportFilters): Promise<
   return r.rows.map((x) => [Number(x.answerId), String(x.label)]);
 }
 
-/** Cached per data version; pairing and analysis run on the report thread (report-tasks.ts). */
+/** Cached per version of the tables it reads (labels only for perception 'label'); pairing and analysis run on the report thread (report-tasks.ts). */
 export async function describeThenSolveReport(database: Database, o: DtsOptions = {}): Promise<DtsResult> {
   const perception = o.perception ?? 'f1';
   const metric = o.metric ?? 'neighbour';
@@ -93,7 +93,7 @@ export async function describeThenSolveReport(database: Database, o: DtsOptions 
     const base = { ...judgeInfo(judge), perception, metric, paired: r.paired, unpaired: r.unpaired };
     if (!r.report) return { ...base, report: null, reason: 'no scored assembly has a graded (or labelled) description of the same puzzle in its run' };
     return { ...base, report: r.report };
-  });
+  }, perception === 'label' ? [...GRADED_TABLES, 'labels'] : GRADED_TABLES);
 }
 
 /** The report's groups as flat rows (for CSV): overall, per model, per slice, per model × slice. */

@@ -2,19 +2,38 @@ import { createHash } from 'node:crypto';
 import type { Database } from '../db/client.ts';
 
 /**
- * Report results cached per data version, computed once however many requests ask at the same time.
+ * Report results cached per version of the tables they read, computed once however many requests ask
+ * at the same time.
  *
- * The version is the database's transaction snapshot (`pg_current_snapshot()`: xmin:xmax:in-progress
- * xids). It changes when any transaction that wrote something commits or aborts, and only then —
- * read-only transactions take no xid — so two equal stamps see exactly the same committed data. The
- * stamp is read before the report's queries: data committed in between lands in a result filed under
- * the older stamp, which the next request (seeing a newer stamp) simply recomputes; a result is never
- * served for data newer than it saw. The price of needing no migration: any write invalidates every
- * report (on a shared PostgreSQL server, a write to another database too, as xids are cluster-wide).
- * It costs one round trip, well under a millisecond.
+ * Versions (migration 0008): every statement that writes a table moves the table's sequence
+ * `data_version_<table>`, and holds a shared advisory lock on (VERSION_LOCK, the sequence's oid) until
+ * its transaction ends. A report names its input tables; its stamp is those tables' sequence values, plus
+ * the transactions that still hold a lock on one of them. The sequences are read first, the locks second,
+ * the report's own queries after both: a write counted in the sequences has either committed (and every
+ * later query sees it) or still holds its lock (so the stamp names it, and no stamp after it ends can
+ * equal this one). A write not yet counted lands, at worst, in a result filed under the older stamp,
+ * which the next request (seeing the sequence moved) recomputes: a result is never served for data newer
+ * than it saw, and a write to a table a report does not read leaves it cached (an API key's last use, a
+ * rate limit, the usage ledger, a worker's heartbeat; pg-boss's tables have no sequence at all).
+ * Reading costs two round trips, well under a millisecond. A database without the sequences (migration
+ * 0008 not applied) falls back to the whole database's snapshot, where any write invalidates everything.
  *
  * Every caller gets its own structured clone of the cached value, so no request can change another's.
  */
+
+/** Arbitrary constant: the first key of the writers' advisory locks (the migration uses the same). */
+const VERSION_LOCK = 1095979865;
+
+/**
+ * The tables reports read (the data), and the subsets a report can name. The operational tables (API
+ * keys, rate limits, usage ledger, workers, provider batches, the judge cache, grading runs) are left
+ * out: no report reads them, and they are written all the time.
+ */
+export const GRADED_TABLES = ['rubrics', 'rubric_versions', 'puzzles', 'runs', 'answers', 'judges', 'grades', 'assembly_scores'] as const;
+export const REPORT_TABLES = [...GRADED_TABLES, 'rubric_items', 'labels', 'campaigns', 'campaign_answers', 'campaign_assignments', 'adjudications'] as const;
+export type ReportTable = (typeof REPORT_TABLES)[number];
+/** Calibration: labels, grades and their judges, adjudications (humans=adjudicated), campaigns; no puzzles or scores. */
+export const CALIBRATION_TABLES = ['runs', 'answers', 'judges', 'grades', 'labels', 'campaigns', 'campaign_answers', 'campaign_assignments', 'adjudications'] as const satisfies readonly ReportTable[];
 
 export interface CacheStats {
   hits: number;
@@ -111,23 +130,68 @@ const cacheOf = (database: Database) => {
   return c;
 };
 
-const batched = new WeakMap<Database, Promise<string>>();
+/** The tables' versions as read at one moment: `stamp(inputs)` is what a result over `inputs` is filed under. */
+export interface DataVersions {
+  stamp(inputs: readonly string[]): string;
+}
+
+interface SequenceRow {
+  t: string;
+  oid: number;
+  v: string;
+}
+
+async function readVersions(database: Database): Promise<DataVersions> {
+  // Sequences first, locks second (see the top of this file): the order is what makes the stamp safe.
+  const seqs = (
+    await database.execute(
+      `select substr(c.relname, 14) as t, c.oid::int as oid, coalesce(pg_sequence_last_value(c.oid), 0)::text as v
+         from pg_class c where c.relkind = 'S' and c.relname like 'data\\_version\\_%' and c.relnamespace = current_schema()::regnamespace`,
+    )
+  ).rows as unknown as SequenceRow[];
+  if (seqs.length === 0) {
+    const r = await database.execute('select pg_current_snapshot()::text as v');
+    const whole = `snapshot ${String(r.rows[0]!.v)}`;
+    return { stamp: () => whole };
+  }
+  const locks = await database.execute(
+    `select objid::int as oid, virtualtransaction as vx from pg_locks
+      where locktype = 'advisory' and classid = ${VERSION_LOCK} and objsubid = 2 and granted
+        and database = (select oid from pg_database where datname = current_database())`,
+  );
+  const pending = new Map<number, string[]>();
+  for (const l of locks.rows) pending.set(Number(l.oid), [...(pending.get(Number(l.oid)) ?? []), String(l.vx)]);
+  const byTable = new Map(seqs.map((s) => [String(s.t), `${String(s.t)}=${String(s.v)}${pending.has(Number(s.oid)) ? `~${pending.get(Number(s.oid))!.sort().join('+')}` : ''}`]));
+  return {
+    stamp: (inputs) =>
+      [...new Set(inputs)]
+        .sort()
+        .map((t) => {
+          const v = byTable.get(t);
+          // A misspelt table would never move: refuse it rather than cache a report forever.
+          if (v === undefined) throw new Error(`report input '${t}' has no data version (migration 0008 tracks every table)`);
+          return v;
+        })
+        .join(','),
+  };
+}
+
+const batched = new WeakMap<Database, Promise<DataVersions>>();
 
 /**
- * The data version of the whole database (see above). Callers that arrive together share one read, and
- * only a read that starts after all of them arrived (on the next turn of the event loop): whatever any of
- * them saw committed before asking is inside it, so sharing never hands anyone an older version — while a
- * crowd of readers costs one query per turn instead of one each (on PGlite, every query runs on the main
- * thread).
+ * The data versions (see above). Callers that arrive together share one read, and only a read that
+ * starts after all of them arrived (on the next turn of the event loop): whatever any of them saw
+ * committed before asking is inside it, so sharing never hands anyone an older version — while a crowd of
+ * readers costs one read per turn instead of one each (on PGlite, every query runs on the main thread).
  */
-export function dataVersion(database: Database): Promise<string> {
+export function dataVersions(database: Database): Promise<DataVersions> {
   let p = batched.get(database);
   if (!p) {
-    p = new Promise<string>((resolve, reject) => {
+    p = new Promise<DataVersions>((resolve, reject) => {
       setImmediate(() => {
         // Closed before the read starts: a caller arriving from now on waits for the next read.
         batched.delete(database);
-        database.execute('select pg_current_snapshot()::text as v').then((r) => resolve(String(r.rows[0]!.v)), reject);
+        readVersions(database).then(resolve, reject);
       });
     });
     batched.set(database, p);
@@ -135,12 +199,18 @@ export function dataVersion(database: Database): Promise<string> {
   return p;
 }
 
+/** The stamp of `inputs` now (tests compare stamps across writes). */
+export async function dataVersion(database: Database, inputs: readonly string[] = REPORT_TABLES): Promise<string> {
+  return (await dataVersions(database)).stamp(inputs);
+}
+
 /**
- * The report under `key` (name + every parameter that changes it) for the current data version:
- * from the cache, from a computation already in flight for that version, or computed now.
+ * The report under `key` (name + every parameter that changes it) for the current versions of `inputs`,
+ * the tables it reads (default: every table a report may read): from the cache, from a computation
+ * already in flight for those versions, or computed now.
  */
-export async function cachedReport<T>(database: Database, key: string, compute: () => Promise<T>): Promise<T> {
-  return cacheOf(database).get(key, () => dataVersion(database), compute);
+export async function cachedReport<T>(database: Database, key: string, compute: () => Promise<T>, inputs: readonly ReportTable[] = REPORT_TABLES): Promise<T> {
+  return cacheOf(database).get(key, () => dataVersion(database, inputs), compute);
 }
 
 /** A finished response kept by the pages: strings only, so callers share it and nothing is cloned. */
@@ -152,8 +222,8 @@ export interface KeptResponse {
 }
 
 /** `cachedReport` for a rendered response (immutable strings: the 90 kB of a page are not copied per request). */
-export async function cachedResponse(database: Database, key: string, compute: () => Promise<KeptResponse>): Promise<KeptResponse> {
-  return cacheOf(database).get(key, () => dataVersion(database), compute, (v) => v);
+export async function cachedResponse(database: Database, key: string, compute: () => Promise<KeptResponse>, inputs: readonly ReportTable[] = REPORT_TABLES): Promise<KeptResponse> {
+  return cacheOf(database).get(key, () => dataVersion(database, inputs), compute, (v) => v);
 }
 
 /** Hit, miss and computation counts of a database's report cache (tests and the bench read them). */

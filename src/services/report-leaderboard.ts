@@ -3,7 +3,7 @@ import { type FamilyIndex, familyOf, sameFamily } from '../domain/model-families
 import { loadFamilies } from '../judges/families.ts';
 import { gridBaseline } from '../scoring/grid/baseline.ts';
 import { runInThread, taskModule } from '../threads/pool.ts';
-import { cachedReport, reportKey } from './report-cache.ts';
+import { cachedReport, GRADED_TABLES, reportKey } from './report-cache.ts';
 import { assemblyRowsText, chooseJudge, descriptionRowsText, filterKey, judgeInfo, type AssemblyRow, type DescriptionRow, type JudgeInfo, type ReportFilters } from './report-data.ts';
 import { NO_MODEL } from '../domain/answers.ts';
 import { assemblyBucket, compareBuckets, descriptionBucket, finite, groupInto, meanColumns, seededOptions, type ReportOptions } from './report-stats.ts';
@@ -132,7 +132,7 @@ export function flagSelfPreference(rows: readonly LeaderboardRow[], judgeModel: 
   };
 }
 
-/** Cached per data version; the bootstraps run on the report thread (see report-cache.ts, src/threads). */
+/** Cached per version of the tables it reads (not labels); the bootstraps run on the report thread (see report-cache.ts, src/threads). */
 export async function leaderboard(database: Database, f: ReportFilters = {}, opts: ReportOptions = {}): Promise<Leaderboard> {
   const o = seededOptions(opts);
   return cachedReport(database, reportKey('leaderboard', [filterKey(f), o]), async () => {
@@ -141,7 +141,7 @@ export async function leaderboard(database: Database, f: ReportFilters = {}, opt
     const rows = await runInThread<LeaderboardRow[]>(REPORT_TASKS, 'leaderboardTask', { desc, asm, opts: o });
     const flagged = flagSelfPreference(rows, judge ? (judge.model ?? judge.slug) : null, loadFamilies());
     return { ...judgeInfo(judge), seed: o.seed!, judgeFamily: flagged.judgeFamily, rows: flagged.rows, unattributed };
-  });
+  }, GRADED_TABLES);
 }
 
 const REPORT_TASKS = taskModule('report-tasks', import.meta.url);

@@ -10,7 +10,7 @@ export function reportModels(database: Database): Promise<string[]> {
   return cachedReport(database, reportKey('models', null), async () => {
     const r = await database.execute(`select distinct model from runs where model <> $1 order by model`, [NO_MODEL]);
     return r.rows.map((x) => String(x.model));
-  });
+  }, ['runs']);
 }
 
 /**

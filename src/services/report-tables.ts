@@ -1,6 +1,6 @@
 import type { Database } from '../db/client.ts';
 import { runInThread, taskModule } from '../threads/pool.ts';
-import { cachedReport, reportKey } from './report-cache.ts';
+import { cachedReport, GRADED_TABLES, reportKey } from './report-cache.ts';
 import { assemblyRowsText, chooseJudge, descriptionRowsText, filterKey, judgeInfo, type AssemblyRow, type DescriptionRow, type JudgeInfo, type ReportFilters } from './report-data.ts';
 import { compareEffort, finite, groupInto, meanColumns, median, rateColumns, seededOptions, type ReportOptions } from './report-stats.ts';
 
@@ -137,13 +137,13 @@ export function buildEffort(desc: readonly DescriptionRow[], asm: readonly Assem
 
 const REPORT_TASKS = taskModule('report-tasks', import.meta.url);
 
-/** Each table is cached per data version and built on the report thread (report-cache.ts, src/threads). */
+/** Each table is cached per version of the tables it reads (not labels) and built on the report thread (report-cache.ts, src/threads). */
 export async function orientationTable(database: Database, f: ReportFilters = {}): Promise<JudgeInfo & { rows: OrientationRow[] }> {
   return cachedReport(database, reportKey('orientation', filterKey(f)), async () => {
     const judge = await chooseJudge(database, f.judge);
     const desc = await descriptionRowsText(database, f, judge);
     return { ...judgeInfo(judge), rows: await runInThread<OrientationRow[]>(REPORT_TASKS, 'orientationTask', { desc }) };
-  });
+  }, GRADED_TABLES);
 }
 
 export async function ablationTable(
@@ -157,7 +157,7 @@ export async function ablationTable(
     const judge = await chooseJudge(database, f.judge);
     const [desc, asm] = await Promise.all([descriptionRowsText(database, f, judge), assemblyRowsText(database, f)]);
     return { ...judgeInfo(judge), tag, rows: await runInThread<AblationRow[]>(REPORT_TASKS, 'ablationTask', { desc, asm, tag, opts: o }) };
-  });
+  }, GRADED_TABLES);
 }
 
 export async function effortTable(database: Database, f: ReportFilters = {}, opts: ReportOptions = {}): Promise<JudgeInfo & { rows: EffortRow[] }> {
@@ -166,5 +166,5 @@ export async function effortTable(database: Database, f: ReportFilters = {}, opt
     const judge = await chooseJudge(database, f.judge);
     const [desc, asm] = await Promise.all([descriptionRowsText(database, f, judge), assemblyRowsText(database, f)]);
     return { ...judgeInfo(judge), rows: await runInThread<EffortRow[]>(REPORT_TASKS, 'effortTask', { desc, asm, opts: o }) };
-  });
+  }, GRADED_TABLES);
 }

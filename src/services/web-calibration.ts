@@ -7,7 +7,7 @@ import { exampleAnswers, excludedByJudge } from './grading/example-exclusion.ts'
 import { baselineNotes } from './report-data.ts';
 import { CLAIM_PREFIX } from './web-annotation.ts';
 import { runInThread, taskModule } from '../threads/pool.ts';
-import { cachedReport, reportKey } from './report-cache.ts';
+import { CALIBRATION_TABLES, cachedReport, reportKey } from './report-cache.ts';
 
 const REPORT_TASKS = taskModule('report-tasks', import.meta.url);
 
@@ -42,7 +42,7 @@ export function rowsOfScale(rows: readonly LabelRow[], scale: LabelScale): { kep
   return { kept, skipped: rows.length - kept.length };
 }
 
-/** Cached per data version; the calibration (its bootstraps) runs on the report thread. */
+/** Cached per version of the tables it reads (report-cache.ts CALIBRATION_TABLES); the calibration (its bootstraps) runs on the report thread. */
 export async function pageCalibration(database: Database, opts: { scale: LabelScale; judge?: string; seed?: number; humans?: HumansMode }): Promise<PageCalibration> {
   const input = { scale: opts.scale, seed: opts.seed ?? 1, ...(opts.judge ? { judge: opts.judge } : {}), ...(opts.humans && opts.humans !== 'each' ? { humans: opts.humans } : {}) };
   return cachedReport(database, reportKey('page-calibration', input), async () => {
@@ -50,5 +50,5 @@ export async function pageCalibration(database: Database, opts: { scale: LabelSc
     const r = await runInThread<Omit<PageCalibration, 'judgeNotes' | 'excludedExamples'>>(REPORT_TASKS, 'pageCalibrationTask', { rows, ...input });
     const excludedExamples = excludedByJudge(await exampleAnswers(database, { key: 'answerId', judges: opts.judge ? [opts.judge] : null }));
     return { ...r, judgeNotes: r.report ? await baselineNotes(database, r.report.judges) : {}, excludedExamples };
-  });
+  }, CALIBRATION_TABLES);
 }

@@ -11,10 +11,10 @@ describeDb('data version reads', (ctx) => {
     return { db, queries: () => queries };
   };
 
-  it('eight callers in one turn share one query and one version', async () => {
+  it('eight callers in one turn share one read (sequences, then locks) and one version', async () => {
     const { db, queries } = counting();
     const versions = await Promise.all(Array.from({ length: 8 }, () => dataVersion(db)));
-    expect(queries()).toBe(1);
+    expect(queries()).toBe(2);
     expect(new Set(versions).size).toBe(1);
   });
 
@@ -26,7 +26,7 @@ describeDb('data version reads', (ctx) => {
     await ctx.database.execute(`insert into runs (name, model) values ('dv-' || md5(random()::text), 'm')`);
     const joined = Array.from({ length: 4 }, () => (order.push('ask'), dataVersion(db)));
     const versions = await Promise.all(joined);
-    expect(order).toEqual(['ask', 'ask', 'ask', 'ask', 'read']);
+    expect(order).toEqual(['ask', 'ask', 'ask', 'ask', 'read', 'read']);
     expect(new Set(versions)).toEqual(new Set([versions[0]]));
     expect(versions[0]).not.toBe(before);
   });
