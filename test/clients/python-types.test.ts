@@ -128,7 +128,7 @@ it.skipIf(!hasPython)(`the TypedDicts match the OpenAPI document's response sche
   expect(comparer(doc, py)).toEqual([]);
   // Every TypedDict of the module is reached from RESPONSES, so none escapes the check.
   expect(Object.keys(py.types).sort()).toEqual(py.defined);
-  expect(py.responses.length).toBeGreaterThanOrEqual(11);
+  expect(py.responses.length).toBeGreaterThanOrEqual(13);
 });
 
 it.skipIf(!hasPython)('the comparison finds a renamed field, a flipped required flag, a lost Optional and a wrong scalar', () => {
@@ -139,7 +139,9 @@ it.skipIf(!hasPython)('the comparison finds a renamed field, a flipped required 
   broken.types.GradeJudge!.note!.required = true;
   broken.types.Grade!.f1!.type = { kind: 'prim', name: 'float' };
   broken.types.GradingProgress!.total!.type = { kind: 'prim', name: 'str' };
-  expect(comparer(doc, broken)).toEqual([
+  // Grade is reached from several responses; one of them is enough to read.
+  const found = comparer(doc, broken).filter((p) => p.startsWith('POST /api/grades 200') || p.startsWith('GET /api/runs/'));
+  expect(found).toEqual([
     "POST /api/grades 200: Grade lacks the field 'gradeId'",
     'POST /api/grades 200.f1: nullable in the document, not Optional in Python',
     'POST /api/grades 200.judge: GradeJudge.note is required in Python, optional in the document',

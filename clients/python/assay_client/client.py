@@ -5,7 +5,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, Optional, cast
 
 from .types import (
@@ -14,6 +14,7 @@ from .types import (
     CalibrationReport,
     CreatedKey,
     Grade,
+    GradePage,
     GradingEnqueued,
     GradingProgress,
     LabelImport,
@@ -142,6 +143,23 @@ class Client:
         """Grade one stored answer (answer_id) or answer text (answer, with rubric) and store the grade."""
         body = {"answerId": answer_id, "answer": answer, "judge": judge, "run": run, "model": model, "rubric": rubric}
         return cast(Grade, self.request("POST", "/api/grades", json_body={k: v for k, v in body.items() if v is not None}))
+
+    def list_grades(self, **filters: Any) -> GradePage:
+        """One page of stored grades, newest first. Filters: run, model, judge, status, answer, limit, cursor."""
+        return cast(GradePage, self.request("GET", "/api/grades", query=filters))
+
+    def iter_grades(self, **filters: Any) -> Iterator[Grade]:
+        """Every stored grade matching the filters, following the pages' cursors."""
+        cursor = None
+        while True:
+            page = self.list_grades(**filters, cursor=cursor)
+            yield from page["items"]
+            cursor = page["nextCursor"]
+            if cursor is None:
+                return
+
+    def get_grade(self, grade_id: int) -> Grade:
+        return cast(Grade, self.request("GET", f"/api/grades/{int(grade_id)}"))
 
     def grade_run(self, run: str, judge: str, rpm: Optional[float] = None, tpm: Optional[float] = None) -> GradingEnqueued:
         """Enqueue the run's ungraded answers for the judge; workers (`assay worker`) grade them."""

@@ -138,6 +138,15 @@ class Grade(TypedDict):
     panel: Any
 
 
+class GradePage(TypedDict):
+    """GET /api/grades: every stored grade (every version), newest first."""
+    items: list[Grade]
+    total: int
+    limit: int
+    # Pass as cursor for the next page; None on the last page.
+    nextCursor: Optional[str]
+
+
 # --- run grading ------------------------------------------------------------------------------------
 
 class GradingSkipped(TypedDict):
@@ -422,6 +431,8 @@ RESPONSES: dict[tuple[str, str, str], type] = {
     ("get", "/api/answers", "200"): AnswerPage,
     ("post", "/api/labels", "200"): LabelImport,
     ("post", "/api/grades", "200"): Grade,
+    ("get", "/api/grades", "200"): GradePage,
+    ("get", "/api/grades/{id}", "200"): Grade,
     ("post", "/api/runs/{id}/grade", "202"): GradingEnqueued,
     ("get", "/api/runs/{id}/progress", "200"): GradingProgress,
     ("get", "/api/reports/leaderboard", "200"): Leaderboard,

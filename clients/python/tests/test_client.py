@@ -93,10 +93,13 @@ class Flows(unittest.TestCase):
         self.assertEqual((done["total"], done["failed"], done["remaining"]), (3, 0, 0), server.worker_log)
 
     def test_4_leaderboard_is_the_mean_f1_of_the_grades(self) -> None:
-        # Grading again with the same judge answers the stored verdicts (the response cache).
-        ids = [a["id"] for a in self.assay.list_answers(run=RUN)["items"]]
-        f1 = [self.assay.grade(answer_id=i, judge="lexical")["f1"] for i in ids]
-        self.assertEqual(f1[0], self.first["f1"])
+        page = self.assay.list_grades(run=RUN, judge="lexical", limit=2)
+        assert_shape(self, page, t.GradePage)
+        self.assertEqual((page["total"], len(page["items"])), (3, 2))
+        grades = list(self.assay.iter_grades(run=RUN, judge="lexical", limit=2))
+        self.assertEqual(sorted(g["answerId"] for g in grades), sorted(a["id"] for a in self.assay.list_answers(run=RUN)["items"]))
+        self.assertEqual(self.assay.get_grade(self.first["gradeId"])["f1"], self.first["f1"])
+        f1 = [g["f1"] for g in grades]
         board = self.assay.leaderboard(run=RUN, judge="lexical")
         assert_shape(self, board, t.Leaderboard)
         row = next(r for r in board["rows"] if r["model"] == "model-py" and r["sizeBucket"] == "all")
