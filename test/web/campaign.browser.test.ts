@@ -32,6 +32,7 @@ let browser: Browser;
 describe.skipIf(!HAVE_CHROMIUM)('a campaign through the pages in chromium (1280 × 800)', () => {
   const idOf = new Map<string, number>();
   let keyC = '';
+  let pairedBefore = 0;
   const reasonOf = new Map<number, string>();
 
   beforeAll(async () => {
@@ -43,7 +44,7 @@ describe.skipIf(!HAVE_CHROMIUM)('a campaign through the pages in chromium (1280 
     await createCampaign(f.database, {
       name: CAMPAIGN,
       answers: { task: 'describe', filter: { rubric: 'farmyard-54', answers: ANSWERS } },
-      scales: { binary: { question: 'Does the description match the picture?' } },
+      scales: { binary: { question: 'Does the description match the picture?' }, numeric: { k: 3, anchors: ['poor', 'fair', 'good'] } },
       annotators: ['annotator-a', 'annotator-b', 'annotator-c'],
       overlap: 2,
       order: { auditShare: 0.5, seed: 1 },
@@ -56,7 +57,22 @@ describe.skipIf(!HAVE_CHROMIUM)('a campaign through the pages in chromium (1280 
       idOf.set(String(r.e), Number(r.id));
       reasonOf.set(Number(r.id), String(r.reason));
     }
+    pairedBefore = await pairedByLabel();
   }, 240_000);
+
+  /** How many assemblies /describe-then-solve?perception=label pairs with a human-labelled description. */
+  async function pairedByLabel(): Promise<number> {
+    const html = await (await fetch(`${f.server.url}/describe-then-solve?perception=label`, { headers: { authorization: `Bearer ${f.keys.admin}`, accept: 'text/html' } })).text();
+    const m = /\((\d+) paired, (\d+) without/.exec(html);
+    return m ? Number(m[1]) : 0;
+  }
+
+  /** The counts in the calibration page's lede: [units, answers, humans]. */
+  async function calibrationLede(page: Page, query: string): Promise<[number, number, string] | null> {
+    await page.goto(`${f.server.url}/calibration?${query}`);
+    const m = /(\d+) labelled units over (\d+) answers; humans: ([^;]+);/.exec(await page.locator('main .lede').first().innerText());
+    return m ? [Number(m[1]), Number(m[2]), m[3]!] : null;
+  }
   afterAll(async () => {
     await browser?.close();
     await f?.close();
@@ -86,12 +102,14 @@ describe.skipIf(!HAVE_CHROMIUM)('a campaign through the pages in chromium (1280 
     return { id: Number(m[1]), why };
   }
 
-  /** Labels the served answer pass (p) or fail (f) by keyboard and waits for the save to land. */
-  async function label(page: Page, key: 'p' | 'f'): Promise<void> {
-    const saved = page.waitForResponse((r) => r.request().method() === 'PUT' && r.ok());
-    await page.keyboard.press(key);
-    await saved;
-    await expect.poll(() => page.locator('#progress').innerText()).toBe(`Pass/fail ${key === 'p' ? 'pass' : 'fail'}`);
+  /** Labels the served answer pass (p) or fail (f) and rates it 1..3 by keyboard; waits for both saves to land. */
+  async function label(page: Page, key: 'p' | 'f', rating: number): Promise<void> {
+    for (const k of [key, String(rating)]) {
+      const saved = page.waitForResponse((r) => r.request().method() === 'PUT' && r.ok());
+      await page.keyboard.press(k);
+      await saved;
+    }
+    await expect.poll(() => page.locator('#progress').innerText()).toBe(`Pass/fail ${key === 'p' ? 'pass' : 'fail'} · Rating ${rating}`);
   }
 
   it('three annotators, k = 2: disagreements first, each page says why, every answer labelled by exactly two', async () => {
@@ -113,7 +131,8 @@ describe.skipIf(!HAVE_CHROMIUM)('a campaign through the pages in chromium (1280 
           continue;
         }
         served.push({ who, ...n });
-        await label(page, who === 1 && n.id === idOf.get('farmyard-describe') ? 'f' : 'p');
+        const fails = who === 1 && n.id === idOf.get('farmyard-describe');
+        await label(page, fails ? 'f' : 'p', fails ? 1 : 3 - (served.length % 2));
       }
     }
     expect(finished.size).toBe(3);
@@ -143,14 +162,17 @@ describe.skipIf(!HAVE_CHROMIUM)('a campaign through the pages in chromium (1280 
   }, 240_000);
 
   it('the disagreement reaches the admin side by side; the final label from the form counts in the adjudicated calibration report', async () => {
-    const units = async (page: Page) => {
-      await page.goto(`${f.server.url}/calibration?scale=binary&humans=adjudicated`);
-      const m = /(\d+) labelled units over (\d+) answers; humans: adjudicated;/.exec(await page.locator('main .lede').first().innerText());
-      return m ? [Number(m[1]), Number(m[2])] : null;
-    };
+    const units = (page: Page) => calibrationLede(page, 'scale=binary&humans=adjudicated');
     const { page, errors } = await loggedIn(f.keys.admin, '/');
+    // The workspace's pass/fail and ratings reach the reports that read them: every annotator on the
+    // binary and numeric calibration, and the three campaign descriptions whose run has an assembly
+    // of the puzzle (a-low, dts-run, xss-run; the farmyard-describe run has none) in describe-then-solve.
+    const humans = 'annotator-a, annotator-b, annotator-c';
+    expect(await calibrationLede(page, 'scale=binary')).toEqual([4, 4, humans]);
+    expect(await calibrationLede(page, 'scale=numeric')).toEqual([4, 4, humans]);
+    expect((await pairedByLabel()) - pairedBefore).toBe(3);
     // The tie (pass against fail) has no human reference until it is settled: 3 of the 4 answers count.
-    expect(await units(page)).toEqual([3, 3]);
+    expect(await units(page)).toEqual([3, 3, 'adjudicated']);
     await page.goto(`${f.server.url}/`);
     await Promise.all([page.waitForURL(/\/campaigns$/), page.locator('nav a[href="/campaigns"]').click()]);
     await Promise.all([page.waitForURL(new RegExp(`/campaigns/${CAMPAIGN}$`)), page.getByRole('link', { name: CAMPAIGN }).click()]);
@@ -167,7 +189,7 @@ describe.skipIf(!HAVE_CHROMIUM)('a campaign through the pages in chromium (1280 
     const stored = await f.database.execute(`select label, adjudicator, note from adjudications where answer_id = $1 and item_key = 'answer:binary'`, [idOf.get('farmyard-describe')]);
     expect(stored.rows).toEqual([{ label: 'false', adjudicator: 'web admin', note: 'the fence is missing' }]);
     // The settled unit joins the report: 4 units over 4 answers, the final label its reference.
-    expect(await units(page)).toEqual([4, 4]);
+    expect(await units(page)).toEqual([4, 4, 'adjudicated']);
     expect(errors).toEqual([]);
     await page.close();
   }, 120_000);

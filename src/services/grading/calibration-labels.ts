@@ -35,7 +35,7 @@ export interface CalibrationLabelQuery {
    * item verdicts and the reference-match label both.
    */
   scale?: LabelScale;
-  /** Only grades of answers some human labelled (a report's units: a grade no human saw compares to nothing). */
+  /** Only grades of answers some human labelled — on `scale` when one is given (a report's units: a grade no human saw compares to nothing). */
   humanLabelledOnly?: boolean;
   /** The human side: each annotator (default), their majority, or adjudicated final labels (services/campaigns/humans.ts). */
   humans?: HumansMode;
@@ -91,7 +91,11 @@ export async function calibrationLabels(database: Database, q: CalibrationLabelQ
         and (not $4::boolean or exists (select 1 from labels l where l.answer_id = g.answer_id and l.kind = 'human'))`,
     [...params, q.judges ? [...q.judges] : q.judge !== undefined ? [q.judge] : null, q.humanLabelledOnly === true],
   );
+  // On a scale, "answers some human labelled" means labelled on that scale: a judge's F1 beside an
+  // answer people gave only item verdicts is a unit of the numeric report that compares to nothing.
+  const onScale = q.scale && q.humanLabelledOnly ? new Set(rowsOnScale(rows.filter((r) => r.kind === 'human'), q.scale).kept.map((r) => r.answer)) : null;
   for (const [answer, items, label, f1, judge, model] of grades) {
+    if (onScale && !onScale.has(answer)) continue;
     for (const l of judgeLabels(q.scale, { items, label, f1 })) rows.push({ answer, model, rater: judge, kind: 'judge', ...l });
   }
   // An anchored judge's own example answers are not calibration units for it (example-exclusion.ts).

@@ -21,8 +21,13 @@ describeDb('calibration labels', (ctx) => {
     expect(byExternal.some((r) => r.item?.startsWith('claim:'))).toBe(false);
     expect(await loadCalibrationLabels(ctx.database, { run: 'cal-run', judge: 'lexical' })).toEqual(byExternal);
 
-    // On the numeric scale a grade is its f1; only answers a human labelled, when asked.
-    const numeric = await calibrationLabels(ctx.database, { key: 'answerId', scale: 'numeric', humanLabelledOnly: true, run: 'cal-run' });
+    // On the numeric scale a grade is its f1; only answers a human labelled on that scale, when asked
+    // (the item verdict alone leaves the judge's F1 nothing to compare to).
+    const numericOf = () => calibrationLabels(ctx.database, { key: 'answerId', scale: 'numeric', humanLabelledOnly: true, run: 'cal-run' });
+    expect((await numericOf()).filter((r) => r.kind === 'judge')).toEqual([]);
+    await ctx.database.db.insert(labels).values({ answerId: g.answerId, itemKey: 'answer:numeric', annotator: 'ann', kind: 'human' as const, label: '4' });
+    const numeric = await numericOf();
+    expect(numeric.filter((r) => r.kind === 'human' && r.item === undefined)).toEqual([{ answer: String(g.answerId), model: 'unknown', rater: 'ann', kind: 'human', label: 4 }]);
     expect(numeric.filter((r) => r.kind === 'judge')).toEqual([{ answer: String(g.answerId), model: 'unknown', rater: 'lexical', kind: 'judge', label: g.f1 }]);
     await expect(loadCalibrationLabels(ctx.database, { run: 'cal-run', judge: 'nobody' })).rejects.toThrow("judge 'nobody' has graded nothing");
   });
