@@ -84,7 +84,7 @@ export function registerCampaigns(api: Api): void {
 
   defineRoute(api, {
     scope: 'admin',
-    route: createRoute({ method: 'get', path: '/api/campaigns', operationId: 'listCampaigns', tags: ['campaigns'], summary: 'List annotation campaigns with their progress', responses: { 200: json('Campaigns', z.object({ campaigns: z.array(Summary) })), ...errorResponses } }),
+    route: createRoute({ method: 'get', path: '/api/campaigns', operationId: 'listCampaigns', tags: ['campaigns'], summary: 'List annotation campaigns with their progress', responses: { 200: json('Campaigns', z.object({ campaigns: z.array(Summary) }).openapi('CampaignList')), ...errorResponses } }),
     handler: async (c) => c.json({ campaigns: (await listCampaigns(database)).map(iso) }, 200),
   });
 
@@ -120,7 +120,7 @@ export function registerCampaigns(api: Api): void {
       tags: ['campaigns'],
       summary: 'Units (rubric items, the binary label) the annotators disagree on, with any final label',
       request: { params: Ref, query: z.object({ waiting: z.enum(['true', 'false']).optional().openapi({ description: 'true: only those without a final label' }) }) },
-      responses: { 200: json('Disagreements', z.object({ disagreements: z.array(Disagreement) })), ...errorResponses, ...notFoundResponse },
+      responses: { 200: json('Disagreements', z.object({ disagreements: z.array(Disagreement) }).openapi('DisagreementList')), ...errorResponses, ...notFoundResponse },
     }),
     handler: async (c) => {
       const waiting = c.req.valid('query').waiting === 'true';
@@ -169,7 +169,7 @@ export function registerCampaigns(api: Api): void {
       tags: ['campaigns'],
       summary: "Save the key's labels of one campaign answer (any of the campaign's scales); all or nothing",
       request: { params: Ref, body: { required: true, content: { 'application/json': { schema: LabelsBody } } } },
-      responses: { 200: json('{created, updated, done}', z.object({ created: z.number().int(), updated: z.number().int(), done: z.boolean() })), ...errorResponses, ...notFoundResponse, ...conflict, ...bodyResponses },
+      responses: { 200: json('{created, updated, done}', z.object({ created: z.number().int(), updated: z.number().int(), done: z.boolean() }).openapi('CampaignLabelsSaved')), ...errorResponses, ...notFoundResponse, ...conflict, ...bodyResponses },
     }),
     handler: async (c) => {
       const b = c.req.valid('json');
@@ -186,7 +186,7 @@ export function registerCampaigns(api: Api): void {
       tags: ['campaigns'],
       summary: "Record the final label of a disagreement (the key must be one of the campaign's adjudicators)",
       request: { params: Ref, body: { required: true, content: { 'application/json': { schema: AdjudicationBody } } } },
-      responses: { 200: json('The final label', Final.extend({ replaced: z.boolean() })), ...errorResponses, ...notFoundResponse, ...bodyResponses },
+      responses: { 200: json('The final label', Final.extend({ replaced: z.boolean() }).openapi('Adjudication')), ...errorResponses, ...notFoundResponse, ...bodyResponses },
     }),
     handler: async (c) => {
       const b = c.req.valid('json');

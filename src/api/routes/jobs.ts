@@ -100,7 +100,7 @@ export function registerJobs(api: Api): void {
                 jobs: z.number().int(),
                 resumed: z.number().int(),
                 retried: z.number().int(),
-              }),
+              }).openapi('GradingEnqueued'),
             },
           },
         },
@@ -146,7 +146,7 @@ export function registerJobs(api: Api): void {
       summary: 'Grading jobs: counts by state and the jobs (failed ones with their last error)',
       request: { query: z.object({ state: z.enum(JOB_STATES).optional(), run: Fields.run.optional(), limit: z.coerce.number().int().min(1).max(1000).default(100) }) },
       responses: {
-        200: { description: 'Jobs', content: { 'application/json': { schema: z.object({ counts: z.record(z.string(), z.number().int()), jobs: z.array(Job), workers: z.array(Worker), unsettledCalls: z.number().int().openapi({ description: 'Pending ledger rows whose worker is dead: calls sent, likely billed, never settled' }) }) } } },
+        200: { description: 'Jobs', content: { 'application/json': { schema: z.object({ counts: z.record(z.string(), z.number().int()), jobs: z.array(Job), workers: z.array(Worker), unsettledCalls: z.number().int().openapi({ description: 'Pending ledger rows whose worker is dead: calls sent, likely billed, never settled' }) }).openapi('GradingJobs') } } },
         ...errorResponses,
       },
     }),
@@ -166,7 +166,7 @@ export function registerJobs(api: Api): void {
       summary: 'Re-run failed (dead-lettered) grading jobs, by id or all of a run',
       request: { body: { required: true, content: { 'application/json': { schema: z.object({ ids: z.array(z.uuid()).max(10_000).optional(), run: Fields.run.optional() }).strict() } } } },
       responses: {
-        200: { description: 'Retried', content: { 'application/json': { schema: z.object({ retried: z.number().int() }) } } },
+        200: { description: 'Retried', content: { 'application/json': { schema: z.object({ retried: z.number().int() }).openapi('JobsRetried') } } },
         ...errorResponses,
         404: { description: 'No such run, or an id that is no grading job; nothing retried', content: { 'application/json': { schema: ErrorSchema } } },
         409: { description: 'A named job is not failed (the message gives its state); nothing retried', content: { 'application/json': { schema: ErrorSchema } } },
@@ -189,7 +189,7 @@ export function registerJobs(api: Api): void {
       tags: ['jobs'],
       summary: "Cancel the run's waiting grading jobs (in-flight ones finish); enqueueing again resumes",
       request: { params: RunParam, body: { required: false, content: { 'application/json': { schema: z.object({ judge: Id.optional() }).strict() } } } },
-      responses: { 200: { description: 'Cancelled', content: { 'application/json': { schema: z.object({ cancelled: z.number().int() }) } } }, ...errorResponses, ...notFoundResponse, ...bodyResponses },
+      responses: { 200: { description: 'Cancelled', content: { 'application/json': { schema: z.object({ cancelled: z.number().int() }).openapi('GradingCancelled') } } }, ...errorResponses, ...notFoundResponse, ...bodyResponses },
     }),
     handler: async (c) => {
       const { id } = c.req.valid('param');

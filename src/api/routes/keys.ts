@@ -51,7 +51,7 @@ export function registerKeys(api: Api): void {
       summary: 'Create an API key; the response is the only time the key is shown',
       request: { body: { required: true, content: { 'application/json': { schema: CreateKeyBody } } } },
       responses: {
-        201: { description: 'Created', content: { 'application/json': { schema: KeyInfoSchema.extend({ key: z.string() }) } } },
+        201: { description: 'Created', content: { 'application/json': { schema: KeyInfoSchema.extend({ key: z.string().openapi({ description: 'The key itself: shown only in this response' }) }).openapi('CreatedApiKey') } } },
         ...errorResponses,
         ...bodyResponses,
       },
