@@ -4,7 +4,9 @@ import { isAssayError } from '../domain/errors.ts';
 import type { ItemInstability } from '../scoring/panel/index.ts';
 import { runInThread, taskModule } from '../threads/pool.ts';
 import { loadRunCalibration } from './grading/calibration-labels.ts';
+import { loadOrderSensitivity } from './grading/calibration-order.ts';
 import { loadReliability } from './grading/calibration-reliability.ts';
+import type { OrderSensitivity } from '../analysis/calibration/order-sensitivity.ts';
 import { cachedReport, reportKey } from './report-cache.ts';
 import { LEXICAL_BASELINE_NOTE } from './report-data.ts';
 import { rowsOfScale } from './web-calibration.ts';
@@ -55,6 +57,8 @@ export interface PanelCalibration extends PanelCalibrationChoice {
   /** The reliability diagram over the run (confidence bins against agreement with the human majority); null with a reason when there is none. */
   reliability: ReliabilityFigures | null;
   reliabilityReason?: string;
+  /** A shuffled panel's order sensitivity over the run (what `assay calibrate` reports); null unless the panel shuffles and recorded item orders. */
+  orderSensitivity: OrderSensitivity | null;
 }
 
 /** Why the run's voted items are not points of the diagram, by reason (loadReliability's leftOut). */
@@ -131,7 +135,7 @@ export function leftOutText(l: ReliabilityLeftOut): string {
   return said.length ? `left out: ${said.join(', ')}` : 'no voted item';
 }
 
-const EMPTY = { members: [], note: null, units: 0, answers: 0, humans: [], vsHumans: [], vsVote: [], instability: [], reliability: null };
+const EMPTY = { members: [], note: null, units: 0, answers: 0, humans: [], vsHumans: [], vsVote: [], instability: [], reliability: null, orderSensitivity: null };
 
 /** The section's figures; cached per data version and request (the calibration's bootstraps run on the report thread). */
 export async function pagePanelCalibration(database: Database, ask: { panel?: string; judge?: string; run?: string; seed?: number }): Promise<PanelCalibration> {
@@ -163,6 +167,8 @@ export async function pagePanelCalibration(database: Database, ask: { panel?: st
     const byRater = new Map(report.judgeReports.map((j) => [j.rater, j]));
     const rel = await loadReliability(database, { run: chosen.run, judge: panel });
     const reliability = rel.diagram.n > 0 ? { ...rel.diagram, leftOut: rel.leftOut } : null;
+    // Seeded like the section's kappas, so the page and `assay calibrate --seed S` print the same interval.
+    const orderSensitivity = await loadOrderSensitivity(database, { run: chosen.run, judge: panel, seed });
     const pairs = report.judgeJudge?.pairs ?? {};
     return {
       ...empty,
@@ -172,6 +178,7 @@ export async function pagePanelCalibration(database: Database, ask: { panel?: st
       vsHumans: [panel, ...members].map((judge) => ({ judge, role: judge === panel ? ('panel' as const) : ('member' as const), ...figures(byRater.get(judge)?.vsMajority) })),
       vsVote: members.map((member) => ({ member, ...figures(pairOf(pairs, panel, member)) })),
       reliability,
+      orderSensitivity: orderSensitivity && orderSensitivity.grades > 0 ? orderSensitivity : null,
       ...(reliability ? {} : { reliabilityReason: `No voted item of the run has both a confidence and a human majority (${leftOutText(rel.leftOut)})` }),
     };
   });

@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { orderSensitivity, type ShuffledGrade } from '../../src/analysis/calibration/order-sensitivity.ts';
+import { createApp } from '../../src/app.ts';
 import { migrate, openDatabase } from '../../src/db/client.ts';
+import { pagePanelCalibration } from '../../src/services/web-calibration-panel.ts';
 import { sampleItemOrder } from '../../src/scoring/panel/index.ts';
 import { type FakeProvider, type RecordedCall, startFakeProvider } from '../fake-provider/server.ts';
 import { runCliAsync } from '../helpers/cli.ts';
@@ -111,6 +113,19 @@ describe('assay calibrate --run R --judge PANEL: order sensitivity of a shuffled
     );
     const gpt = o.members.find((m: { judge: string }) => m.judge === 'o-gpt');
     expect(text.stdout).toMatch(new RegExp(`\\no-gpt\\s+4\\s+4\\s+${gpt.meanAbsDifference.toFixed(3)}\\s+\\[${gpt.ci[0].toFixed(3)}, ${gpt.ci[1].toFixed(3)}\\]\\n`));
+
+    // The calibration page's panel section shows the same figures (same service, same seed).
+    const database = await openDatabase({ dataDir: env.ASSAY_DATA_DIR! });
+    try {
+      const section = await pagePanelCalibration(database, { panel: 'o-shuffled', run: 'order-run', seed: 7 });
+      expect(section.orderSensitivity).toEqual(o);
+      const app = createApp({ database, config: { bodyLimitBytes: 1 << 20, rateLimitPerMinute: 1000 }, log: () => {} });
+      const html = await (await app.request('http://127.0.0.1/calibration?panel=o-shuffled&run=order-run')).text();
+      const table = /<table id="panel-order-sensitivity">([\s\S]*?)<\/table>/.exec(html)?.[1] ?? '';
+      expect(table).toContain(`<td>o-gpt</td><td class="n">${gpt.meanAbsDifference.toFixed(3)} [`);
+    } finally {
+      await database.close();
+    }
   }, 300_000);
 
   it('a changed panel configuration adds grades; the figure reads the newest grade of each answer', async () => {

@@ -11,8 +11,8 @@ import { cachedPage, param } from './report-page.ts';
 
 /**
  * The calibration page's section for a panel judge, per run (docs/web-pages.md#a-panel-judge): the panel
- * against the human majority beside each member, each member against the vote, per-item instability, and
- * the reliability diagram. Its own file and its own cached body, added below the page's report by
+ * against the human majority beside each member, each member against the vote, per-item instability, the
+ * reliability diagram and, for a shuffled panel, its order sensitivity. Its own file and its own cached body, added below the page's report by
  * `withPanelSection`, so the page and the section change independently.
  */
 
@@ -72,6 +72,21 @@ function tables(p: PanelCalibration): Table[] {
       rows: (p.reliability?.bins ?? []).map((b, i, all) => ({ bin: `${num(b.lo, 1)}–${num(b.hi, 1)}${i === all.length - 1 ? ' (1 included)' : ''}`, lo: b.lo, hi: b.hi, n: b.n, meanConfidence: b.meanConfidence, agreement: b.agreement })),
       empty: p.reliabilityReason ?? 'No item has both a panel confidence and a human majority.',
     },
+    {
+      id: 'panel-order-sensitivity',
+      caption: `Order sensitivity: how far a member's completeness moves when only the item order moves${where}${
+        p.orderSensitivity ? ` — ${p.orderSensitivity.grades} shuffled panel grades, ${Math.round(p.orderSensitivity.confidence * 100)}% bootstrap interval over answers (${p.orderSensitivity.resamples} resamples, seed ${p.orderSensitivity.seed})` : ''
+      }`,
+      columns: [
+        { key: 'member', label: 'Member' },
+        { key: 'meanAbsDifference', label: 'Mean |Δ completeness|', kind: 'ci', help: "mean over answers of the mean absolute completeness difference between the member's ok samples (each saw its own seeded item order)" },
+        { key: 'answers', label: 'Answers', kind: 'int', help: 'answers with at least two ok samples of the member (the bootstrap units)' },
+        { key: 'pairs', label: 'Sample pairs', kind: 'int' },
+        { key: 'reason', label: 'Note' },
+      ],
+      rows: (p.orderSensitivity?.members ?? []).map((m) => ({ member: m.judge, meanAbsDifference: m.meanAbsDifference, meanAbsDifferenceLow: m.ci?.[0] ?? null, meanAbsDifferenceHigh: m.ci?.[1] ?? null, answers: m.answers, pairs: m.pairs, reason: m.reason ?? null })),
+      empty: 'The panel does not shuffle (shuffle: true gives each sample its own seeded item order), so there is no order sensitivity to show.',
+    },
   ];
 }
 
@@ -123,6 +138,7 @@ function view(q: URLSearchParams, p: PanelCalibration): PageSpec {
                 />
               ) : null}
               <DataTable table={ts[3]!} search={q} />
+              <DataTable table={ts[4]!} search={q} />
             </>
           )}
         </section>
