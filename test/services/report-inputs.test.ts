@@ -1,3 +1,4 @@
+import type { Context } from 'hono';
 import { afterAll, expect, it } from 'vitest';
 import { fillReportDatabase } from '../../bench/lib/report-db.ts';
 import { openDatabase, type Database } from '../../src/db/client.ts';
@@ -7,6 +8,7 @@ import { reportModels } from '../../src/services/report-models.ts';
 import { buildLeaderboard, calibrationReport, describeThenSolveReport, leaderboard, orientationTable } from '../../src/services/reports.ts';
 import { pageCalibration } from '../../src/services/web-calibration.ts';
 import { stopThreads } from '../../src/threads/pool.ts';
+import { leaderboardPage } from '../../src/web/pages/leaderboard.tsx';
 import { describeDb } from '../helpers/db.ts';
 
 /**
@@ -25,6 +27,8 @@ const REPORTS = {
   calibration: (d: Database) => calibrationReport(d, { scale: 'verdict' }),
   pageCalibration: (d: Database) => pageCalibration(d, { scale: 'verdict' }),
   models: (d: Database) => reportModels(d),
+  // A page's kept data and body (web/pages/report-page.ts PAGE_INPUTS): the leaderboard page reads no labels.
+  leaderboardPage: async (d: Database) => String(await (await leaderboardPage({} as Context, new URLSearchParams(), d)).body()),
 } as const;
 type Name = keyof typeof REPORTS;
 

@@ -3,7 +3,7 @@ import { Fragment, jsx } from 'hono/jsx';
 import { raw } from 'hono/html';
 import type { Database } from '../../db/client.ts';
 import { badInput } from '../../domain/errors.ts';
-import { cachedReport, cachedResponse, reportKey } from '../../services/report-cache.ts';
+import { cachedReport, cachedResponse, GRADED_TABLES, REPORT_TABLES, reportKey, type ReportTable } from '../../services/report-cache.ts';
 import type { Web } from '../index.tsx';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { respondPage, SECURITY_HEADERS, type PageSpec } from '../respond.tsx';
@@ -11,9 +11,23 @@ import { respondPage, SECURITY_HEADERS, type PageSpec } from '../respond.tsx';
 /**
  * A GET page over stored data: readable without a key on loopback, with a read key otherwise. Without a
  * login session every visitor sees the same frame, so the whole response (page, or a table download) is
- * kept per data version, path and query: a warm request then costs a version check and a write, and a
+ * kept per version of the tables it reads (PAGE_INPUTS), path and query: a warm request then costs a version check and a write, and a
  * crowd of readers cannot queue the event loop up behind page renders (issue 11, finding 10).
  */
+/**
+ * The tables a page reads, by path and by cachedPage name (services/report-cache.ts): a write to any other
+ * table leaves the kept page standing. The leaderboard and benchmarks pages read graded answers, runs and
+ * scores but no labels, so an annotator's label does not re-render them; a page not named here is kept
+ * against every report table.
+ */
+const PAGE_INPUTS: Record<string, readonly ReportTable[]> = {
+  '/': GRADED_TABLES,
+  leaderboard: GRADED_TABLES,
+  '/benchmarks': GRADED_TABLES,
+  benchmarks: GRADED_TABLES,
+};
+const inputsOf = (name: string) => PAGE_INPUTS[name] ?? REPORT_TABLES;
+
 export function reportPage(web: Web, path: string, build: (c: Context, q: URLSearchParams) => Promise<PageSpec>): void {
   web.page('GET', path, web.readScope, async (c) => {
     const q = new URL(c.req.url).searchParams;
@@ -22,7 +36,7 @@ export function reportPage(web: Web, path: string, build: (c: Context, q: URLSea
     const kept = await cachedResponse(web.api.deps.database, reportKey(`response:${c.req.path}`, q.toString()), async () => {
       const res = await respondPage(c, frame, await build(c, q));
       return { status: res.status, type: res.headers.get('Content-Type'), disposition: res.headers.get('Content-Disposition'), body: await res.text() };
-    });
+    }, inputsOf(path));
     const headers: Record<string, string> = { ...SECURITY_HEADERS };
     if (kept.type) headers['Content-Type'] = kept.type;
     if (kept.disposition) headers['Content-Disposition'] = kept.disposition;
@@ -31,7 +45,7 @@ export function reportPage(web: Web, path: string, build: (c: Context, q: URLSea
 }
 
 /**
- * A report page cached per data version and query string (services/report-cache.ts): `load` reads
+ * A report page cached per version of the tables it reads (PAGE_INPUTS) and query string (services/report-cache.ts): `load` reads
  * the page's data, `view` turns it into tables and a body. The data and the body's HTML are kept, so a
  * request over unchanged data renders nothing but the frame; `view` runs again on the cached data for
  * the tables (cheap, and their render functions cannot be cached as data). The body depends on the
@@ -42,7 +56,7 @@ export async function cachedPage<D>(database: Database, name: string, q: URLSear
     const data = await load();
     const body = await view(data).body();
     return { data, html: String(await jsx(Fragment, {}, body).toString()) };
-  });
+  }, inputsOf(name));
   return { ...view(cached.data), body: () => raw(cached.html) };
 }
 
