@@ -979,6 +979,10 @@ export interface components {
                 message: string;
             };
         };
+        CreatedApiKey: components["schemas"]["ApiKey"] & {
+            /** @description The key itself: shown only in this response */
+            key: string;
+        };
         CreateKey: {
             scopes: ("read" | "write" | "admin" | "annotate")[];
             name?: string;
@@ -1939,6 +1943,15 @@ export interface components {
             /** @description Pass as cursor for the next page; null on the last page */
             nextCursor: string | null;
         };
+        GradingEnqueued: {
+            gradingRunId: number;
+            total: number;
+            skipped: components["schemas"]["GradingSkipped"];
+            alreadyGraded: number;
+            jobs: number;
+            resumed: number;
+            retried: number;
+        };
         /** @description Answers of the run no judge grades, by reason (each counted once, in this order): task — a task graded without a judge (assemble, choice); noText — no or blank text; noRubric — a describe answer that names no rubric */
         GradingSkipped: {
             task: number;
@@ -1987,6 +2000,15 @@ export interface components {
             };
             costUsd: number;
         };
+        GradingJobs: {
+            counts: {
+                [key: string]: number;
+            };
+            jobs: components["schemas"]["GradingJob"][];
+            workers: components["schemas"]["GradingWorker"][];
+            /** @description Pending ledger rows whose worker is dead: calls sent, likely billed, never settled */
+            unsettledCalls: number;
+        };
         GradingJob: {
             id: string;
             /** @enum {string} */
@@ -2007,6 +2029,12 @@ export interface components {
             lastSeenSeconds: number;
             alive: boolean;
             jobs: number;
+        };
+        JobsRetried: {
+            retried: number;
+        };
+        GradingCancelled: {
+            cancelled: number;
         };
         StatsKappa: {
             kappa: number | null;
@@ -2238,6 +2266,9 @@ export interface components {
                 [key: string]: number;
             };
         };
+        CampaignList: {
+            campaigns: components["schemas"]["CampaignSummary"][];
+        };
         CampaignSummary: {
             id: number;
             name: string;
@@ -2287,6 +2318,9 @@ export interface components {
                 done: number;
                 complete: boolean;
             }[];
+        };
+        DisagreementList: {
+            disagreements: components["schemas"]["Disagreement"][];
         };
         Disagreement: {
             answerId: number;
@@ -2349,6 +2383,11 @@ export interface components {
                 };
             } | null;
         };
+        CampaignLabelsSaved: {
+            created: number;
+            updated: number;
+            done: boolean;
+        };
         CampaignLabels: {
             answerId: number;
             marks: ({
@@ -2372,6 +2411,15 @@ export interface components {
                 scale: "numeric";
                 label: number;
             })[];
+        };
+        Adjudication: {
+            answerId: number;
+            unit: string;
+            label: string;
+            adjudicator: string;
+            note: string | null;
+            createdAt: string;
+            replaced: boolean;
         };
         AdjudicationBody: {
             answerId: number;
@@ -2493,9 +2541,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ApiKey"] & {
-                        key: string;
-                    };
+                    "application/json": components["schemas"]["CreatedApiKey"];
                 };
             };
             /** @description Bad input (the message names the field or line) */
@@ -5042,15 +5088,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        gradingRunId: number;
-                        total: number;
-                        skipped: components["schemas"]["GradingSkipped"];
-                        alreadyGraded: number;
-                        jobs: number;
-                        resumed: number;
-                        retried: number;
-                    };
+                    "application/json": components["schemas"]["GradingEnqueued"];
                 };
             };
             /** @description Bad input (the message names the field or line) */
@@ -5226,15 +5264,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        counts: {
-                            [key: string]: number;
-                        };
-                        jobs: components["schemas"]["GradingJob"][];
-                        workers: components["schemas"]["GradingWorker"][];
-                        /** @description Pending ledger rows whose worker is dead: calls sent, likely billed, never settled */
-                        unsettledCalls: number;
-                    };
+                    "application/json": components["schemas"]["GradingJobs"];
                 };
             };
             /** @description Bad input (the message names the field or line) */
@@ -5306,9 +5336,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        retried: number;
-                    };
+                    "application/json": components["schemas"]["JobsRetried"];
                 };
             };
             /** @description Bad input (the message names the field or line) */
@@ -5418,9 +5446,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        cancelled: number;
-                    };
+                    "application/json": components["schemas"]["GradingCancelled"];
                 };
             };
             /** @description Bad input (the message names the field or line) */
@@ -6208,9 +6234,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        campaigns: components["schemas"]["CampaignSummary"][];
-                    };
+                    "application/json": components["schemas"]["CampaignList"];
                 };
             };
             /** @description Bad input (the message names the field or line) */
@@ -6544,9 +6568,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        disagreements: components["schemas"]["Disagreement"][];
-                    };
+                    "application/json": components["schemas"]["DisagreementList"];
                 };
             };
             /** @description Bad input (the message names the field or line) */
@@ -6782,11 +6804,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        created: number;
-                        updated: number;
-                        done: boolean;
-                    };
+                    "application/json": components["schemas"]["CampaignLabelsSaved"];
                 };
             };
             /** @description Bad input (the message names the field or line) */
@@ -6894,15 +6912,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        answerId: number;
-                        unit: string;
-                        label: string;
-                        adjudicator: string;
-                        note: string | null;
-                        createdAt: string;
-                        replaced: boolean;
-                    };
+                    "application/json": components["schemas"]["Adjudication"];
                 };
             };
             /** @description Bad input (the message names the field or line) */
