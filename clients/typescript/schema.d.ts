@@ -1015,7 +1015,7 @@ export interface components {
             rubricVersionId: number;
             reference: string;
             image: string | null;
-            truth: components["schemas"]["RubricTruth"];
+            truth: components["schemas"]["RubricTruth"] | null;
             source: string | null;
             contentHash: string;
             /**
@@ -1039,7 +1039,7 @@ export interface components {
                 cols: number;
             };
             pieces?: number;
-        } | null;
+        };
         RubricImport: {
             created: number;
             versioned: number;
@@ -1583,7 +1583,7 @@ export interface components {
             /** @description Scored assemblies paired with a description of the same puzzle in their run */
             paired: number;
             unpaired: number;
-            report: components["schemas"]["DtsReport"];
+            report: components["schemas"]["DtsReport"] | null;
             /** @description Why report is null */
             reason?: string;
             rows: components["schemas"]["DtsRow"][];
@@ -1630,7 +1630,7 @@ export interface components {
             bySlice: {
                 [key: string]: components["schemas"]["DtsGroup"];
             };
-        } | null;
+        };
         DtsGroup: {
             n: number;
             perception: components["schemas"]["Proportion"];
@@ -1875,9 +1875,9 @@ export interface components {
              * @description When the grade was written (ISO 8601)
              */
             createdAt: string;
-            panel: components["schemas"]["PanelReport"];
+            /** @description A panel judge's report (docs/panels.md); null for a plain judge */
+            panel: components["schemas"]["PanelReport"] | null;
         };
-        /** @description A panel judge's report (docs/panels.md); null for a plain judge */
         PanelReport: {
             /** @enum {string} */
             vote: "majority" | "mean";
@@ -1917,7 +1917,7 @@ export interface components {
                 order: string[];
             }[] | null;
             retryable: boolean;
-        } | null;
+        };
         GradeRequest: {
             /** @description A stored answer */
             answerId?: number;

@@ -28,7 +28,7 @@ export const RubricVersionSchema = z
     rubricVersionId: z.number().int(),
     reference: z.string(),
     image: z.string().nullable(),
-    truth: RubricTruth.nullable(),
+    truth: z.union([RubricTruth, z.null()]),
     source: z.string().nullable(),
     contentHash: z.string(),
     createdAt: Timestamp,

@@ -63,7 +63,7 @@ export const DtsResultSchema = z
     metric: z.enum(DTS_METRICS),
     paired: z.number().int().openapi({ description: 'Scored assemblies paired with a description of the same puzzle in their run' }),
     unpaired: z.number().int(),
-    report: DtsReport.nullable(),
+    report: z.union([DtsReport, z.null()]),
     reason: z.string().optional().openapi({ description: 'Why report is null' }),
     rows: z.array(DtsRow),
   })

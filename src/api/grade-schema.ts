@@ -67,7 +67,8 @@ export const GradeSchema = z
     judge: z.object({ id: z.string(), provider: z.string(), model: z.string(), mode: z.string(), configHash: z.string(), baseline: z.boolean(), note: z.string().optional() }),
     rubric: z.object({ id: z.string(), version: z.number().int() }).nullable(),
     createdAt: Timestamp.openapi({ description: 'When the grade was written (ISO 8601)' }),
-    panel: PanelReport.nullable().openapi({ description: "A panel judge's report (docs/panels.md); null for a plain judge" }),
+    // A union, not .nullable(): on a named schema zod-openapi would emit the bare $ref and drop the null.
+    panel: z.union([PanelReport, z.null()]).openapi({ description: "A panel judge's report (docs/panels.md); null for a plain judge" }),
   })
   .openapi('Grade');
 

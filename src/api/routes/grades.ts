@@ -9,9 +9,10 @@ import { bodyResponses, errorResponses, jsonResponse, notFoundResponse } from '.
 import { registerGradeReads } from './grade-reads.ts';
 
 /**
- * POST /api/grades: grade one answer with one judge and store it (one grade per answer × judge; a
- * re-grade replaces it, and an unchanged one is served from the response cache at no cost). Judges are
- * named by id in judges/ only — never by a file path from a request.
+ * POST /api/grades: grade one answer with one judge and store it (one grade per answer × judge
+ * configuration × rubric version: a re-grade under the same ones replaces it, a changed judge or rubric
+ * adds a grade beside the earlier ones — docs/grades.md; an unchanged one is served from the response
+ * cache at no cost). Judges are named by id in judges/ only — never by a file path from a request.
  */
 
 
