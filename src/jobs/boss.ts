@@ -121,10 +121,15 @@ export async function startBoss(database: Database, o: BossOptions = {}): Promis
     retentionMinutes: 60 * 24 * 30,
     deadLetter: DEAD_QUEUE,
   } as PgBoss.Queue;
-  if (!names.has(GRADE_QUEUE)) await withRetry(() => boss.createQueue(GRADE_QUEUE, gradeQueue));
-  else await boss.updateQueue(GRADE_QUEUE, gradeQueue);
+  const current = queues.find((q) => q.name === GRADE_QUEUE) as Record<string, unknown> | undefined;
+  if (!current) await withRetry(() => boss.createQueue(GRADE_QUEUE, gradeQueue));
+  // Rewritten only when a setting changed: every `assay run` starts a queue, and a write costs more than the read.
+  else if (QUEUE_FIELDS.some((k) => current[k] !== (gradeQueue as unknown as Record<string, unknown>)[k])) await boss.updateQueue(GRADE_QUEUE, gradeQueue);
   return boss;
 }
+
+/** The grade queue's settings as getQueues() returns them (createdOn, updatedOn aside). */
+const QUEUE_FIELDS = ['policy', 'retryLimit', 'retryDelay', 'retryBackoff', 'expireInSeconds', 'retentionMinutes', 'deadLetter'] as const;
 
 /** Two workers starting at once race on schema creation; the loser finds it done on a second try. */
 async function withRetry<T>(f: () => Promise<T>): Promise<T> {

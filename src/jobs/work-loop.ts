@@ -107,12 +107,17 @@ export async function startWorkLoop(database: Database, o: WorkLoopOptions, hand
   };
   const inflight = new Set<Promise<void>>();
   let stopping = false;
-  let wake: (() => void) | null = null;
+  // A job that ends while the loop is fetching (not napping) leaves a wake-up for the next nap: without it
+  // the loop would sleep a whole pollMs after the last job of a run finished (the tail of `assay run`).
+  let woken = false;
+  let wake: () => void = () => void (woken = true);
   const nap = (ms: number) =>
     new Promise<void>((r) => {
-      const t = setTimeout(() => ((wake = null), r()), ms);
-      wake = () => (clearTimeout(t), (wake = null), r());
+      if (woken) return (woken = false), r();
+      const t = setTimeout(() => (reset(), r()), ms);
+      wake = () => (clearTimeout(t), reset(), r());
     });
+  const reset = () => void ((woken = false), (wake = () => void (woken = true)));
   // An abandoned worker is dead: a call not yet sent never is (and so has no pending ledger row).
   const alive: CallGate = (_req, send) => (abandoned ? new Promise(() => {}) : send());
 
@@ -183,7 +188,7 @@ export async function startWorkLoop(database: Database, o: WorkLoopOptions, hand
       .finally(() => {
         stats.inFlight--;
         inflight.delete(p);
-        wake?.();
+        wake();
       });
     inflight.add(p);
   }
@@ -234,7 +239,7 @@ export async function startWorkLoop(database: Database, o: WorkLoopOptions, hand
     async stop({ graceful = true } = {}) {
       stopping = true;
       if (!graceful) abandoned = true;
-      wake?.();
+      wake();
       await done;
     },
   };
