@@ -43,6 +43,9 @@ async function labelsFromRun(run: string, judge: string | undefined, seed: numbe
   return withDatabase(async (database) => {
     // The run's labels of this scale only: item verdicts, answer:binary or answer:numeric (calibration-labels.ts).
     const calibration = await loadRunCalibration(database, { run, judge, scale });
+    // Order sensitivity and reliability are figures of item verdicts: on the binary and numeric scales
+    // there are none to report (absent, as for a labels file), never the verdict figures under another scale.
+    if (scale !== 'verdict') return { ...calibration, name: `run ${run}` };
     // Seeded like the report's own intervals, so --seed S reproduces every figure.
     const orderSensitivity = await loadOrderSensitivity(database, { run, judge, ...(seed !== undefined ? { seed } : {}) });
     // The diagram's points (one per labelled item) stay out of the report: the bins are the figure.
