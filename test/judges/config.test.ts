@@ -5,6 +5,7 @@ import { parse as parseYaml } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { JUDGES_DIR, loadJudge, parseJudgeConfig } from '../../src/judges/config.ts';
 import { judgeFileJsonSchemaText } from '../../src/judges/judge-file-schema.ts';
+import { isLoadedPanel, loadJudgeOrPanel } from '../../src/judges/panel-config.ts';
 import { costUsd, loadPrices } from '../../src/judges/prices.ts';
 
 // prices.yaml and families.yaml are tables, not judges.
@@ -20,7 +21,8 @@ describe('judge configuration files', () => {
     const ajv = new (Ajv2020 as unknown as typeof Ajv2020.default)({ strict: false, validateFormats: false });
     const validate = ajv.compile(JSON.parse(readFileSync(join(JUDGES_DIR, 'schema.json'), 'utf8')));
     expect(validate(raw), JSON.stringify(validate.errors)).toBe(true);
-    const j = loadJudge(f.replace(/\.yaml$/, ''));
+    // A bundled panel (provider: panel) loads through the panel loader, its members with it.
+    const j = loadJudgeOrPanel(f.replace(/\.yaml$/, ''));
     expect(j.config.id).toBe(f.replace(/\.yaml$/, ''));
   });
 
@@ -52,7 +54,8 @@ describe('judge configuration files', () => {
 describe('price table', () => {
   const prices = loadPrices();
   it('prices every bundled LLM judge model', () => {
-    for (const f of judgeFiles) {
+    // A panel costs what its members cost: each member is a judge file of its own, priced here.
+    for (const f of judgeFiles.filter((x) => !isLoadedPanel(loadJudgeOrPanel(x.replace(/\.yaml$/, ''))))) {
       const { config } = loadJudge(f.replace(/\.yaml$/, ''));
       if (config.provider !== 'openai-compatible' && config.provider !== 'replay') expect(prices.models[config.model], config.model).toBeDefined();
     }
