@@ -93,11 +93,14 @@ export async function baselineNotes(database: Database, slugs: readonly string[]
 /**
  * The judge whose grades a report uses: the named one (its configuration with most answers graded ok) or
  * the busiest. Answers, not grade rows: grades are versioned, so one answer may have several (docs/grades.md).
+ * Imported scores (provider `imported`: another tool's scorer, completeness only) are never the default —
+ * a report of F1 over them would be all dashes; name one (`?judge=inspect:…`) to see it.
  */
 export async function chooseJudge(database: Database, slug?: string): Promise<JudgeRef | null> {
   const r = await database.execute(
     `select j.id, j.slug, j.provider, j.model, count(distinct g.answer_id)::int as n from judges j left join grades g on g.judge_id = j.id and g.status = 'ok'
-      where ($1::text is null or j.slug = $1) group by j.id, j.slug, j.provider, j.model order by n desc, j.id desc limit 1`,
+      where ($1::text is null or j.slug = $1) and ($1::text is not null or j.provider <> 'imported')
+      group by j.id, j.slug, j.provider, j.model order by n desc, j.id desc limit 1`,
     [slug ?? null],
   );
   const row = r.rows[0] as { id: number; slug: string; provider: string; model: string | null } | undefined;
