@@ -1,9 +1,11 @@
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Database } from '../db/client.ts';
 import { grades, judges } from '../db/schema.ts';
 import { badInput } from '../domain/errors.ts';
+import { parseCheckedJson } from '../domain/json-check.ts';
 import { RubricSchema } from '../domain/rubric.ts';
 import { parseAnswerRows, storeAnswers } from './import-answers.ts';
 import { parseLabelFile, storeLabelFile } from './import-labels.ts';
@@ -53,32 +55,39 @@ export interface RunExportImportResult {
   labels: { inserted: number; unchanged: number };
 }
 
-const optional = (dir: string, name: string): ImportFile | null => {
-  try {
-    return readImportFiles(join(dir, name), /./)[0]!;
-  } catch {
-    return null;
-  }
-};
+/**
+ * Every file `assay export` writes is read: a missing one is a partial export (or one written with
+ * --format parquet) and refused, never read as "no grades". A file of no rows is empty, which the import
+ * readers refuse, so it is taken here as no rows; any other read problem (size, UTF-8) is the reader's error.
+ */
+const EXPORT_FILES = ['answers.jsonl', 'grades.jsonl', 'labels.jsonl', 'judges.json', 'rubrics.jsonl', 'puzzles.jsonl'] as const;
+
+function exportFile(dir: string, name: (typeof EXPORT_FILES)[number]): ImportFile | null {
+  const path = join(dir, name);
+  if (!existsSync(path)) throw badInput(`${dir}: no ${name} (an assay export writes ${EXPORT_FILES.join(', ')}; with --format parquet it writes no JSONL, which this import reads)`);
+  if (statSync(path).size === 0) return null;
+  return readImportFiles(path, /./)[0]!;
+}
 
 export async function importRunExport(database: Database, dir: string): Promise<RunExportImportResult> {
-  const answersFile = optional(dir, 'answers.jsonl');
-  if (!answersFile) throw badInput(`${dir}: no answers.jsonl (is this a directory written by assay export?)`);
-  const rubricLines = (optional(dir, 'rubrics.jsonl')?.content.trim() ? parseJsonl(optional(dir, 'rubrics.jsonl')!) : []).map((loc) => ({ loc, line: parseLocated(RubricLine, loc) }));
-  const puzzleFile = optional(dir, 'puzzles.jsonl');
-  const puzzleList = puzzleFile && puzzleFile.content.trim() ? parsePuzzleFiles([puzzleFile]) : [];
+  const answersFile = exportFile(dir, 'answers.jsonl');
+  if (!answersFile) throw badInput(`${dir}: answers.jsonl is empty (an export holds its run's answers)`);
+  const rubricsFile = exportFile(dir, 'rubrics.jsonl');
+  const rubricLines = (rubricsFile ? parseJsonl(rubricsFile) : []).map((loc) => ({ loc, line: parseLocated(RubricLine, loc) }));
+  const puzzleFile = exportFile(dir, 'puzzles.jsonl');
+  const puzzleList = puzzleFile ? parsePuzzleFiles([puzzleFile]) : [];
   const prepared = parseAnswerRows(answersFile);
   const runs = [...new Set(prepared.map((p) => p.run))];
   if (runs.length !== 1) throw badInput(`${answersFile.path}: holds ${runs.length} runs (${runs.join(', ')}); an export is of one run`);
-  const judgesFile = optional(dir, 'judges.json');
-  const judgeRows = judgesFile ? z.array(JudgeRow).safeParse(JSON.parse(judgesFile.content)) : { success: true as const, data: [] };
+  const judgesFile = exportFile(dir, 'judges.json');
+  const judgeRows = judgesFile ? z.array(JudgeRow).safeParse(parseCheckedJson(judgesFile.content, judgesFile.path)) : { success: true as const, data: [] };
   if (!judgeRows.success) throw badInput(`${judgesFile!.path}: ${judgeRows.error.issues[0]!.path.join('.')}: ${judgeRows.error.issues[0]!.message}`);
-  const gradesFile = optional(dir, 'grades.jsonl');
-  const gradeLines = gradesFile && gradesFile.content.trim() ? parseJsonl(gradesFile).map((loc) => ({ loc, g: parseLocated(GradeLine, loc) })) : [];
+  const gradesFile = exportFile(dir, 'grades.jsonl');
+  const gradeLines = gradesFile ? parseJsonl(gradesFile).map((loc) => ({ loc, g: parseLocated(GradeLine, loc) })) : [];
   const byHash = new Map(judgeRows.data.map((j) => [j.configHash, j]));
   for (const { loc, g } of gradeLines) if (!byHash.has(g.judge_config_hash)) throw locatedError(loc, ['judge_config_hash'], `no judge with this hash in judges.json`);
-  const labelsFile = optional(dir, 'labels.jsonl');
-  const labelRows = labelsFile && labelsFile.content.trim() ? parseLabelFile(labelsFile) : [];
+  const labelsFile = exportFile(dir, 'labels.jsonl');
+  const labelRows = labelsFile ? parseLabelFile(labelsFile) : [];
 
   return database.db.transaction(async (tx) => {
     const versionIds = new Map<string, number>();

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parquetReadObjects } from 'hyparquet';
@@ -78,6 +78,20 @@ describeDb('run export', (ctx) => {
       await fresh.drop();
       db = undefined;
     }
+  }, 120_000);
+
+  it('import refuses a partial export (a file missing) and writes nothing; export leaves no temporary directory', async () => {
+    const partial = `${out}-partial`;
+    cpSync(out, partial, { recursive: true });
+    rmSync(join(partial, 'grades.jsonl'));
+    const fresh = await openTestDatabase(ENGINES[0]!);
+    try {
+      await expect(importRunExport(fresh.database, partial)).rejects.toThrow(/no grades\.jsonl \(an assay export writes answers\.jsonl, grades\.jsonl/);
+      expect((await fresh.database.execute('select count(*)::int as n from answers')).rows[0]!.n).toBe(0);
+    } finally {
+      await fresh.drop();
+    }
+    expect(readdirSync(dir).filter((f) => f.includes('.partial-'))).toEqual([]);
   }, 120_000);
 
   it('refuses a directory that is not empty, and an unknown run, writing nothing', async () => {

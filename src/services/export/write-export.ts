@@ -1,5 +1,5 @@
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { Database } from '../../db/client.ts';
 import { badInput } from '../../domain/errors.ts';
 import { datasetCard } from './card.ts';
@@ -47,7 +47,18 @@ export async function exportRun(database: Database, q: { run: string; out: strin
   files['rubrics.jsonl'] = x.rubrics.map((r) => `${JSON.stringify({ version: r.version, contentHash: r.contentHash, rubric: r.rubric })}\n`).join('');
   files['puzzles.jsonl'] = x.puzzles.map((p) => `${JSON.stringify(p)}\n`).join('');
   files['README.md'] = datasetCard(x, new Map(Object.entries(rows)), TABLES, { license: q.license ?? 'other', exportedAt: (q.now ?? new Date()).toISOString() });
-  mkdirSync(q.out, { recursive: true });
-  for (const [name, content] of Object.entries(files)) writeFileSync(join(q.out, name), content);
+  // Written beside DIR and moved into place in one rename: a failure part way leaves no half export
+  // (which a later import would read as a run with some of its grades).
+  const parent = dirname(resolve(q.out));
+  mkdirSync(parent, { recursive: true });
+  const tmp = mkdtempSync(join(parent, `.${basename(q.out)}.partial-`));
+  try {
+    for (const [name, content] of Object.entries(files)) writeFileSync(join(tmp, name), content);
+    if (existsSync(q.out)) rmdirSync(q.out); // empty: checked above
+    renameSync(tmp, q.out);
+  } catch (e) {
+    rmSync(tmp, { recursive: true, force: true });
+    throw e;
+  }
   return { run: x.run.name, dir: q.out, files: Object.keys(files).sort(), rows };
 }
