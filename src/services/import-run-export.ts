@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { eq } from 'drizzle-orm';
+import { and, eq, isNull } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Database } from '../db/client.ts';
 import { grades, judges } from '../db/schema.ts';
@@ -122,6 +122,17 @@ export async function importRunExport(database: Database, dir: string): Promise<
         .onConflictDoNothing()
         .returning({ id: grades.id });
       gradesStored += written.length;
+      if (written.length === 0) {
+        // The database holds a grade under this key already: unchanged only if it is this grade.
+        const judgeId = judgeIds.get(g.judge_config_hash)!;
+        const [before] = await tx
+          .select({ status: grades.status, completeness: grades.completeness, correctness: grades.correctness, f1: grades.f1 })
+          .from(grades)
+          .where(and(eq(grades.answerId, answerId), eq(grades.judgeId, judgeId), rubricVersionId === null ? isNull(grades.rubricVersionId) : eq(grades.rubricVersionId, rubricVersionId)));
+        if (before && (before.status !== g.status || before.completeness !== g.completeness || before.correctness !== g.correctness || before.f1 !== g.f1)) {
+          throw locatedError(loc, [], `the database holds another grade of answer '${g.answer}' by ${g.judge} under this rubric version (status ${before.status}, f1 ${before.f1}); grades are not replaced by an import`);
+        }
+      }
     }
     const lab = labelRows.length ? await storeLabelFile(tx, labelsFile!, labelRows) : { inserted: 0, unchanged: 0 };
     return {

@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parquetReadObjects } from 'hyparquet';
@@ -92,6 +92,21 @@ describeDb('run export', (ctx) => {
       await fresh.drop();
     }
     expect(readdirSync(dir).filter((f) => f.includes('.partial-'))).toEqual([]);
+  }, 120_000);
+
+  it('into the database it came from: unchanged; a grade that differs from the stored one is refused, nothing written', async () => {
+    const same = await importRunExport(ctx.database, out);
+    expect(same).toMatchObject({ answers: { imported: 0 }, grades: { stored: 0 }, labels: { inserted: 0 } });
+    const edited = `${out}-edited`;
+    cpSync(out, edited, { recursive: true });
+    const grades = lines(edited, 'grades.jsonl');
+    const target = grades.findIndex((g) => typeof g.f1 === 'number');
+    grades[target] = { ...grades[target], f1: (grades[target]!.f1 as number) / 2 };
+    writeFileSync(join(edited, 'grades.jsonl'), grades.map((g) => `${JSON.stringify(g)}\n`).join(''));
+    const count = `select count(*)::int as n, sum(f1) as s from grades`;
+    const before = (await ctx.database.execute(count)).rows;
+    await expect(importRunExport(ctx.database, edited)).rejects.toThrow(new RegExp(`grades\\.jsonl:${target + 1}: the database holds another grade of answer`));
+    expect((await ctx.database.execute(count)).rows).toEqual(before);
   }, 120_000);
 
   it('refuses a directory that is not empty, and an unknown run, writing nothing', async () => {

@@ -22,4 +22,19 @@ describeDb('default report judge with imported scores', (ctx) => {
     await gradeAnswer(ctx.database, { judge: await openJudge(namedJudge('lexical', {}, { from: 'network' }), {}), keys: {}, answer: { id: answer } });
     expect(await chooseJudge(ctx.database)).toMatchObject({ slug: 'lexical' });
   }, 120_000);
+
+  it('a re-import with a changed score is refused and changes nothing (never "unchanged" over the old score)', async () => {
+    const file = 'test/fixtures/import-formats/inspect-log.json';
+    const changed = readFileSync(file, 'utf8').replace('"value": "C"', '"value": "I"');
+    expect(changed).not.toBe(readFileSync(file, 'utf8'));
+    const stored = `select g.completeness from grades g join judges j on j.id = g.judge_id join answers a on a.id = g.answer_id where j.slug = 'inspect:model_graded_qa' and a.external_id = 'farm-1'`;
+    expect((await ctx.database.execute(stored)).rows).toEqual([{ completeness: 1 }]);
+    await expect(importForeignAnswers(ctx.database, { path: file, content: changed }, 'inspect', { task: 'describe', rubric: 'farmyard-54', run: 'inspect-run' })).rejects.toThrow(
+      /the stored inspect:model_graded_qa score is 1, this file says 0; imported scores are not replaced/,
+    );
+    expect((await ctx.database.execute(stored)).rows).toEqual([{ completeness: 1 }]);
+    // The same file again is unchanged.
+    const again = await importForeignAnswers(ctx.database, { path: file, content: readFileSync(file, 'utf8') }, 'inspect', { task: 'describe', rubric: 'farmyard-54', run: 'inspect-run' });
+    expect(again.grades).toMatchObject({ stored: 0, unchanged: 4 });
+  }, 120_000);
 });

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { eq } from 'drizzle-orm';
+import { and, eq, inArray, isNull } from 'drizzle-orm';
+import { badInput } from '../../domain/errors.ts';
 import type { Queryable } from '../../db/client.ts';
 import { grades, judges } from '../../db/schema.ts';
 
@@ -57,8 +58,30 @@ export async function storeImportedGrades(tx: Queryable, scores: readonly Import
         })),
       )
       .onConflictDoNothing()
-      .returning({ id: grades.id });
+      .returning({ answerId: grades.answerId, judgeId: grades.judgeId });
     stored += written.length;
+    await refuseChanged(tx, chunk, judgeIds, new Set(written.map((w) => `${w.answerId}:${w.judgeId}`)));
   }
   return { judges: [...judgeIds.keys()], stored, unchanged: scores.length - stored };
+}
+
+/**
+ * A score already stored for the answer and scorer is unchanged only when it is the same value: a file
+ * that says otherwise (a corrected re-export) is refused, naming the first, rather than reported as
+ * "unchanged" while the old score stays (the caller's transaction then writes nothing).
+ */
+async function refuseChanged(tx: Queryable, chunk: readonly ImportedScore[], judgeIds: ReadonlyMap<string, number>, written: ReadonlySet<string>): Promise<void> {
+  const kept = chunk.filter((s) => !written.has(`${s.answerId}:${judgeIds.get(`${s.tool}:${s.scorer}`)}`));
+  if (kept.length === 0) return;
+  const rows = await tx
+    .select({ answerId: grades.answerId, judgeId: grades.judgeId, completeness: grades.completeness })
+    .from(grades)
+    .where(and(inArray(grades.answerId, [...new Set(kept.map((s) => s.answerId))]), inArray(grades.judgeId, [...new Set(judgeIds.values())]), isNull(grades.rubricVersionId)));
+  const stored = new Map(rows.map((r) => [`${r.answerId}:${r.judgeId}`, r.completeness]));
+  for (const s of kept) {
+    const before = stored.get(`${s.answerId}:${judgeIds.get(`${s.tool}:${s.scorer}`)}`);
+    if (before !== s.value) {
+      throw badInput(`answer ${s.answerId}: the stored ${s.tool}:${s.scorer} score is ${before ?? 'not a score'}, this file says ${s.value}; imported scores are not replaced (import into another run, or delete the run first)`);
+    }
+  }
 }
