@@ -1,6 +1,7 @@
 import type { Database } from '../db/client.ts';
 import type { CalibrationReport } from '../analysis/calibration/index.ts';
-import { normaliseLabel, type LabelRow, type LabelScale } from '../domain/labels.ts';
+import type { LabelRow, LabelScale } from '../domain/labels.ts';
+import { rowsOnScale } from './grading/calibration-labels.ts';
 import { calibrationRows, type JudgeNotes } from './report-analysis.ts';
 import type { HumansMode } from '../domain/campaigns.ts';
 import { exampleAnswers, excludedByJudge } from './grading/example-exclusion.ts';
@@ -27,18 +28,8 @@ export interface PageCalibration {
 }
 
 export function rowsOfScale(rows: readonly LabelRow[], scale: LabelScale): { kept: LabelRow[]; skipped: number } {
-  const kept: LabelRow[] = [];
-  for (const r of rows) {
-    if (r.item?.startsWith(CLAIM_PREFIX)) continue;
-    if (scale === 'verdict' && r.item === undefined) continue;
-    if (scale !== 'verdict' && r.item !== undefined) continue;
-    try {
-      normaliseLabel(scale, r.label, 'label');
-      kept.push(r);
-    } catch {
-      // not a label of this scale
-    }
-  }
+  // The one scale rule (calibration-labels.ts), claim marks aside: they are item-keyed but not verdicts.
+  const { kept } = rowsOnScale(rows.filter((r) => !r.item?.startsWith(CLAIM_PREFIX)), scale);
   return { kept, skipped: rows.length - kept.length };
 }
 
