@@ -114,8 +114,8 @@ export function firstIssue(error: z.ZodError): string {
   return `${issue.path.length ? `field '${issue.path.join('.')}'` : 'row'}: ${issue.message}`;
 }
 
-function fromInput(r: LabelRowInput, line: number): LabelRow {
-  const row: LabelRow = { answer: String(r.answer), rater: r.rater, kind: r.kind, label: r.label, line };
+function fromInput(r: LabelRowInput, line?: number): LabelRow {
+  const row: LabelRow = { answer: String(r.answer), rater: r.rater, kind: r.kind, label: r.label, ...(line === undefined ? {} : { line }) };
   if (r.item !== undefined) row.item = String(r.item);
   if (r.model !== undefined) row.model = r.model;
   return row;
@@ -123,11 +123,7 @@ function fromInput(r: LabelRowInput, line: number): LabelRow {
 
 /** Rows already checked by LabelRowSchema (a request body): no source lines, so messages name `row N`. */
 export function labelRowsFromInput(rows: readonly LabelRowInput[]): LabelRow[] {
-  return rows.map((r) => {
-    const row = fromInput(r, 0);
-    delete row.line;
-    return row;
-  });
+  return rows.map((r) => fromInput(r));
 }
 
 function validateRow(raw: unknown, source: string, line: number, scale?: LabelScale): LabelRow {

@@ -54,8 +54,6 @@ const COMPUTE: { [K in StatName]: (b: StatInputs[K]) => StatDocument } = {
   mcnemar: (b) => mcnemarDocument({ b: b.b, c: b.c, exact: b.exact ?? false, correction: b.correction ?? true }).json,
 };
 
-export const STAT_NAMES = Object.keys(COMPUTE) as StatName[];
-
 /** The JSON document `assay stats <name> --json` prints for the same data. */
 export function computeStatistic<K extends StatName>(name: K, body: StatInputs[K]): StatDocument {
   return COMPUTE[name](body);

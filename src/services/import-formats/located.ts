@@ -1,4 +1,3 @@
-import { badInput } from '../../domain/errors.ts';
 import type { Located } from '../import-parse.ts';
 
 /** A record inside a one-document file, named by its path there (`log.json: samples[3]`): no line to give. */
@@ -18,8 +17,3 @@ export function contentText(content: unknown): string | null {
 
 /** A short string field for meta (long inputs and images stay in the tool's own file). */
 export const short = (v: unknown, max = 2000): string | undefined => (typeof v === 'string' ? v.slice(0, max) : typeof v === 'number' ? String(v) : undefined);
-
-export function need<T>(v: T | undefined | null, where: string, what: string): T {
-  if (v === undefined || v === null) throw badInput(`${where}: ${what}`);
-  return v;
-}
