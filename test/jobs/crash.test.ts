@@ -46,23 +46,25 @@ describeDb('crash in the middle of a run (in process)', (ctx) => {
     const e = await enqueueRunGrading(ctx.database, queue, { run: 'crash-inproc', judge: JUDGE_FILE });
     fake.setScript([VERDICTS]);
     const callsBefore = fake.calls.length;
-    let crashed = false;
-    // A request that left before the crash reaches the provider (and is billed); its reply is never read.
+    // The crash comes after the 20th reply, from inside the provider call, so it cannot fall between two
+    // polls of the test (a poll that waited for "20 grades and a call in flight" could miss that moment on
+    // a loaded machine: the run finished between polls). A request that leaves after it reaches the
+    // provider (and is billed); its reply is never read. The worker ends up with every slot on such a call.
+    let replies = 0;
     const dying = async (judge: Parameters<typeof createAdapter>[0]): Promise<Judge> => {
       const inner = await createAdapter(judge, keys());
       return { ...inner, provider: inner.provider, model: inner.model, baseline: inner.baseline, call: async (req) => {
         const r = await inner.call(req);
-        return crashed ? new Promise(() => {}) : r;
+        return ++replies > 20 ? new Promise(() => {}) : r;
       } };
     };
     const a = await startWorker(ctx.database, { concurrency: 8, adapterFor: dying, queue, pollMs: 20, engine: quietEngine, rateLimits: false, liveness: LIVE });
-    // The crash comes with provider calls in flight (a worker can be between fetches, holding nothing).
-    await until(async () => (await count(ctx.database, `select count(*)::int as n from grades where answer_id = any($1::int[])`, [answerIds])) >= 20 && a.stats.calling > 0, 60_000, '20 grades and calls in flight');
-    crashed = true;
+    // A stable state, not a moment: all 8 slots hang on calls whose replies are never read, and the 20 grades are written.
+    await until(async () => a.stats.calling === 8 && (await count(ctx.database, `select count(*)::int as n from grades where answer_id = any($1::int[])`, [answerIds])) === 20, 60_000, '20 grades and every slot on a cut-off call');
     const crashedAt = (await ctx.database.execute(`select now() as t`)).rows[0].t;
     const inFlight = a.stats.inFlight;
     await a.stop({ graceful: false });
-    expect(inFlight).toBeGreaterThan(0);
+    expect(inFlight).toBeGreaterThanOrEqual(8);
 
     const b = await startWorker(ctx.database, { concurrency: 8, keys: keys(), queue, pollMs: 50, untilDone: [e.gradingRunId], engine: quietEngine, rateLimits: false, liveness: LIVE });
     await b.done;
