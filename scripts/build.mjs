@@ -28,17 +28,76 @@ const other = [];
   }
 })(SRC);
 
-/** Every import left as it is, a relative one renamed to the compiled file. */
+// Packages left to node's own resolution: files found beside the package at run time (PGlite's wasm and
+// data, swagger-ui's assets), the optional tracing SDK, and vega (loaded only by report threads).
+const UNVENDORED = /^(node:|@electric-sql\/|swagger-ui-dist|vega|vega-lite|@opentelemetry\/(?!api$)|playwright|tsx|esbuild)/;
+/** Bare imports of src/ that go to dist/vendor/ (spec → file name there). */
+const vendored = new Map();
+const vendorFile = (spec) => `${spec.replace(/^@/, '').replace(/\//g, '__')}.js`;
+
+/**
+ * Every import of our own files left as it is, a relative one renamed to the compiled file. A package
+ * import goes to dist/vendor/: the packages src/ uses, bundled by one esbuild build with shared chunks.
+ * Loading a package as its hundreds of files (openai 154, drizzle-orm 106, zod 95 for `assay run`) was
+ * most of a cold start; one build keeps one copy of each module (hono and its jsx runtime, zod under
+ * @hono/zod-openapi), so instanceof and module state behave as unbundled.
+ */
 const perFile = {
   name: 'per-file',
   setup(b) {
     b.onResolve({ filter: /.*/ }, (args) => {
       if (args.kind === 'entry-point') return undefined;
-      const path = args.path.startsWith('.') ? args.path.replace(/\.tsx?$/, '.js') : args.path;
-      return { path, external: true };
+      if (args.path.startsWith('.')) return { path: args.path.replace(/\.tsx?$/, '.js'), external: true };
+      if (UNVENDORED.test(args.path) || !vendorAll) return { path: args.path, external: true };
+      vendored.set(args.path, vendorFile(args.path));
+      const fromDir = dirname(join(tmp, relative(SRC, args.importer)));
+      let rel = relative(fromDir, join(tmp, 'vendor', vendorFile(args.path))).replace(/\\/g, '/');
+      if (!rel.startsWith('.')) rel = `./${rel}`;
+      return { path: rel, external: true };
     });
   },
 };
+// ASSAY_BUILD_VENDOR=0 leaves packages to node (to compare start-up, or to debug a package).
+const vendorAll = process.env.ASSAY_BUILD_VENDOR !== '0';
+
+/** dist/vendor/: every package src/ imports, as ESM with shared chunks; CommonJS packages get a require. */
+async function buildVendor(out) {
+  if (vendored.size === 0) return;
+  // Each entry re-exports by name what node's own import of the package gives (for a CommonJS package,
+  // the names its lexer finds): an esbuild entry that is CommonJS would export only a default.
+  const names = new Map();
+  for (const spec of vendored.keys()) names.set(spec, Object.keys(await import(spec)));
+  const entries = {
+    name: 'vendor-entries',
+    setup(b) {
+      b.onResolve({ filter: /^vendor-entry:/ }, (args) => ({ path: args.path.slice('vendor-entry:'.length), namespace: 'vendor-entry' }));
+      b.onLoad({ filter: /.*/, namespace: 'vendor-entry' }, (args) => {
+        const spec = JSON.stringify(args.path);
+        const own = names.get(args.path).filter((n) => n !== 'default' && /^[A-Za-z_$][\w$]*$/.test(n));
+        const lines = [own.length ? `export { ${own.join(', ')} } from ${spec};` : `export {} from ${spec};`];
+        if (names.get(args.path).includes('default')) lines.push(`export { default } from ${spec};`);
+        return { contents: lines.join('\n'), resolveDir: ROOT, loader: 'js' };
+      });
+    },
+  };
+  await build({
+    entryPoints: Object.fromEntries([...vendored].map(([spec, file]) => [file.replace(/\.js$/, ''), `vendor-entry:${spec}`])),
+    plugins: [entries],
+    outdir: join(out, 'vendor'),
+    bundle: true,
+    splitting: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    chunkNames: 'chunks/[name]-[hash]',
+    // The unvendored packages stay imports here too (drizzle's PGlite driver imports PGlite), and so do
+    // optional peers a package requires in a try (pg's native binding, its Cloudflare socket).
+    external: ['@electric-sql/*', 'swagger-ui-dist', 'vega', 'vega-lite', '@opentelemetry/sdk-*', '@opentelemetry/exporter-*', '@opentelemetry/resources', 'pg-native', 'cloudflare:sockets'],
+    banner: { js: "import { createRequire as __assayRequire } from 'node:module'; const require = __assayRequire(import.meta.url);" },
+    absWorkingDir: ROOT,
+    logLevel: 'error',
+  });
+}
 
 try {
   await build({
@@ -55,6 +114,7 @@ try {
     tsconfig: join(ROOT, 'tsconfig.json'),
     logLevel: 'warning',
   });
+  await buildVendor(tmp);
   for (const f of other) {
     const to = join(tmp, relative(SRC, f));
     mkdirSync(dirname(to), { recursive: true });
@@ -71,7 +131,7 @@ try {
   renameSync(tmp, DIST);
   rmSync(old, { recursive: true, force: true });
   built = true;
-  console.log(`assay: built ${code.length} modules into dist/ in ${Math.round(performance.now() - started)} ms`);
+  console.log(`assay: built ${code.length} modules and ${vendored.size} package entries into dist/ in ${Math.round(performance.now() - started)} ms`);
 } catch (e) {
   failed(e);
 }
