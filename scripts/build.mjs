@@ -147,6 +147,16 @@ if (built) {
   } catch (e) {
     console.error(`assay: warning: no PGlite template (a new data directory will run initdb): ${e.message}`);
   }
+  // dist/seeded-db: the embedded database a first `npm start` copies instead of migrating and seeding
+  // (src/services/seed-template.ts). Made by the build's own code, so it is what that code would seed.
+  try {
+    const t = performance.now();
+    const { makeSeededTemplate } = await import(pathToFileURL(join(DIST, 'services/seed-template.js')).href);
+    await makeSeededTemplate();
+    console.log(`assay: made the seeded database dist/seeded-db in ${Math.round(performance.now() - t)} ms`);
+  } catch (e) {
+    console.error(`assay: warning: no seeded database (a first npm start will seed the examples itself): ${e.message}`);
+  }
 }
 
 function failed(e) {

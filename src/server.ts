@@ -59,12 +59,15 @@ export async function startService(config: Config, opts: { seed?: boolean } = {}
   const { gradingQueue } = await import('./services/grading/queue.ts');
   // A short command owning the directory (an import) is waited for: leaning on it, the server would
   // lose its database when the command ends.
+  // A new embedded database that would be seeded starts as a copy of the build's seeded one (seed-template.ts).
+  const seedFrom = opts.seed === false || config.databaseUrl ? null : (await import('./services/seed-template.ts')).seededTemplateFor(config.dataDir);
   const database = await openConfiguredDatabase(config, {
     waitForShortLivedOwner: (o) => process.stderr.write(`assay: waiting for ${describeOwner(o)} to finish with ${config.dataDir}…\n`),
+    ...(seedFrom ? { template: seedFrom } : {}),
   });
   try {
     await migrate(database);
-    const seeded = opts.seed === false ? false : await seedIfEmpty(database);
+    const seeded = opts.seed === false ? false : (await seedIfEmpty(database)) || seedFrom !== null;
     const adminKey = (await hasActiveAdminKey(database))
       ? null
       : (await createKey(database, { scopes: ['admin'], name: 'initial admin key (created by npm start)' })).key;

@@ -57,6 +57,8 @@ export interface OpenOptions {
   ownerWaitMs?: number;
   /** A server's choice: wait for a short-lived command owning `dataDir` rather than reach through it (see pglite-directory.ts). */
   waitForShortLivedOwner?: (owner: OwnerInfo) => void;
+  /** A closed PGlite directory a new `dataDir` starts as a copy of (default: the initdb'd template). */
+  template?: string;
 }
 
 /** migrations/ at the package root, wherever the process was started from. */
@@ -69,6 +71,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
   return openPgliteDirectory(opts.dataDir ?? './data', {
     ...(opts.ownerWaitMs !== undefined ? { waitMs: opts.ownerWaitMs } : {}),
     ...(opts.waitForShortLivedOwner ? { waitForShortLivedOwner: opts.waitForShortLivedOwner } : {}),
+    ...(opts.template ? { template: opts.template } : {}),
   });
 }
 
@@ -91,7 +94,7 @@ const WASM_TIERING_BUDGET = 180_000_000;
 let wasmTuned = false;
 
 /** The embedded engine, in memory or on a directory this process owns (pglite-directory.ts claims it first). */
-export async function openPglite(dataDir: string | undefined): Promise<Database> {
+export async function openPglite(dataDir: string | undefined, o: { template?: string } = {}): Promise<Database> {
   if (!wasmTuned) {
     setFlagsFromString(`--wasm-tiering-budget=${WASM_TIERING_BUDGET}`);
     wasmTuned = true;
@@ -100,8 +103,10 @@ export async function openPglite(dataDir: string | undefined): Promise<Database>
   const { drizzle } = await import('drizzle-orm/pglite');
   if (dataDir) {
     mkdirSync(dataDir, { recursive: true });
-    // An empty directory starts as a copy of an initdb'd one (pglite-template.ts), not a fresh initdb.
-    (await import('./pglite-template.ts')).copyTemplateInto(dataDir);
+    // An empty directory starts as a copy of the template given, else of an initdb'd one
+    // (pglite-template.ts), not a fresh initdb.
+    const { copyTemplateInto } = await import('./pglite-template.ts');
+    if (!(o.template && copyTemplateInto(dataDir, o.template))) copyTemplateInto(dataDir);
   }
   const options = { startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS.flatMap((s) => ['-c', s])] };
   const client = dataDir ? new PGlite(dataDir, options) : new PGlite(options);

@@ -22,6 +22,8 @@ export interface DirectoryOptions {
    * process — a server — owns the directory rather than lose it when that command ends. Called once.
    */
   waitForShortLivedOwner?: (owner: OwnerInfo) => void;
+  /** The template a new directory starts as a copy of, when this process becomes its owner. */
+  template?: string;
 }
 
 /** An owner that published its socket gets this many probes (100 ms apart) before it counts as unreachable. */
@@ -69,7 +71,7 @@ export function unreachable(dataDir: string, owner: OwnerInfo): AssayError {
 async function openAsOwner(dataDir: string, lock: OwnerLock, o: DirectoryOptions): Promise<Database> {
   let engine: Database | undefined;
   try {
-    engine = await openPglite(dataDir);
+    engine = await openPglite(dataDir, o.template ? { template: o.template } : {});
     const pg = (engine.db as unknown as { $client: PGlite }).$client;
     const server = await serveOverSocket(pg, dataDir, { ...(o.idleMs !== undefined ? { idleMs: o.idleMs } : {}) });
     lock.publish(server.path);

@@ -18,6 +18,9 @@ function pglitePackage(): { dir: string; version: string } {
   return { dir, version: (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string }).version };
 }
 
+/** The installed PGlite version (what its data directory format depends on). */
+export const pgliteVersion = (): string => pglitePackage().version;
+
 /** Where the initdb'd directory of the installed PGlite version lives. */
 export function templateDir(): string {
   const { dir, version } = pglitePackage();
@@ -25,16 +28,19 @@ export function templateDir(): string {
 }
 
 /** PGlite's marker of an initialised data directory. */
-const MARKER = 'PG_VERSION';
+export const MARKER = 'PG_VERSION';
+
+/** True when `dataDir` holds a database (initialised, or copied in full). */
+export const holdsDatabase = (dataDir: string): boolean => existsSync(join(dataDir, MARKER));
 
 /**
- * Fills `dataDir` from the template when it holds no database yet; false when there is no template.
- * The marker is copied last: a copy cut short leaves no marker, so the next open copies again.
+ * Fills `dataDir` from a template (default: the initdb'd one; `from`: another closed PGlite directory,
+ * e.g. the seeded one of services/seed-template.ts) when it holds no database yet; false when there is
+ * no template. The marker is copied last: a copy cut short leaves no marker, so the next open copies again.
  */
-export function copyTemplateInto(dataDir: string): boolean {
-  if (existsSync(join(dataDir, MARKER))) return false;
-  const from = templateDir();
-  if (!existsSync(join(from, MARKER))) return false;
+export function copyTemplateInto(dataDir: string, from: string = templateDir()): boolean {
+  if (holdsDatabase(dataDir)) return false;
+  if (!holdsDatabase(from)) return false;
   copyTree(from, dataDir, (name) => name !== MARKER);
   copyFileSync(join(from, MARKER), join(dataDir, MARKER));
   return true;

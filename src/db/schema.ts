@@ -487,3 +487,12 @@ export const adjudications = pgTable(
     index('adjudications_answer_idx').on(t.answerId),
   ],
 );
+
+// ─── The database itself ──────────────────────────────────────────────────────────────────────────
+
+/** One fact about this database per key ('seed': the examples digest whose seed is complete here). */
+export const assayMeta = pgTable('assay_meta', {
+  key: text('key').primaryKey(),
+  value: jsonb('value').notNull(),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+});

@@ -11,6 +11,7 @@ import { parsePuzzleFiles, storePuzzles } from './puzzles.ts';
 import { parseRubricFiles, storeRubric } from './rubrics.ts';
 import { gradeExamples, gradeExamplesWithPanel } from './grading/examples.ts';
 import { labelExamples } from './seed-labels.ts';
+import { examplesDigest, markSeedComplete, seedCompleteFor } from './seed-marker.ts';
 
 /**
  * The bundled examples (rubrics/examples/), loaded into an empty database by `npm start` so every page
@@ -24,7 +25,8 @@ import { labelExamples } from './seed-labels.ts';
  * Two phases. The import (rubrics, puzzles, answers, assembly scores) goes through the same parsers as
  * `assay import`, in one transaction under an advisory lock, and only into an empty database: all or
  * nothing. Grades and labels follow outside it (grading/examples.ts, seed-labels.ts) and fill only what is missing, on every
- * call: a seed that dies while grading is completed by the next start.
+ * call: a seed that dies while grading is completed by the next start. A complete seed is remembered with
+ * the examples' digest (seed-marker.ts): a later call on the same examples returns at once.
  */
 
 export const EXAMPLES_DIR = fileURLToPath(new URL('../../rubrics/examples/', import.meta.url));
@@ -49,12 +51,15 @@ const SEED_LOCK = 0x61737361;
 const EMPTY: Omit<SeedResult, 'seeded'> = { rubrics: 0, puzzles: 0, runs: 0, answers: 0, assemblyScores: 0, grades: 0, labels: 0, panelGrades: 0 };
 
 /**
- * Imports the examples when the database holds no rubrics, puzzles or runs; then (every time) grades the
- * example descriptions still without a lexical grade, imports the example labels if none are there, and
- * grades the labelled ones still without a baseline-panel grade.
+ * Imports the examples when the database holds no rubrics, puzzles or runs; then grades the example
+ * descriptions still without a lexical grade, imports the example labels if none are there, and grades
+ * the labelled ones still without a baseline-panel grade — until one call has completed all of it for
+ * these examples (seed-marker.ts).
  */
 export async function seedExamples(database: Database, opts: { dir?: string } = {}): Promise<SeedResult> {
   const dir = opts.dir ?? EXAMPLES_DIR;
+  const digest = examplesDigest(dir);
+  if (await seedCompleteFor(database, digest)) return { seeded: false, ...EMPTY };
   // Parse everything before opening the transaction: a broken example fails fast and writes nothing.
   // The project's own rubrics (rubrics/*.yaml, e.g. farmyard) are examples too: one copy, not two.
   const rubricDocs = parseRubricFiles(readImportFiles(join(dir, '..'), /\.ya?ml$/i));
@@ -76,6 +81,7 @@ export async function seedExamples(database: Database, opts: { dir?: string } = 
   const graded = await gradeExamples(database, exampleRuns);
   // After the lexical grades: the panel's lexical member then rewrites its grade of a labelled answer, never creates it.
   const panelGraded = await gradeExamplesWithPanel(database, exampleRuns);
+  await markSeedComplete(database, digest);
   return { ...imported, grades: graded, labels: labelled, panelGrades: panelGraded };
 }
 
