@@ -149,6 +149,35 @@ function checkRun(p: Prepared, run: { model: string; effort: string | null; tags
   }
 }
 
+/** Object keys sorted at every level: jsonb hands meta back in its own key order. */
+const canonical = (v: unknown): string =>
+  Array.isArray(v)
+    ? `[${v.map(canonical).join(',')}]`
+    : v !== null && typeof v === 'object'
+      ? `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`).join(',')}}`
+      : JSON.stringify(v);
+
+const shown = (v: unknown): string => (v === null || v === undefined ? 'none' : typeof v === 'string' ? `'${v.length > 40 ? `${v.slice(0, 40)}…` : v}'` : String(v));
+
+/**
+ * What a re-imported row changes of the stored answer, or null. Token counts and meta count too: a file
+ * with corrected usage must not be reported "unchanged" while the old counts stay.
+ */
+function difference(existing: typeof answers.$inferSelect, values: typeof answers.$inferInsert): string | null {
+  const fields: Array<[string, unknown, unknown]> = [
+    ['task', existing.task, values.task],
+    ['puzzle', existing.puzzleId, values.puzzleId],
+    ['rubric', existing.rubricId, values.rubricId],
+    ['status', existing.status, values.status],
+    ['input_tokens', existing.inputTokens, values.inputTokens],
+    ['output_tokens', existing.outputTokens, values.outputTokens],
+  ];
+  if (existing.text !== values.text) return 'text';
+  for (const [name, a, b] of fields) if (a !== b) return name === 'puzzle' || name === 'rubric' ? name : `${name}: stored ${shown(a)}, this row ${shown(b)}`;
+  if (canonical(existing.meta ?? {}) !== canonical(values.meta ?? {})) return 'meta';
+  return null;
+}
+
 /** Rows per INSERT: well under PostgreSQL's 65535 bind parameters (12 columns a row). */
 const CHUNK = 1000;
 
@@ -215,13 +244,8 @@ export async function storeAnswers(tx: Queryable, prepared: Prepared[], defaults
     };
     const existing = stored.get(keyOf(run.id, p.externalId));
     if (existing) {
-      const same =
-        existing.task === values.task &&
-        existing.text === values.text &&
-        existing.status === values.status &&
-        existing.puzzleId === values.puzzleId &&
-        existing.rubricId === values.rubricId;
-      if (!same) throw locatedError(p.loc, ['id'], `answer '${p.externalId}' of run '${p.run}' already exists with different content`);
+      const changed = difference(existing, values);
+      if (changed) throw locatedError(p.loc, ['id'], `answer '${p.externalId}' of run '${p.run}' already exists with different content (${changed})`);
       run.entry.unchanged++;
       result.unchanged++;
       slots.push({ id: existing.id, assemble: false });
