@@ -28,13 +28,19 @@ function check(x: readonly number[], y: readonly number[]): void {
   }
 }
 
+/**
+ * Sums about the first pair (a shift changes no correlation): constant data then sums to exactly 0,
+ * where a mean such as 7 × 0.1 / 7 = 0.10000000000000002 would leave residue that reads as variance.
+ */
 function pearsonCore(x: ArrayLike<number>, y: ArrayLike<number>): number | null {
   const n = x.length;
+  const x0 = x[0]!;
+  const y0 = y[0]!;
   let mx = 0;
   let my = 0;
   for (let i = 0; i < n; i++) {
-    mx += x[i]!;
-    my += y[i]!;
+    mx += x[i]! - x0;
+    my += y[i]! - y0;
   }
   mx /= n;
   my /= n;
@@ -42,8 +48,8 @@ function pearsonCore(x: ArrayLike<number>, y: ArrayLike<number>): number | null 
   let syy = 0;
   let sxy = 0;
   for (let i = 0; i < n; i++) {
-    const dx = x[i]! - mx;
-    const dy = y[i]! - my;
+    const dx = x[i]! - x0 - mx;
+    const dy = y[i]! - y0 - my;
     sxx += dx * dx;
     syy += dy * dy;
     sxy += dx * dy;

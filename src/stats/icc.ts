@@ -25,27 +25,57 @@ const FORMS: IccForm[] = ['ICC1', 'ICC2', 'ICC3', 'ICC1k', 'ICC2k', 'ICC3k'];
 
 const ratio = (num: number, den: number): number | null => (den === 0 ? null : finiteOrNull(num / den));
 
+/** Below this share of the total sum of squares a component is rounding residue, not variance. */
+const RESIDUE = 1e-12;
+
+const allEqual = (xs: Float64Array): boolean => xs.every((x) => x === xs[0]);
+
+/**
+ * The four mean squares, from sums taken about the first rating (a shift changes no sum of squares, and
+ * constant data then sums to exactly 0): a mean such as 6 × (1/6) = 0.9999999999999999 would otherwise
+ * leave ~1e-32 of residue in every square, and a ratio of two residues (0/0 in truth) reads as an ICC.
+ * Identical row (column) sums give SSR (SSC) of exactly 0; SSE and SSW are summed from their residuals,
+ * and any component within RESIDUE of the total is 0.
+ */
 function meanSquares(ratings: readonly (readonly number[])[], n: number, k: number) {
-  let grand = 0;
-  const rowMean = new Float64Array(n);
-  const colMean = new Float64Array(k);
+  const y0 = ratings[0]![0]!;
+  const rowSum = new Float64Array(n);
+  const colSum = new Float64Array(k);
+  let total = 0;
   for (let i = 0; i < n; i++) {
     for (let j = 0; j < k; j++) {
-      const y = ratings[i]![j]!;
-      rowMean[i]! += y / k;
-      colMean[j]! += y / n;
-      grand += y / (n * k);
+      const d = ratings[i]![j]! - y0;
+      rowSum[i]! += d;
+      colSum[j]! += d;
+      total += d;
     }
   }
+  const grand = total / (n * k);
+  const rowMean = rowSum.map((s) => s / k);
+  const colMean = colSum.map((s) => s / n);
   let ssr = 0;
   let ssc = 0;
+  if (!allEqual(rowSum)) for (let i = 0; i < n; i++) ssr += k * (rowMean[i]! - grand) ** 2;
+  if (!allEqual(colSum)) for (let j = 0; j < k; j++) ssc += n * (colMean[j]! - grand) ** 2;
   let sst = 0;
-  for (let i = 0; i < n; i++) ssr += k * (rowMean[i]! - grand) ** 2;
-  for (let j = 0; j < k; j++) ssc += n * (colMean[j]! - grand) ** 2;
-  for (let i = 0; i < n; i++) for (let j = 0; j < k; j++) sst += (ratings[i]![j]! - grand) ** 2;
-  const sse = Math.max(sst - ssr - ssc, 0);
-  const ssw = Math.max(sst - ssr, 0);
-  return { msr: ssr / (n - 1), msc: ssc / (k - 1), mse: sse / ((n - 1) * (k - 1)), msw: ssw / (n * (k - 1)) };
+  let sse = 0;
+  let ssw = 0;
+  for (let i = 0; i < n; i++) {
+    for (let j = 0; j < k; j++) {
+      const d = ratings[i]![j]! - y0;
+      sst += (d - grand) ** 2;
+      sse += (d - rowMean[i]! - colMean[j]! + grand) ** 2;
+      ssw += (d - rowMean[i]!) ** 2;
+    }
+  }
+  const clean = (ss: number) => (ss <= RESIDUE * sst ? 0 : ss);
+  return {
+    constant: sst === 0,
+    msr: clean(ssr) / (n - 1),
+    msc: clean(ssc) / (k - 1),
+    mse: clean(sse) / ((n - 1) * (k - 1)),
+    msw: clean(ssw) / (n * (k - 1)),
+  };
 }
 
 function validate(ratings: readonly (readonly number[])[]): { n: number; k: number } {
@@ -71,7 +101,7 @@ export function icc(ratings: readonly (readonly number[])[], confidence = 0.95):
     const out = Object.fromEntries(FORMS.map((f) => [f, empty(f.startsWith('ICC1') ? dfW : dfE)])) as Record<IccForm, IccEstimate>;
     return { ...out, subjects: n, raters: k, reason: 'need at least 2 subjects and 2 raters' };
   }
-  const { msr, msc, mse, msw } = meanSquares(ratings, n, k);
+  const { constant, msr, msc, mse, msw } = meanSquares(ratings, n, k);
   const upper = 1 - (1 - confidence) / 2;
   const f1 = ratio(msr, msw);
   const f3 = ratio(msr, mse);
@@ -93,7 +123,8 @@ export function icc(ratings: readonly (readonly number[])[], confidence = 0.95):
     return Number.isFinite(lo) && Number.isFinite(hi) ? [lo, hi] : null;
   };
   const single = (b: [number, number] | null): Interval | null => (b ? [(b[0] - 1) / (b[0] + k - 1), (b[1] - 1) / (b[1] + k - 1)] : null);
-  const average = (b: [number, number] | null): Interval | null => (b ? [1 - 1 / b[0], 1 - 1 / b[1]] : null);
+  // F = 0 (MSR = 0) puts both bounds of the average forms at 1 − 1/0: no interval, as their value is none.
+  const average = (b: [number, number] | null): Interval | null => (b && b[0] > 0 ? [1 - 1 / b[0], 1 - 1 / b[1]] : null);
   const b1 = fBounds(f1, dfW);
   const b3 = fBounds(f3, dfE);
 
@@ -127,5 +158,6 @@ export function icc(ratings: readonly (readonly number[])[], confidence = 0.95):
     ICC3k: { value: icc3k, ci: average(b3), F: f3, p: p3, df1, df2: dfE },
     subjects: n,
     raters: k,
+    ...(constant ? { reason: 'every rating is the same (zero variance), so every ICC is 0/0' } : {}),
   };
 }

@@ -112,6 +112,8 @@ function forEachPairableUnit(
   }
 }
 
+const SAME_VALUES = 'all pairable values are the same, so expected disagreement is 0 and alpha is 0/0';
+
 export function krippendorffAlpha(
   data: readonly (readonly (Label | null)[])[],
   level: AlphaLevel,
@@ -133,6 +135,11 @@ export function krippendorffAlpha(
   });
   const result = { level, units, pairable, values: n };
   if (pairable === 0) return { alpha: null, ...result, reason: 'no unit has two or more values, so nothing is pairable' };
+  // Decided on the counts, not on D_e: the interval closed form turns one value whose mean does not round
+  // exactly (6 × 0.7 / 6 = 0.7000000000000001) into residue > 0, and alpha would read 1 for 0/0.
+  let used = 0;
+  for (let c = 0; c < V; c++) if (marg[c]! > 0) used++;
+  if (used < 2) return { alpha: null, ...result, reason: SAME_VALUES };
   const cum = new Float64Array(V + 1);
   for (let c = 0; c < V; c++) cum[c + 1] = cum[c]! + marg[c]!;
   const metric = METRICS[level];
@@ -153,7 +160,7 @@ export function krippendorffAlpha(
   });
 
   const expected = expectedDisagreement(level, marg, numeric, n, delta);
-  if (!(expected > 0)) return { alpha: null, ...result, reason: 'all pairable values are the same, so expected disagreement is 0 and alpha is 0/0' };
+  if (!(expected > 0)) return { alpha: null, ...result, reason: SAME_VALUES };
   return { alpha: 1 - ((n - 1) * observed) / expected, ...result };
 }
 

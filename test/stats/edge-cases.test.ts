@@ -165,6 +165,15 @@ describe("Krippendorff's alpha", () => {
     expect(same.reason).toMatch(/expected disagreement is 0/);
     noNaN([none, same]);
   });
+  it('one value throughout is 0/0 at every level, even when its mean does not round exactly', () => {
+    // 0.7 six times has a mean of 0.7000000000000001: the interval closed form saw that residue as spread and said alpha = 1.
+    for (const level of ['nominal', 'ordinal', 'interval', 'ratio'] as const) {
+      const r = krippendorffAlpha([[0.7, 0.7, 0.7], [0.7, 0.7, 0.7]], level);
+      expect(r, level).toMatchObject({ alpha: null, pairable: 3, values: 6, reason: expect.stringMatching(/all pairable values are the same/) });
+    }
+    // A different value in a unit nobody else rated is not pairable, so it does not make the data vary.
+    expect(krippendorffAlpha([[0.1, 0.1, 5], [0.1, 0.1, null]], 'interval').alpha).toBeNull();
+  });
   it('hand-computed nominal: units (a,a) and (a,b) give alpha 0', () => {
     // o_ab = o_ba = 1, n = 4, n_a = 3, n_b = 1: alpha = 1 − (n − 1)·2 / (2·3·1) = 1 − 3·2/6 = 0
     expect(krippendorffAlpha([['a', 'a'], ['a', 'b']], 'nominal').alpha).toBeCloseTo(0, 14);
@@ -221,6 +230,9 @@ describe('correlations', () => {
     expect(spearman([1, 1, 1], [1, 2, 3]).r).toBeNull();
     expect(kendall([1, 1, 1], [1, 2, 3]).r).toBeNull();
     expect(kendall([1], [1]).reason).toMatch(/at least 2/);
+    // 0.1 seven times has a mean of 0.10000000000000002: the residue read as variance gave r = 0, p = 1 and a CI.
+    expect(pearson(Array(7).fill(0.1), [1, 2, 3, 4, 5, 6, 7])).toMatchObject({ r: null, p: null, ci: null, reason: expect.stringMatching(/zero variance/) });
+    expect(pearson([1, 2, 3, 4, 5], Array(5).fill(0.7))).toMatchObject({ r: null, p: null, ci: null });
     expect(() => pearson([1, 2, 3], [1, 2])).toThrow(badInput);
     expect(() => spearman([1, NaN, 3], [1, 2, 3])).toThrow(badInput);
     noNaN([pearson([1, 1, 1], [1, 2, 3]), kendall([1, 1, 1], [1, 2, 3])]);
@@ -265,6 +277,30 @@ describe('ICC', () => {
   it('all ratings equal → every form null (0/0), no NaN', () => {
     const r = icc([[3, 3], [3, 3], [3, 3]]);
     for (const f of ['ICC1', 'ICC2', 'ICC3', 'ICC1k', 'ICC2k', 'ICC3k'] as const) expect(r[f].value).toBeNull();
+    noNaN(r);
+  });
+  it('constant data whose mean does not round exactly is still 0/0 (rounding residue is no variance)', () => {
+    // 6 × (1/6) sums to 0.9999999999999999: the mean squares were ~1e-32 of residue, and ICC1 came out 1, ICC2 0.4286.
+    for (const data of [[[1, 1], [1, 1], [1, 1]], [[0.1, 0.1, 0.1], [0.1, 0.1, 0.1]], [[0.7, 0.7], [0.7, 0.7], [0.7, 0.7], [0.7, 0.7], [0.7, 0.7]]]) {
+      const r = icc(data);
+      for (const f of ['ICC1', 'ICC2', 'ICC3', 'ICC1k', 'ICC2k', 'ICC3k'] as const) expect(r[f].value, `${f} of ${JSON.stringify(data)}`).toBeNull();
+      expect(r.reason).toMatch(/every rating is the same/);
+      noNaN(r);
+    }
+  });
+  it('identical subjects: MSR = 0 exactly, so the forms dividing by MSR (or by 0/0) are null, not 1 or −8.7e30', () => {
+    // Raters 0.1 and 0.3 on three identical subjects. By hand: MSR = 0, MSE = 0, MSC = 3·2·0.01/1 = 0.06, MSW = 0.12/3 = 0.04.
+    // ICC1 = (0 − MSW)/(0 + MSW) = −1; ICC1k = −MSW/0 undefined; ICC3 = ICC3k = 0/0; ICC2 = 0/(2·0.06/3) = 0, ICC2k = 0.
+    const r = icc([[0.1, 0.3], [0.1, 0.3], [0.1, 0.3]]);
+    expect(r.ICC1.value).toBeCloseTo(-1, 12);
+    expect(r.ICC1k.value).toBeNull();
+    expect(r.ICC3.value).toBeNull();
+    expect(r.ICC3k.value).toBeNull();
+    expect(r.ICC2.value).toBe(0);
+    expect(r.ICC2k.value).toBe(0);
+    expect(r.ICC1.F).toBe(0);
+    expect(r.ICC1.p).toBe(1);
+    expect(r.ICC3.F).toBeNull();
     noNaN(r);
   });
 });
