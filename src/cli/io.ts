@@ -83,6 +83,8 @@ export function numberFlag(
   }
   const n = Number(v);
   if (opts.integer && (!Number.isInteger(n) || !/^[-+]?\d+$/.test(v))) throw badInput(`--${name} must be a whole number, got '${v}'`);
+  // Past 2^53 a count reads as a neighbouring one (…993 as …992): refuse it rather than compute on another number.
+  if (opts.integer && !Number.isSafeInteger(n)) throw badInput(`--${name} must be a whole number of at most ${Number.MAX_SAFE_INTEGER}, got '${v}'`);
   if (opts.min !== undefined && n < opts.min) throw badInput(`--${name} must be ≥ ${opts.min}, got ${v}`);
   if (opts.max !== undefined && n > opts.max) throw badInput(`--${name} must be ≤ ${opts.max}, got ${v}`);
   return n;

@@ -155,6 +155,11 @@ describe('assay stats wilson', () => {
     expectBadInput(['stats', 'wilson', '--successes', '1', '--trials', '20', '--confidence', '95'], /--confidence must be strictly between 0 and 1 \(e\.g\. 0\.95\), got 95/);
     expectBadInput(['stats', 'wilson', '--trials', '20'], /missing required option --successes/);
   }, T);
+  it('counts past 2^53 exit 2 instead of being rounded to another count', () => {
+    // Before: 9007199254740993 / 9007199254740995 were read as 9007199254740992 / 9007199254740996, exit 0.
+    expectBadInput(['stats', 'wilson', '--successes', '9007199254740993', '--trials', '9007199254740995'], /--successes must be a whole number of at most 9007199254740991, got '9007199254740993'/);
+    expectBadInput(['stats', 'mcnemar', '--b', '1', '--c', '18014398509481985'], /--c must be a whole number of at most 9007199254740991/);
+  }, T);
 });
 
 describe('assay stats corr', () => {
