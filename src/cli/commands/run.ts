@@ -63,6 +63,8 @@ const run: Command = {
     const { checkJudgeRef } = await import('../../services/grading/run-queue.ts');
     checkJudgeRef(judgeRef);
     if (values.batch) (await import('../../services/grading/batch.ts')).checkBatchJudge(judgeRef);
+    // The provider SDK loads while the database opens and the run is enqueued, not after.
+    if (!values.batch && !values['enqueue-only']) (await import('../../judges/adapters/index.ts')).preloadAdapters(providerKeys(config));
 
     const { gradingQueue } = await import('../../services/grading/queue.ts');
     const { startWorker } = await import('../../services/grading/worker.ts');
@@ -84,6 +86,9 @@ const run: Command = {
         return { json: { batch: true, ...b }, text, exitCode: b.failed ? 1 : 0 };
       }
       const queue = gradingQueue(database);
+      // The run is known: pg-boss starts (on a new database it creates its schema, ~0.1 s on the server)
+      // while the judge is resolved and its row written; enqueueing awaits the same start (or retries it).
+      queue.boss().catch(() => {});
       // Every path out — an error while enqueueing or working included — stops what was started here,
       // so the process ends instead of waiting on the queue's timers.
       let worker: Awaited<ReturnType<typeof startWorker>> | undefined;
