@@ -71,6 +71,10 @@ function resolveAnswer(index: Awaited<ReturnType<typeof fetchCandidates>>, r: Re
   if (row.answer_id !== undefined) {
     const a = index.byId.get(row.answer_id);
     if (!a) throw locatedError(loc, ['answer_id'], `unknown answer ${row.answer_id}`);
+    // A row may restate its answer but not name another one: which of the two would it be labelling?
+    if (row.answer !== undefined && row.answer !== a.externalId) throw locatedError(loc, ['answer'], `answer ${a.id} is '${a.externalId}' of run '${a.run}', this row says '${row.answer}'`);
+    if (row.run !== undefined && row.run !== a.run) throw locatedError(loc, ['run'], `answer ${a.id} is in run '${a.run}', this row says '${row.run}'`);
+    if (row.model !== undefined && row.model !== a.model) throw locatedError(loc, ['model'], `answer ${a.id} is of model '${a.model}', this row says '${row.model}'`);
     return a;
   }
   const run = row.run ?? defaults.run;

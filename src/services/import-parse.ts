@@ -25,6 +25,13 @@ export interface Located<T = unknown> {
   lineOf(path: readonly PropertyKey[]): number | null;
 }
 
+/**
+ * Names, ids and raters are compared exactly: " alice" (a CSV written with ", ") would be a second rater
+ * beside "alice", " a1" a second answer beside "a1". Refused rather than trimmed, so nothing is renamed.
+ */
+export const noEdgeSpaces = <S extends z.ZodType<string>>(schema: S) =>
+  schema.refine((s) => s.trim() === s, { error: (i) => `has spaces at the start or end (${JSON.stringify(i.input).replace(/^"|"$/g, "'")})` });
+
 /** "file:line" or "file". */
 export function where(file: string, line: number | null): string {
   return line === null ? file : `${file}:${line}`;

@@ -6,7 +6,7 @@ import { ROW_ID_TEXT } from '../domain/limits.ts';
 import type { Database, Queryable } from '../db/client.ts';
 import { answers, labels, rubricItems, rubricVersions, runs } from '../db/schema.ts';
 import { LABEL_KINDS } from '../domain/label-kinds.ts';
-import { locatedError, type Located } from './import-parse.ts';
+import { locatedError, noEdgeSpaces, type Located } from './import-parse.ts';
 
 /**
  * Human (and judge) labels for calibration, one per (answer, item, annotator): saving again replaces
@@ -22,13 +22,21 @@ export const LabelRowSchema = z
     run: Fields.run.optional(),
     model: Fields.model.optional(),
     item: Fields.labelItem.nullable().optional(),
-    rater: Fields.annotator.optional(),
-    annotator: Fields.annotator.optional(),
+    rater: noEdgeSpaces(Fields.annotator).optional(),
+    annotator: noEdgeSpaces(Fields.annotator).optional(),
     kind: z.enum(LABEL_KINDS).optional(),
     label: scalar(Fields.label),
   })
   .refine((r) => r.answer !== undefined || r.answer_id !== undefined, { path: ['answer'], message: 'required ("answer" with its run, or "answer_id")' })
-  .refine((r) => r.rater !== undefined || r.annotator !== undefined, { path: ['rater'], message: 'required ("rater" or "annotator")' });
+  .refine((r) => r.rater !== undefined || r.annotator !== undefined, { path: ['rater'], message: 'required ("rater" or "annotator")' })
+  // Two names for one label: taking either would credit the label to someone the row may not mean.
+  .refine((r) => r.rater === undefined || r.annotator === undefined || r.rater === r.annotator, {
+    path: ['annotator'],
+    error: (i) => {
+      const r = i.input as { rater: string; annotator: string };
+      return `'${r.annotator}' is not the rater '${r.rater}' (give one of them)`;
+    },
+  });
 
 export interface LabelInput {
   answerId: number;
