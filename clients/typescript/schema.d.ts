@@ -2531,6 +2531,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "scopes": [
+                 *         "annotate"
+                 *       ],
+                 *       "name": "ann"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateKey"];
             };
         };
@@ -2765,6 +2773,43 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "id": "kitchen-12",
+                 *       "title": "Kitchen",
+                 *       "reference": "A sunny kitchen: a white stove on the left with a red kettle on it, a round wooden table with two chairs in the middle, and a window over the sink on the right.",
+                 *       "truth": {
+                 *         "orientation": "landscape",
+                 *         "grid": {
+                 *           "rows": 3,
+                 *           "cols": 4
+                 *         },
+                 *         "pieces": 12
+                 *       },
+                 *       "items": [
+                 *         {
+                 *           "id": "stove",
+                 *           "weight": 2,
+                 *           "text": "A white stove stands on the left."
+                 *         },
+                 *         {
+                 *           "id": "kettle",
+                 *           "weight": 1,
+                 *           "text": "A red kettle sits on the stove."
+                 *         },
+                 *         {
+                 *           "id": "table",
+                 *           "weight": 2,
+                 *           "text": "A round wooden table with two chairs is in the middle."
+                 *         },
+                 *         {
+                 *           "id": "window",
+                 *           "weight": 1,
+                 *           "text": "A window is above the sink on the right."
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     id: string;
                     title: string;
@@ -2817,6 +2862,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "created": 1,
+                     *       "versioned": 0,
+                     *       "unchanged": 0,
+                     *       "rubrics": [
+                     *         {
+                     *           "slug": "kitchen-12",
+                     *           "version": 1,
+                     *           "outcome": "created"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["RubricImport"];
                 };
             };
@@ -3049,7 +3108,9 @@ export interface operations {
         /** @description One puzzle per line */
         requestBody: {
             content: {
+                /** @example {"id":"grid-2x3","rows":2,"cols":3,"layout":[["4","0","5"],["2","1","3"]]} */
                 "application/x-ndjson": string;
+                /** @example {"id":"grid-2x3","rows":2,"cols":3,"layout":[["4","0","5"],["2","1","3"]]} */
                 "application/jsonl": string;
             };
         };
@@ -3060,6 +3121,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "created": 1,
+                     *       "updated": 0,
+                     *       "unchanged": 0
+                     *     }
+                     */
                     "application/json": components["schemas"]["PuzzleImport"];
                 };
             };
@@ -3457,7 +3525,15 @@ export interface operations {
         /** @description One answer per line */
         requestBody: {
             content: {
+                /**
+                 * @example {"id":"d1","run":"my-run","model":"my-model","task":"describe","rubric":"farmyard-54","text":"A red barn with white trim on the left, a farmer on a green tractor and three pigs in the mud."}
+                 *     {"id":"d2","run":"my-run","model":"my-model","task":"describe","rubric":"farmyard-54","text":"A farm with a barn, some cows behind a fence and a duck pond.","usage":{"input_tokens":1200,"output_tokens":80}}
+                 */
                 "application/x-ndjson": string;
+                /**
+                 * @example {"id":"d1","run":"my-run","model":"my-model","task":"describe","rubric":"farmyard-54","text":"A red barn with white trim on the left, a farmer on a green tractor and three pigs in the mud."}
+                 *     {"id":"d2","run":"my-run","model":"my-model","task":"describe","rubric":"farmyard-54","text":"A farm with a barn, some cows behind a fence and a duck pond.","usage":{"input_tokens":1200,"output_tokens":80}}
+                 */
                 "application/jsonl": string;
             };
         };
@@ -3695,6 +3771,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "run": "my-run",
+                 *       "model": "my-model",
+                 *       "puzzle": "grid-4x4",
+                 *       "id": "q1",
+                 *       "answer": "14 11 0 12\n2 10 4 8\n15 9 7 5\n3 13 6 1"
+                 *     }
+                 */
                 "application/json": components["schemas"]["AssemblySubmission"];
             };
         };
@@ -3955,7 +4040,17 @@ export interface operations {
         /** @description One label per line */
         requestBody: {
             content: {
+                /**
+                 * @example {"answer":"d1","run":"my-run","item":"barn","rater":"ann","kind":"human","label":"correct"}
+                 *     {"answer":"d1","run":"my-run","item":"pigs-mud","rater":"ann","kind":"human","label":"partial"}
+                 *     {"answer":"d2","run":"my-run","rater":"ann","kind":"human","label":"fail"}
+                 */
                 "application/x-ndjson": string;
+                /**
+                 * @example {"answer":"d1","run":"my-run","item":"barn","rater":"ann","kind":"human","label":"correct"}
+                 *     {"answer":"d1","run":"my-run","item":"pigs-mud","rater":"ann","kind":"human","label":"partial"}
+                 *     {"answer":"d2","run":"my-run","rater":"ann","kind":"human","label":"fail"}
+                 */
                 "application/jsonl": string;
             };
         };
@@ -4126,6 +4221,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "answerId": 10,
+                 *       "item": "barn",
+                 *       "label": "correct"
+                 *     }
+                 */
                 "application/json": components["schemas"]["Annotation"];
             };
         };
@@ -4899,6 +5001,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "answer": "A large red barn with white trim stands on the left, its doors open. A farmer in blue overalls drives a green tractor.",
+                 *       "run": "my-run",
+                 *       "model": "my-model",
+                 *       "rubric": "farmyard-54",
+                 *       "judge": "lexical"
+                 *     }
+                 */
                 "application/json": components["schemas"]["GradeRequest"];
             };
         };
@@ -4909,6 +5020,236 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "gradeId": 136,
+                     *       "answerId": 122,
+                     *       "status": "ok",
+                     *       "completeness": 0.27906976744186046,
+                     *       "correctness": 1,
+                     *       "f1": 0.43636363636363634,
+                     *       "items": [
+                     *         {
+                     *           "id": "barn",
+                     *           "weight": 2,
+                     *           "verdict": "correct",
+                     *           "evidence": "A large red barn with white trim stands on the left, its doors open.",
+                     *           "points": 2,
+                     *           "confidence": null,
+                     *           "confidenceSource": null
+                     *         },
+                     *         {
+                     *           "id": "cow-in-barn",
+                     *           "weight": 1,
+                     *           "verdict": "partial",
+                     *           "evidence": "A large red barn with white trim stands on the left, its doors open.",
+                     *           "points": 0.5,
+                     *           "confidence": null,
+                     *           "confidenceSource": null
+                     *         },
+                     *         {
+                     *           "id": "rooster-on-cow",
+                     *           "weight": 0.5,
+                     *           "verdict": "missing",
+                     *           "evidence": "",
+                     *           "points": 0,
+                     *           "confidence": null,
+                     *           "confidenceSource": null
+                     *         },
+                     *         {
+                     *           "id": "farmer",
+                     *           "weight": 2,
+                     *           "verdict": "correct",
+                     *           "evidence": "A farmer in blue overalls drives a green tractor.",
+                     *           "points": 2,
+                     *           "confidence": null,
+                     *           "confidenceSource": null
+                     *         },
+                     *         {
+                     *           "id": "tractor-green",
+                     *           "weight": 1,
+                     *           "verdict": "correct",
+                     *           "evidence": "A farmer in blue overalls drives a green tractor.",
+                     *           "points": 1,
+                     *           "confidence": null,
+                     *           "confidenceSource": null
+                     *         },
+                     *         {
+                     *           "id": "fence",
+                     *           "weight": 1,
+                     *           "verdict": "missing",
+                     *           "evidence": "",
+                     *           "points": 0,
+                     *           "confidence": null,
+                     *           "confidenceSource": null
+                     *         },
+                     *         {
+                     *           "id": "pasture-animals",
+                     *           "weight": 2,
+                     *           "verdict": "missing",
+                     *           "evidence": "",
+                     *           "points": 0,
+                     *           "confidence": null,
+                     *           "confidenceSource": null
+                     *         },
+                     *         {
+                     *           "id": "calves",
+                     *           "weight": 1,
+                     *           "verdict": "missing",
+                     *           "evidence": "",
+                     *           "points": 0,
+                     *           "confidence": null,
+                     *           "confidenceSource": null
+                     *         },
+                     *         {
+                     *           "id": "cattle-count",
+                     *           "weight": 1,
+                     *           "verdict": "missing",
+                     *           "evidence": "",
+                     *           "points": 0,
+                     *           "confidence": null,
+                     *           "confidenceSource": null
+                     *         },
+                     *         {
+                     *           "id": "sheep",
+                     *           "weight": 1,
+                     *           "verdict": "missing",
+                     *           "evidence": "",
+                     *           "points": 0,
+                     *           "confidence": null,
+                     *           "confidenceSource": null
+                     *         },
+                     *         {
+                     *           "id": "pigs-mud",
+                     *           "weight": 2,
+                     *           "verdict": "missing",
+                     *           "evidence": "",
+                     *           "points": 0,
+                     *           "confidence": null,
+                     *           "confidenceSource": null
+                     *         },
+                     *         {
+                     *           "id": "pond",
+                     *           "weight": 2,
+                     *           "verdict": "missing",
+                     *           "evidence": "",
+                     *           "points": 0,
+                     *           "confidence": null,
+                     *           "confidenceSource": null
+                     *         },
+                     *         {
+                     *           "id": "chickens",
+                     *           "weight": 0.5,
+                     *           "verdict": "missing",
+                     *           "evidence": "",
+                     *           "points": 0,
+                     *           "confidence": null,
+                     *           "confidenceSource": null
+                     *         },
+                     *         {
+                     *           "id": "sky",
+                     *           "weight": 1,
+                     *           "verdict": "partial",
+                     *           "evidence": "A farmer in blue overalls drives a green tractor.",
+                     *           "points": 0.5,
+                     *           "confidence": null,
+                     *           "confidenceSource": null
+                     *         },
+                     *         {
+                     *           "id": "hills-windmill",
+                     *           "weight": 1,
+                     *           "verdict": "missing",
+                     *           "evidence": "",
+                     *           "points": 0,
+                     *           "confidence": null,
+                     *           "confidenceSource": null
+                     *         },
+                     *         {
+                     *           "id": "layout",
+                     *           "weight": 2,
+                     *           "verdict": "missing",
+                     *           "evidence": "",
+                     *           "points": 0,
+                     *           "confidence": null,
+                     *           "confidenceSource": null
+                     *         },
+                     *         {
+                     *           "id": "style",
+                     *           "weight": 0.5,
+                     *           "verdict": "missing",
+                     *           "evidence": "",
+                     *           "points": 0,
+                     *           "confidence": null,
+                     *           "confidenceSource": null
+                     *         }
+                     *       ],
+                     *       "claims": [
+                     *         {
+                     *           "text": "A large red barn with white trim stands on the left, its doors open.",
+                     *           "verdict": "true"
+                     *         },
+                     *         {
+                     *           "text": "A farmer in blue overalls drives a green tractor.",
+                     *           "verdict": "true"
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "reason": null,
+                     *         "promptHash": "ae1456f9d01e43a746549b691930f120a8dc32f410a8d3cd256a93755cc52d22",
+                     *         "cacheKey": "edcabbf07809164b806a31242fba11ca3482aa3fef5ce031bd855060080d5959",
+                     *         "neutralised": 0,
+                     *         "orientation": {
+                     *           "stated": null,
+                     *           "correct": false
+                     *         },
+                     *         "grid": {
+                     *           "stated": null,
+                     *           "correct": false,
+                     *           "transposed": false
+                     *         },
+                     *         "pieceCount": {
+                     *           "stated": null,
+                     *           "error": null,
+                     *           "reason": "the answer states no piece count"
+                     *         },
+                     *         "points": {
+                     *           "earned": 6,
+                     *           "possible": 21.5
+                     *         },
+                     *         "claimCounts": {
+                     *           "true": 2,
+                     *           "false": 0,
+                     *           "unverifiable": 0,
+                     *           "total": 2
+                     *         }
+                     *       },
+                     *       "usage": {
+                     *         "calls": 1,
+                     *         "cached": false,
+                     *         "input": 0,
+                     *         "output": 0,
+                     *         "cacheRead": 0,
+                     *         "cacheWrite": 0,
+                     *         "costUsd": 0,
+                     *         "latencyMs": 6
+                     *       },
+                     *       "judge": {
+                     *         "id": "lexical",
+                     *         "provider": "lexical",
+                     *         "model": "lexical-overlap-v1",
+                     *         "mode": "rubric",
+                     *         "configHash": "75b376878d2bbc3f2be26d8482c6328657a60c5073b794f486374560e4a3926f",
+                     *         "baseline": true,
+                     *         "note": "lexical word-overlap baseline: an offline floor, not an LLM judge"
+                     *       },
+                     *       "rubric": {
+                     *         "id": "farmyard-54",
+                     *         "version": 1
+                     *       },
+                     *       "createdAt": "2026-12-01T18:40:12.933Z",
+                     *       "panel": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["Grade"];
                 };
             };
@@ -5074,6 +5415,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "judge": "lexical",
+                 *       "rpm": 60
+                 *     }
+                 */
                 "application/json": {
                     judge: string;
                     rpm?: number;
@@ -5323,6 +5670,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "run": "my-run"
+                 *     }
+                 */
                 "application/json": {
                     ids?: string[];
                     run?: string;
@@ -5434,6 +5786,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "judge": "lexical"
+                 *     }
+                 */
                 "application/json": {
                     judge?: string;
                 };
@@ -5532,6 +5889,45 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "a": [
+                 *         "correct",
+                 *         "partial",
+                 *         "correct",
+                 *         "missing",
+                 *         "incorrect",
+                 *         "correct",
+                 *         "partial",
+                 *         "partial",
+                 *         "correct",
+                 *         "missing",
+                 *         "correct",
+                 *         "incorrect"
+                 *       ],
+                 *       "b": [
+                 *         "correct",
+                 *         "correct",
+                 *         "correct",
+                 *         "missing",
+                 *         "partial",
+                 *         "correct",
+                 *         "partial",
+                 *         "missing",
+                 *         "correct",
+                 *         "missing",
+                 *         "partial",
+                 *         "incorrect"
+                 *       ],
+                 *       "categories": [
+                 *         "missing",
+                 *         "incorrect",
+                 *         "partial",
+                 *         "correct"
+                 *       ],
+                 *       "weights": "quadratic"
+                 *     }
+                 */
                 "application/json": components["schemas"]["StatsKappaRequest"];
             };
         };
@@ -5542,6 +5938,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "kappa": 0.7857142857142856,
+                     *       "se": 0.12947887112831133,
+                     *       "ci": [
+                     *         0.5319403615438922,
+                     *         1
+                     *       ],
+                     *       "agreement": 0.6666666666666666,
+                     *       "n": 12,
+                     *       "categories": [
+                     *         "missing",
+                     *         "incorrect",
+                     *         "partial",
+                     *         "correct"
+                     *       ],
+                     *       "method": "cohen",
+                     *       "weights": "quadratic"
+                     *     }
+                     */
                     "application/json": components["schemas"]["StatsKappa"];
                 };
             };
@@ -5619,6 +6035,82 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "data": [
+                 *         [
+                 *           0,
+                 *           0,
+                 *           0,
+                 *           0,
+                 *           14
+                 *         ],
+                 *         [
+                 *           0,
+                 *           2,
+                 *           6,
+                 *           4,
+                 *           2
+                 *         ],
+                 *         [
+                 *           0,
+                 *           0,
+                 *           3,
+                 *           5,
+                 *           6
+                 *         ],
+                 *         [
+                 *           0,
+                 *           3,
+                 *           9,
+                 *           2,
+                 *           0
+                 *         ],
+                 *         [
+                 *           2,
+                 *           2,
+                 *           8,
+                 *           1,
+                 *           1
+                 *         ],
+                 *         [
+                 *           7,
+                 *           7,
+                 *           0,
+                 *           0,
+                 *           0
+                 *         ],
+                 *         [
+                 *           3,
+                 *           2,
+                 *           6,
+                 *           3,
+                 *           0
+                 *         ],
+                 *         [
+                 *           2,
+                 *           5,
+                 *           3,
+                 *           2,
+                 *           2
+                 *         ],
+                 *         [
+                 *           6,
+                 *           5,
+                 *           2,
+                 *           1,
+                 *           0
+                 *         ],
+                 *         [
+                 *           0,
+                 *           2,
+                 *           2,
+                 *           3,
+                 *           7
+                 *         ]
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["StatsFleissRequest"];
             };
         };
@@ -5629,6 +6121,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "kappa": 0.20993070442195522,
+                     *       "se": 0.016965069224393132,
+                     *       "z": 12.374291059190464,
+                     *       "p": 3.600594323466795e-35,
+                     *       "byCategory": {
+                     *         "0": 0.20128205128205134,
+                     *         "1": 0.07967032967032983,
+                     *         "2": 0.17159763313609455,
+                     *         "3": 0.030381383322559796,
+                     *         "4": 0.5076566951566952
+                     *       },
+                     *       "subjects": 10,
+                     *       "raters": 14
+                     *     }
+                     */
                     "application/json": components["schemas"]["StatsFleiss"];
                 };
             };
@@ -5706,6 +6215,69 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "data": [
+                 *         [
+                 *           1,
+                 *           2,
+                 *           3,
+                 *           3,
+                 *           2,
+                 *           1,
+                 *           4,
+                 *           1,
+                 *           2,
+                 *           null,
+                 *           null,
+                 *           null
+                 *         ],
+                 *         [
+                 *           1,
+                 *           2,
+                 *           3,
+                 *           3,
+                 *           2,
+                 *           2,
+                 *           4,
+                 *           1,
+                 *           2,
+                 *           5,
+                 *           null,
+                 *           3
+                 *         ],
+                 *         [
+                 *           null,
+                 *           3,
+                 *           3,
+                 *           3,
+                 *           2,
+                 *           3,
+                 *           4,
+                 *           2,
+                 *           2,
+                 *           5,
+                 *           1,
+                 *           null
+                 *         ],
+                 *         [
+                 *           1,
+                 *           2,
+                 *           3,
+                 *           3,
+                 *           2,
+                 *           4,
+                 *           4,
+                 *           1,
+                 *           2,
+                 *           5,
+                 *           1,
+                 *           null
+                 *         ]
+                 *       ],
+                 *       "level": "nominal"
+                 *     }
+                 */
                 "application/json": components["schemas"]["StatsAlphaRequest"];
             };
         };
@@ -5716,6 +6288,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "alpha": 0.743421052631579,
+                     *       "level": "nominal",
+                     *       "units": 12,
+                     *       "pairable": 11,
+                     *       "values": 40
+                     *     }
+                     */
                     "application/json": components["schemas"]["StatsAlpha"];
                 };
             };
@@ -5793,6 +6374,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "successes": 18,
+                 *       "trials": 20,
+                 *       "confidence": 0.99
+                 *     }
+                 */
                 "application/json": components["schemas"]["StatsWilsonRequest"];
             };
         };
@@ -5803,6 +6391,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "estimate": 0.9,
+                     *       "ci": [
+                     *         0.6205022134712959,
+                     *         0.9802134656497015
+                     *       ],
+                     *       "successes": 18,
+                     *       "trials": 20,
+                     *       "confidence": 0.99
+                     *     }
+                     */
                     "application/json": components["schemas"]["StatsWilson"];
                 };
             };
@@ -5880,6 +6480,33 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "x": [
+                 *         44.4,
+                 *         45.9,
+                 *         41.9,
+                 *         53.3,
+                 *         44.7,
+                 *         44.1,
+                 *         50.7,
+                 *         45.2,
+                 *         60.1
+                 *       ],
+                 *       "y": [
+                 *         2.6,
+                 *         3.1,
+                 *         2.5,
+                 *         5,
+                 *         3.6,
+                 *         4,
+                 *         5.2,
+                 *         2.8,
+                 *         3.8
+                 *       ],
+                 *       "method": "kendall"
+                 *     }
+                 */
                 "application/json": components["schemas"]["StatsCorrRequest"];
             };
         };
@@ -5890,6 +6517,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "r": 0.4444444444444444,
+                     *       "p": 0.095292838023456,
+                     *       "n": 9,
+                     *       "method": "kendall"
+                     *     }
+                     */
                     "application/json": components["schemas"]["StatsCorr"];
                 };
             };
@@ -5967,6 +6602,48 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "data": [
+                 *         [
+                 *           9,
+                 *           2,
+                 *           5,
+                 *           8
+                 *         ],
+                 *         [
+                 *           6,
+                 *           1,
+                 *           3,
+                 *           2
+                 *         ],
+                 *         [
+                 *           8,
+                 *           4,
+                 *           6,
+                 *           8
+                 *         ],
+                 *         [
+                 *           7,
+                 *           1,
+                 *           2,
+                 *           6
+                 *         ],
+                 *         [
+                 *           10,
+                 *           5,
+                 *           6,
+                 *           9
+                 *         ],
+                 *         [
+                 *           6,
+                 *           2,
+                 *           4,
+                 *           7
+                 *         ]
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["StatsIccRequest"];
             };
         };
@@ -5977,6 +6654,78 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "ICC1": {
+                     *         "value": 0.16574176840547541,
+                     *         "ci": [
+                     *           -0.13293232487475087,
+                     *           0.7225600623281208
+                     *         ],
+                     *         "F": 1.7946784922394678,
+                     *         "p": 0.16476880834463928,
+                     *         "df1": 5,
+                     *         "df2": 18
+                     *       },
+                     *       "ICC2": {
+                     *         "value": 0.289763779527559,
+                     *         "ci": [
+                     *           0.018786513374712047,
+                     *           0.7610843696489527
+                     *         ],
+                     *         "F": 11.027247956403258,
+                     *         "p": 0.00013456651648433807,
+                     *         "df1": 5,
+                     *         "df2": 15
+                     *       },
+                     *       "ICC3": {
+                     *         "value": 0.7148407148407147,
+                     *         "ci": [
+                     *           0.34246476503392453,
+                     *           0.9458582599553595
+                     *         ],
+                     *         "F": 11.027247956403258,
+                     *         "p": 0.00013456651648433807,
+                     *         "df1": 5,
+                     *         "df2": 15
+                     *       },
+                     *       "ICC1k": {
+                     *         "value": 0.4427971336792686,
+                     *         "ci": [
+                     *           -0.884442155238119,
+                     *           0.9124154203407755
+                     *         ],
+                     *         "F": 1.7946784922394678,
+                     *         "p": 0.16476880834463928,
+                     *         "df1": 5,
+                     *         "df2": 18
+                     *       },
+                     *       "ICC2k": {
+                     *         "value": 0.620050547598989,
+                     *         "ci": [
+                     *           0.07113681530250349,
+                     *           0.9272320401677219
+                     *         ],
+                     *         "F": 11.027247956403258,
+                     *         "p": 0.00013456651648433807,
+                     *         "df1": 5,
+                     *         "df2": 15
+                     *       },
+                     *       "ICC3k": {
+                     *         "value": 0.9093155423770694,
+                     *         "ci": [
+                     *           0.675674713816304,
+                     *           0.9858916781690623
+                     *         ],
+                     *         "F": 11.027247956403258,
+                     *         "p": 0.00013456651648433807,
+                     *         "df1": 5,
+                     *         "df2": 15
+                     *       },
+                     *       "subjects": 6,
+                     *       "raters": 4
+                     *     }
+                     */
                     "application/json": components["schemas"]["StatsIcc"];
                 };
             };
@@ -6054,6 +6803,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "b": 150,
+                 *       "c": 86,
+                 *       "exact": true
+                 *     }
+                 */
                 "application/json": components["schemas"]["StatsMcnemarRequest"];
             };
         };
@@ -6064,6 +6820,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "statistic": 86,
+                     *       "p": 0.00003715936139571478,
+                     *       "method": "exact binomial",
+                     *       "b": 150,
+                     *       "c": 86
+                     *     }
+                     */
                     "application/json": components["schemas"]["StatsMcnemar"];
                 };
             };
@@ -6141,6 +6906,110 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "scale": "verdict",
+                 *       "labels": [
+                 *         {
+                 *           "answer": "a1",
+                 *           "model": "vlm-a",
+                 *           "item": "barn",
+                 *           "rater": "h1",
+                 *           "kind": "human",
+                 *           "label": "correct"
+                 *         },
+                 *         {
+                 *           "answer": "a1",
+                 *           "model": "vlm-a",
+                 *           "item": "barn",
+                 *           "rater": "h2",
+                 *           "kind": "human",
+                 *           "label": "correct"
+                 *         },
+                 *         {
+                 *           "answer": "a1",
+                 *           "model": "vlm-a",
+                 *           "item": "barn",
+                 *           "rater": "lexical",
+                 *           "kind": "judge",
+                 *           "label": "correct"
+                 *         },
+                 *         {
+                 *           "answer": "a1",
+                 *           "model": "vlm-a",
+                 *           "item": "farmer",
+                 *           "rater": "h1",
+                 *           "kind": "human",
+                 *           "label": "partial"
+                 *         },
+                 *         {
+                 *           "answer": "a1",
+                 *           "model": "vlm-a",
+                 *           "item": "farmer",
+                 *           "rater": "h2",
+                 *           "kind": "human",
+                 *           "label": "partial"
+                 *         },
+                 *         {
+                 *           "answer": "a1",
+                 *           "model": "vlm-a",
+                 *           "item": "farmer",
+                 *           "rater": "lexical",
+                 *           "kind": "judge",
+                 *           "label": "correct"
+                 *         },
+                 *         {
+                 *           "answer": "a2",
+                 *           "model": "vlm-b",
+                 *           "item": "barn",
+                 *           "rater": "h1",
+                 *           "kind": "human",
+                 *           "label": "missing"
+                 *         },
+                 *         {
+                 *           "answer": "a2",
+                 *           "model": "vlm-b",
+                 *           "item": "barn",
+                 *           "rater": "h2",
+                 *           "kind": "human",
+                 *           "label": "missing"
+                 *         },
+                 *         {
+                 *           "answer": "a2",
+                 *           "model": "vlm-b",
+                 *           "item": "barn",
+                 *           "rater": "lexical",
+                 *           "kind": "judge",
+                 *           "label": "missing"
+                 *         },
+                 *         {
+                 *           "answer": "a2",
+                 *           "model": "vlm-b",
+                 *           "item": "farmer",
+                 *           "rater": "h1",
+                 *           "kind": "human",
+                 *           "label": "incorrect"
+                 *         },
+                 *         {
+                 *           "answer": "a2",
+                 *           "model": "vlm-b",
+                 *           "item": "farmer",
+                 *           "rater": "h2",
+                 *           "kind": "human",
+                 *           "label": "incorrect"
+                 *         },
+                 *         {
+                 *           "answer": "a2",
+                 *           "model": "vlm-b",
+                 *           "item": "farmer",
+                 *           "rater": "lexical",
+                 *           "kind": "judge",
+                 *           "label": "partial"
+                 *         }
+                 *       ],
+                 *       "seed": 1
+                 *     }
+                 */
                 "application/json": components["schemas"]["CalibrateRequest"];
             };
         };
@@ -6293,6 +7162,44 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "farm-study",
+                 *       "answers": {
+                 *         "task": "describe",
+                 *         "filter": {
+                 *           "rubric": "farmyard-54",
+                 *           "answers": [
+                 *             "a-low-describe",
+                 *             "b-plain-describe"
+                 *           ]
+                 *         }
+                 *       },
+                 *       "scales": {
+                 *         "binary": {
+                 *           "question": "Would you accept this as a description of the picture?"
+                 *         },
+                 *         "numeric": {
+                 *           "k": 5,
+                 *           "anchors": [
+                 *             "useless",
+                 *             "poor",
+                 *             "fair",
+                 *             "good",
+                 *             "excellent"
+                 *           ]
+                 *         }
+                 *       },
+                 *       "annotators": [
+                 *         "ann",
+                 *         "bea"
+                 *       ],
+                 *       "adjudicators": [
+                 *         "judy"
+                 *       ],
+                 *       "overlap": 2
+                 *     }
+                 */
                 "application/json": {
                     /** @description campaign name, unique */
                     name: string;
@@ -6794,6 +7701,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "answerId": 10,
+                 *       "marks": [
+                 *         {
+                 *           "scale": "binary",
+                 *           "label": true
+                 *         },
+                 *         {
+                 *           "scale": "numeric",
+                 *           "label": 4
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["CampaignLabels"];
             };
         };
@@ -6902,6 +7824,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "answerId": 10,
+                 *       "unit": "answer:binary",
+                 *       "label": false,
+                 *       "note": "the fence is missing"
+                 *     }
+                 */
                 "application/json": components["schemas"]["AdjudicationBody"];
             };
         };

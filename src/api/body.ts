@@ -18,8 +18,9 @@ export async function jsonlBody(c: Context): Promise<string> {
   return text;
 }
 
-export const jsonlRequestBody = (description: string) => ({
+/** A JSON Lines request body; `example` is the text of an upload (src/api/examples/request-examples.ts). */
+export const jsonlRequestBody = (description: string, example: string) => ({
   required: true,
   description,
-  content: Object.fromEntries(JSONL_TYPES.slice(0, 2).map((t) => [t, { schema: { type: 'string' as const } }])),
+  content: Object.fromEntries(JSONL_TYPES.slice(0, 2).map((t) => [t, { schema: { type: 'string' as const }, example }])),
 });

@@ -36,6 +36,12 @@ export const pageOf = <T extends z.ZodType>(name: string, item: T) =>
 /** A JSON response and its schema: every response names the schema of what the service returns. */
 export const jsonResponse = <T extends z.ZodType>(description: string, schema: T) => ({ description, content: { 'application/json': { schema } } });
 
+/** A JSON response with an example: the real answer to the route's request example (test/api/openapi-examples.test.ts). */
+export const withExample = <T extends z.ZodType>(r: { description: string; content: { 'application/json': { schema: T } } }, example: unknown) => ({
+  ...r,
+  content: { 'application/json': { ...r.content['application/json'], example } },
+});
+
 const CsvSchema = z.string().openapi('Csv', {
   description: 'RFC 4180 CSV (Accept: text/csv): a header row, then one row per item; nested values as JSON, null as an empty field',
 });
@@ -56,6 +62,19 @@ export const errorResponses = {
   429: errorResponse('Rate limited (see Retry-After)'),
   500: errorResponse('Internal error (logged by the server; the message says no more)'),
 } as const;
+/** A refused body and the envelope the route answers for it, both from a real call (test/api/openapi-examples.test.ts sends it again). */
+export interface BadInputExample {
+  summary: string;
+  request: unknown;
+  response: { error: { code: 'bad_input'; message: string } };
+}
+/** The 400 entry of errorResponses with an example of the envelope; its description holds the body that got it, as JSON in backticks. */
+export const badInputResponse = (e: BadInputExample) => ({
+  400: {
+    ...errorResponses[400],
+    content: { 'application/json': { schema: ErrorSchema, examples: { badInput: { summary: e.summary, description: `The answer to the body \`${JSON.stringify(e.request)}\``, value: e.response } } } },
+  },
+});
 export const notFoundResponse = { 404: errorResponse('No such resource') } as const;
 export const tooLargeResponse = { 413: errorResponse('Request body over the limit') } as const;
 /** What any route that reads a body can answer besides: too large, or not of the media type the route takes. */

@@ -8,6 +8,7 @@ import { submitAssembly } from '../../services/assembly-submit.ts';
 import { jsonlBody, jsonlRequestBody } from '../body.ts';
 import { respondList } from '../csv.ts';
 import { defineRoute, type Api } from '../define-route.ts';
+import { ANSWERS_EXAMPLE, ASSEMBLY_EXAMPLE } from '../examples/request-examples.ts';
 import { AnswerImportSchema, AnswerPage, AnswerSchema, AssemblyScorePage, AssemblyScoreSchema, SubmittedAssemblySchema } from '../answer-schema.ts';
 import { bodyResponses, errorResponses, jsonOrCsvResponse, jsonResponse, notFoundResponse, PageQuery } from '../schemas.ts';
 
@@ -105,7 +106,7 @@ export function registerAnswers(api: Api): void {
       description:
         'Each line: {"id","run"?,"model"?,"task":"describe|assemble|describe-then-solve|choice","puzzle"?,"rubric"?,"text",' +
         '"effort"?,"tags"?,"usage"?|"input_tokens"?,"output_tokens"?,"stop_reason"?,"meta"?}. Query parameters give defaults.',
-      request: { query: UploadDefaults, body: jsonlRequestBody('One answer per line') },
+      request: { query: UploadDefaults, body: jsonlRequestBody('One answer per line', ANSWERS_EXAMPLE) },
       responses: { 200: jsonResponse('Runs touched, answers imported and unchanged', AnswerImportSchema), ...errorResponses, ...bodyResponses },
     }),
     handler: async (c) => {
@@ -123,7 +124,7 @@ export function registerAnswers(api: Api): void {
       operationId: 'submitAssembly',
       tags: ['assemblies'],
       summary: 'Submit one assembly answer: it is scored against the puzzle truth and stored with its score',
-      request: { body: { required: true, content: { 'application/json': { schema: AssemblyBody } } } },
+      request: { body: { required: true, content: { 'application/json': { schema: AssemblyBody, example: ASSEMBLY_EXAMPLE } } } },
       responses: {
         201: jsonResponse('Stored and scored', SubmittedAssemblySchema),
         200: jsonResponse('Already stored (the same answer under its run and id): its score, created false', SubmittedAssemblySchema),

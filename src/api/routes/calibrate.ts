@@ -4,7 +4,8 @@ import { LABEL_SCALES, LabelRowSchema } from '../../domain/labels.ts';
 import { calibrateLabelSet } from '../../services/calibrate-labels.ts';
 import { CalibrationReportSchema } from '../calibration-schema.ts';
 import { defineRoute, type Api } from '../define-route.ts';
-import { bodyResponses, errorResponses } from '../schemas.ts';
+import { CALIBRATE_BAD_INPUT, CALIBRATE_EXAMPLE } from '../examples/request-examples.ts';
+import { badInputResponse, bodyResponses, errorResponses } from '../schemas.ts';
 
 /** POST /api/calibrate: calibrate judges against people over labels posted in the body (docs/http-api.md). */
 
@@ -28,8 +29,13 @@ export function registerCalibrate(api: Api): void {
       operationId: 'calibrateLabels',
       tags: ['calibration'],
       summary: 'Calibrate judges against human labels given in the body: agreement, kappa, alpha, confusion, per model and item',
-      request: { body: { required: true, content: { 'application/json': { schema: CalibrateBody } } } },
-      responses: { 200: { description: 'The `assay calibrate --labels … --json` report', content: { 'application/json': { schema: CalibrationReportSchema } } }, ...errorResponses, ...bodyResponses },
+      request: { body: { required: true, content: { 'application/json': { schema: CalibrateBody, example: CALIBRATE_EXAMPLE } } } },
+      responses: {
+        200: { description: 'The `assay calibrate --labels … --json` report', content: { 'application/json': { schema: CalibrationReportSchema } } },
+        ...errorResponses,
+        ...badInputResponse(CALIBRATE_BAD_INPUT),
+        ...bodyResponses,
+      },
     }),
     handler: (c) => c.json(calibrateLabelSet(c.req.valid('json')) as never, 200),
   });

@@ -14,6 +14,7 @@ import {
 } from '../../services/campaigns/index.ts';
 import { respondRows } from '../csv.ts';
 import { defineRoute, type Api } from '../define-route.ts';
+import { ADJUDICATION_EXAMPLE, CAMPAIGN_EXAMPLE, CAMPAIGN_LABELS_EXAMPLE } from '../examples/request-examples.ts';
 import { bodyResponses, errorResponses, ErrorSchema, jsonOrCsvResponse, notFoundResponse } from '../schemas.ts';
 
 /**
@@ -96,7 +97,7 @@ export function registerCampaigns(api: Api): void {
       operationId: 'createCampaign',
       tags: ['campaigns'],
       summary: 'Create a campaign: select the answers and queue them (disagreement, audit, rest); all or nothing',
-      request: { body: { required: true, content: { 'application/json': { schema: CampaignSpecSchema } } } },
+      request: { body: { required: true, content: { 'application/json': { schema: CampaignSpecSchema, example: CAMPAIGN_EXAMPLE } } } },
       responses: { 201: json('The campaign and how many answers each reason queued', Created), ...errorResponses, ...conflict, ...bodyResponses },
     }),
     handler: async (c) => {
@@ -168,7 +169,7 @@ export function registerCampaigns(api: Api): void {
       operationId: 'saveCampaignLabels',
       tags: ['campaigns'],
       summary: "Save the key's labels of one campaign answer (any of the campaign's scales); all or nothing",
-      request: { params: Ref, body: { required: true, content: { 'application/json': { schema: LabelsBody } } } },
+      request: { params: Ref, body: { required: true, content: { 'application/json': { schema: LabelsBody, example: CAMPAIGN_LABELS_EXAMPLE } } } },
       responses: { 200: json('{created, updated, done}', z.object({ created: z.number().int(), updated: z.number().int(), done: z.boolean() }).openapi('CampaignLabelsSaved')), ...errorResponses, ...notFoundResponse, ...conflict, ...bodyResponses },
     }),
     handler: async (c) => {
@@ -185,7 +186,7 @@ export function registerCampaigns(api: Api): void {
       operationId: 'adjudicateCampaignUnit',
       tags: ['campaigns'],
       summary: "Record the final label of a disagreement (the key must be one of the campaign's adjudicators)",
-      request: { params: Ref, body: { required: true, content: { 'application/json': { schema: AdjudicationBody } } } },
+      request: { params: Ref, body: { required: true, content: { 'application/json': { schema: AdjudicationBody, example: ADJUDICATION_EXAMPLE } } } },
       responses: { 200: json('The final label', Final.extend({ replaced: z.boolean() }).openapi('Adjudication')), ...errorResponses, ...notFoundResponse, ...bodyResponses },
     }),
     handler: async (c) => {

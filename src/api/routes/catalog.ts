@@ -8,8 +8,9 @@ import { getRun, listRuns } from '../../services/runs.ts';
 import { jsonlBody, jsonlRequestBody } from '../body.ts';
 import { respondList } from '../csv.ts';
 import { defineRoute, type Api } from '../define-route.ts';
+import { PUZZLE_IMPORT_RESPONSE, PUZZLES_EXAMPLE, RUBRIC_EXAMPLE, RUBRIC_IMPORT_RESPONSE } from '../examples/request-examples.ts';
 import { PuzzleImportSchema, PuzzlePage, PuzzleSchema, RubricImportSchema, RubricPage, RubricVersionSchema, RunPage, RunSchema } from '../catalog-schema.ts';
-import { bodyResponses, errorResponses, ErrorSchema, jsonOrCsvResponse, jsonResponse, notFoundResponse, PageQuery } from '../schemas.ts';
+import { bodyResponses, errorResponses, ErrorSchema, jsonOrCsvResponse, jsonResponse, notFoundResponse, PageQuery, withExample } from '../schemas.ts';
 
 /** Rubrics, puzzles and runs: the things answers are given against. */
 
@@ -59,9 +60,9 @@ export function registerCatalog(api: Api): void {
       tags: ['rubrics'],
       summary: 'Import rubrics (one object or an array); edited content under an existing id adds a version',
       request: {
-        body: { required: true, content: { 'application/json': { schema: z.union([RubricSchema, z.array(RubricSchema).min(1).max(1000)]) } } },
+        body: { required: true, content: { 'application/json': { schema: z.union([RubricSchema, z.array(RubricSchema).min(1).max(1000)]), example: RUBRIC_EXAMPLE } } },
       },
-      responses: { 200: jsonResponse('What was created, versioned or unchanged', RubricImportSchema), ...errorResponses, ...bodyResponses },
+      responses: { 200: withExample(jsonResponse('What was created, versioned or unchanged', RubricImportSchema), RUBRIC_IMPORT_RESPONSE), ...errorResponses, ...bodyResponses },
     }),
     handler: async (c) => {
       const body = c.req.valid('json');
@@ -117,9 +118,9 @@ export function registerCatalog(api: Api): void {
             .transform((v) => v === 'true')
             .openapi({ description: "Allow changing stored puzzles' picture, sizeBucket or rubric; without it such an import is refused with 409" }),
         }),
-        body: jsonlRequestBody('One puzzle per line'),
+        body: jsonlRequestBody('One puzzle per line', PUZZLES_EXAMPLE),
       },
-      responses: { 200: jsonResponse('Import summary', PuzzleImportSchema), ...errorResponses, 409: { description: 'The import would change stored puzzles; nothing written', content: { 'application/json': { schema: ErrorSchema } } }, ...bodyResponses },
+      responses: { 200: withExample(jsonResponse('Import summary', PuzzleImportSchema), PUZZLE_IMPORT_RESPONSE), ...errorResponses, 409: { description: 'The import would change stored puzzles; nothing written', content: { 'application/json': { schema: ErrorSchema } } }, ...bodyResponses },
     }),
     handler: async (c) => c.json(await importPuzzles(database, [{ path: 'body.jsonl', content: await jsonlBody(c) }], { replace: c.req.valid('query').replace }), 200),
   });

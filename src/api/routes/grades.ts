@@ -5,7 +5,8 @@ import { ADHOC_RUN } from '../../services/grading/resolve.ts';
 import { gradeAnswer, namedJudge, openJudge } from '../../services/grading/grade-answer.ts';
 import { defineRoute, type Api } from '../define-route.ts';
 import { GradeSchema } from '../grade-schema.ts';
-import { bodyResponses, errorResponses, jsonResponse, notFoundResponse } from '../schemas.ts';
+import { GRADE_BAD_INPUT, GRADE_REQUEST_EXAMPLE, GRADE_RESPONSE_EXAMPLE } from '../examples/grade-example.ts';
+import { badInputResponse, bodyResponses, errorResponses, jsonResponse, notFoundResponse, withExample } from '../schemas.ts';
 import { registerGradeReads } from './grade-reads.ts';
 
 /**
@@ -46,8 +47,8 @@ export function registerGrades(api: Api): void {
       operationId: 'gradeAnswer',
       tags: ['grades'],
       summary: 'Grade one answer with a judge and store the grade; scores are null unless status is ok',
-      request: { body: { required: true, content: { 'application/json': { schema: GradeBody } } } },
-      responses: { 200: jsonResponse('The stored grade', GradeSchema), ...errorResponses, ...notFoundResponse, ...bodyResponses },
+      request: { body: { required: true, content: { 'application/json': { schema: GradeBody, example: GRADE_REQUEST_EXAMPLE } } } },
+      responses: { 200: withExample(jsonResponse('The stored grade', GradeSchema), GRADE_RESPONSE_EXAMPLE), ...errorResponses, ...badInputResponse(GRADE_BAD_INPUT), ...notFoundResponse, ...bodyResponses },
     }),
     handler: async (c) => {
       const b = c.req.valid('json');

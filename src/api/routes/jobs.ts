@@ -6,6 +6,7 @@ import { gradingQueue } from '../../services/grading/queue.ts';
 import { cancelRunGrading, enqueueRunGrading } from '../../services/grading/run-queue.ts';
 import { JOB_STATES, listJobs, retryFailedJobs } from '../../services/jobs.ts';
 import { defineRoute, type Api } from '../define-route.ts';
+import { JOBS_RETRY_EXAMPLE, RUN_GRADE_CANCEL_EXAMPLE, RUN_GRADE_EXAMPLE } from '../examples/request-examples.ts';
 import { bodyResponses, errorResponses, ErrorSchema, notFoundResponse } from '../schemas.ts';
 
 /**
@@ -85,7 +86,7 @@ export function registerJobs(api: Api): void {
       summary: 'Enqueue one grading job per ungraded answer of the run (idempotent); workers grade them',
       request: {
         params: RunParam,
-        body: { required: true, content: { 'application/json': { schema: z.object({ judge: Id, rpm: Rate.optional(), tpm: Rate.optional() }).strict() } } },
+        body: { required: true, content: { 'application/json': { schema: z.object({ judge: Id, rpm: Rate.optional(), tpm: Rate.optional() }).strict(), example: RUN_GRADE_EXAMPLE } } },
       },
       responses: {
         202: {
@@ -164,7 +165,7 @@ export function registerJobs(api: Api): void {
       operationId: 'retryJobs',
       tags: ['jobs'],
       summary: 'Re-run failed (dead-lettered) grading jobs, by id or all of a run',
-      request: { body: { required: true, content: { 'application/json': { schema: z.object({ ids: z.array(z.uuid()).max(10_000).optional(), run: Fields.run.optional() }).strict() } } } },
+      request: { body: { required: true, content: { 'application/json': { schema: z.object({ ids: z.array(z.uuid()).max(10_000).optional(), run: Fields.run.optional() }).strict(), example: JOBS_RETRY_EXAMPLE } } } },
       responses: {
         200: { description: 'Retried', content: { 'application/json': { schema: z.object({ retried: z.number().int() }).openapi('JobsRetried') } } },
         ...errorResponses,
@@ -188,7 +189,7 @@ export function registerJobs(api: Api): void {
       operationId: 'cancelRunGrading',
       tags: ['jobs'],
       summary: "Cancel the run's waiting grading jobs (in-flight ones finish); enqueueing again resumes",
-      request: { params: RunParam, body: { required: false, content: { 'application/json': { schema: z.object({ judge: Id.optional() }).strict() } } } },
+      request: { params: RunParam, body: { required: false, content: { 'application/json': { schema: z.object({ judge: Id.optional() }).strict(), example: RUN_GRADE_CANCEL_EXAMPLE } } } },
       responses: { 200: { description: 'Cancelled', content: { 'application/json': { schema: z.object({ cancelled: z.number().int() }).openapi('GradingCancelled') } } }, ...errorResponses, ...notFoundResponse, ...bodyResponses },
     }),
     handler: async (c) => {

@@ -3,6 +3,7 @@ import { Fields } from '../../domain/fields.ts';
 import { createKey, KEY_SCOPES, listKeys, revokeKey } from '../../services/keys.ts';
 import { respondList } from '../csv.ts';
 import { defineRoute, type Api } from '../define-route.ts';
+import { CREATE_KEY_EXAMPLE } from '../examples/request-examples.ts';
 import { bodyResponses, errorResponses, jsonOrCsvResponse, notFoundResponse, pageOf } from '../schemas.ts';
 
 const KeyInfoSchema = z
@@ -49,7 +50,7 @@ export function registerKeys(api: Api): void {
       operationId: 'createKey',
       tags: ['keys'],
       summary: 'Create an API key; the response is the only time the key is shown',
-      request: { body: { required: true, content: { 'application/json': { schema: CreateKeyBody } } } },
+      request: { body: { required: true, content: { 'application/json': { schema: CreateKeyBody, example: CREATE_KEY_EXAMPLE } } } },
       responses: {
         201: { description: 'Created', content: { 'application/json': { schema: KeyInfoSchema.extend({ key: z.string().openapi({ description: 'The key itself: shown only in this response' }) }).openapi('CreatedApiKey') } } },
         ...errorResponses,

@@ -8,6 +8,7 @@ import { AssayError } from '../../domain/errors.ts';
 import { jsonlBody, jsonlRequestBody } from '../body.ts';
 import { respondList } from '../csv.ts';
 import { defineRoute, type Api } from '../define-route.ts';
+import { ANNOTATION_EXAMPLE, LABELS_EXAMPLE } from '../examples/request-examples.ts';
 import { AnnotationQueuePage, LabelImportSchema, LabelPage, SavedLabelSchema } from '../label-schema.ts';
 import { bodyResponses, errorResponses, ErrorSchema, jsonOrCsvResponse, jsonResponse, notFoundResponse, PageQuery } from '../schemas.ts';
 
@@ -75,7 +76,7 @@ export function registerLabels(api: Api): void {
       operationId: 'importLabels',
       tags: ['labels'],
       summary: 'Import labels as JSON Lines ({answer|answer_id, run?, item?, rater, kind?, label}); all or nothing; changing stored labels needs ?replace=true',
-      request: { query: z.object({ run: Name.optional(), replace: ReplaceFlag }), body: jsonlRequestBody('One label per line') },
+      request: { query: z.object({ run: Name.optional(), replace: ReplaceFlag }), body: jsonlRequestBody('One label per line', LABELS_EXAMPLE) },
       responses: { 200: jsonResponse('Labels inserted, replaced and unchanged, and the runs they label', LabelImportSchema), ...errorResponses, ...conflictResponse, ...bodyResponses },
     }),
     handler: async (c) => {
@@ -110,7 +111,7 @@ export function registerLabels(api: Api): void {
       operationId: 'saveAnnotation',
       tags: ['annotation'],
       summary: 'Save one human label (replaces this annotator’s earlier label of the same answer and item)',
-      request: { body: { required: true, content: { 'application/json': { schema: AnnotationBody } } } },
+      request: { body: { required: true, content: { 'application/json': { schema: AnnotationBody, example: ANNOTATION_EXAMPLE } } } },
       responses: { 200: jsonResponse('Saved', SavedLabelSchema), ...errorResponses, ...notFoundResponse, ...bodyResponses },
     }),
     handler: async (c) => {

@@ -1,11 +1,13 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { computeStatistic, type StatInputs, type StatName } from '../../services/statistics.ts';
 import { defineRoute, type Api } from '../define-route.ts';
-import { bodyResponses, errorResponses } from '../schemas.ts';
+import { STATS_EXAMPLES } from '../examples/stats-examples.ts';
+import { badInputResponse, bodyResponses, errorResponses } from '../schemas.ts';
 
 /**
  * POST /api/stats/{kappa,fleiss,alpha,wilson,corr,icc,mcnemar}: the statistics of `assay stats` on data
  * in the body, no import needed. Inputs and outputs are those of the CLI (`--json`); docs/http-api.md.
+ * The examples of the document are docs/statistics.md's (src/api/examples/stats-examples.ts).
  */
 
 const Cell = z.union([z.string(), z.number(), z.null()]).openapi('StatCell');
@@ -53,6 +55,7 @@ const title = (name: string) => name[0]!.toUpperCase() + name.slice(1);
 
 export function registerStats(api: Api): void {
   for (const name of Object.keys(BODIES) as StatName[]) {
+    const example = STATS_EXAMPLES[name];
     defineRoute(api, {
       scope: 'read',
       route: createRoute({
@@ -61,10 +64,11 @@ export function registerStats(api: Api): void {
         operationId: `stats${title(name)}`,
         tags: ['stats'],
         summary: SUMMARIES[name],
-        request: { body: { required: true, content: { 'application/json': { schema: BODIES[name].openapi(`Stats${title(name)}Request`) } } } },
+        request: { body: { required: true, content: { 'application/json': { schema: BODIES[name].openapi(`Stats${title(name)}Request`), example: example.request } } } },
         responses: {
-          200: { description: `The document \`assay stats ${name} --json\` prints`, content: { 'application/json': { schema: RESULTS[name].openapi(`Stats${title(name)}`) } } },
+          200: { description: `The document \`assay stats ${name} --json\` prints`, content: { 'application/json': { schema: RESULTS[name].openapi(`Stats${title(name)}`), example: example.response } } },
           ...errorResponses,
+          ...(example.badInput ? badInputResponse(example.badInput) : {}),
           ...bodyResponses,
         },
       }),
