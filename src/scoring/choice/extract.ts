@@ -1,4 +1,4 @@
-import { DEFAULT_OPTIONS, optionLookup, type OptionLookup } from './options.ts';
+import { DEFAULT_OPTIONS, optionKey, optionLookup, type OptionLookup } from './options.ts';
 
 /**
  * Reads the chosen option from a raw model response (design §2.3), in this order:
@@ -26,7 +26,7 @@ const TAG_START = /<answer/i;
 const TAG_OPEN = /<answer\s*>/gi;
 const TAG_CLOSE = /<\/answer\s*>/gi;
 const TOKEN = String.raw`[A-Za-z0-9]+(?:[./-][A-Za-z0-9]+)*`;
-const TAG_CONTENT = new RegExp(String.raw`^[\s(\[{]*(?:(?:option|choice|answer)\s*:?\s*)?(${TOKEN})[\s)\]}]*(?:[.:)\-–—,;]|\s|$)`, 'i');
+const TAG_CONTENT = new RegExp(String.raw`^[\s(\[{]*(?:(?:option|choice|answer)\s*:?\s*)?(${TOKEN})[\s)\]}]*(?:[.:)\-–—,;]|\s|$)`, 'id');
 // The keyword alone is searched for (a leading optional group would be tried at every position, doubling
 // the cost on long responses); the qualifier is then read from the few characters before it.
 const KEYWORD = /(answer|option|choice)\b/gi;
@@ -39,6 +39,35 @@ const TAIL = new RegExp(
 const BOXED = new RegExp(String.raw`\\boxed\{\s*\(?(${TOKEN})\)?\s*\}`, 'g');
 const MARKS = /[*_`]/g;
 const HAS_MARKS = /[*_`]/;
+/**
+ * A second option joined to the first ("A or B", "A, B", "(A) and (B)", "B/D" in a tag, "A B" in a tag):
+ * a hedge between options is no choice. Not when a verb follows ("C and D is a distractor" names one answer
+ * and discusses another) or when a lowercase letter starts prose ("B and a half turn").
+ */
+const JOINED = new RegExp(
+  String.raw`[)\]}]*[ \t]*(?:(?:,|/|&|\bor\b|\band\b)[ \t]*|(?<=\s))(?:(?:option|choice)[ \t]+)?([(\[]?)(${TOKEN})([)\]]?)(?![A-Za-z0-9])`,
+  'iy',
+);
+const JOINED_EXPLICIT = new RegExp(
+  String.raw`[)\]}]*[ \t]*(?:,|/|&|\bor\b|\band\b)[ \t]*(?:(?:option|choice)[ \t]+)?([(\[]?)(${TOKEN})([)\]]?)(?![A-Za-z0-9])`,
+  'iy',
+);
+const VERB_NEXT = /^[ \t]+(?:is|are|was|were|seems?|looks?|would|could|can(?:not|'t)?|isn't|doesn't|does|has|had|might|may|must|should|will|fits?|matches?)\b/i;
+
+/** The option joined to the one that ends at `end` (the JOINED* pattern decides what joins), if any. */
+function joinedOption(text: string, end: number, joined: RegExp, lookup: OptionLookup): string | undefined {
+  joined.lastIndex = end;
+  const m = joined.exec(text);
+  if (!m) return undefined;
+  const [, open, token, close] = m;
+  const option = lookup.get(optionKey(token!));
+  if (option === undefined) return undefined;
+  const after = text.slice(joined.lastIndex, joined.lastIndex + 16);
+  if (VERB_NEXT.test(after)) return undefined;
+  if (!(open !== '' && close !== '') && /^[a-z]$/.test(token!) && /^ [A-Za-z]/.test(after)) return undefined;
+  return option;
+}
+
 const LONE = new RegExp(String.raw`^(?:(?:option|choice|answer)\s*:?\s*)?[(\[]?(${TOKEN})[)\]]?[.!]?$`, 'i');
 
 const invalid = (reason: string): Extraction => ({ choice: null, status: 'invalid', reason });
@@ -57,8 +86,10 @@ function fromTags(text: string, lookup: OptionLookup): Extraction | null {
     const content = text.slice(TAG_OPEN.lastIndex, close.index).replace(MARKS, '').trim();
     TAG_OPEN.lastIndex = TAG_CLOSE.lastIndex;
     const t = TAG_CONTENT.exec(content);
-    const option = t ? lookup.get(t[1]!.toUpperCase()) : undefined;
+    const option = t ? lookup.get(optionKey(t[1]!)) : undefined;
     if (option === undefined) return invalid(`<answer> tag holds '${content.slice(0, 40)}', not one of the options`);
+    const second = joinedOption(content, t!.indices![1]![1], JOINED, lookup);
+    if (second !== undefined && second !== option) return invalid(`<answer> tag names more than one option: ${option}, ${second}`);
     chosen.add(option);
   }
   if (!any) return null;
@@ -82,18 +113,22 @@ function fromExplicit(text: string, lookup: OptionLookup): Extraction | null {
     const [, sep, gap, open, token, close] = t;
     if (!qualifier && !sep) continue; // bare "answer B" is too loose; "answer: B" or "final answer B"
     if (!sep && gap!.includes('\n')) continue;
-    const option = lookup.get(token!.toUpperCase());
+    const option = lookup.get(optionKey(token!));
     if (option === undefined) continue;
     const bracketed = open !== '' && close !== '';
     if (!bracketed && /^[a-z]$/.test(token!)) {
       const after = text.slice(tailEnd, tailEnd + 2);
       if (/^ [A-Za-z]/.test(after)) continue; // "the answer is a cat"
     }
-    (qualifier === 'final' ? finals : others).add(option);
+    const set = qualifier === 'final' ? finals : others;
+    set.add(option);
+    // "answer: A or B" states both: they conflict as two statements would.
+    const second = joinedOption(text, tailEnd, JOINED_EXPLICIT, lookup);
+    if (second !== undefined) set.add(second);
   }
   if (text.includes('\\boxed')) {
     for (const m of text.matchAll(BOXED)) {
-      const option = lookup.get(m[1]!.toUpperCase());
+      const option = lookup.get(optionKey(m[1]!));
       if (option !== undefined) finals.add(option);
     }
   }
@@ -118,7 +153,7 @@ function fromLone(text: string, lookup: OptionLookup): Extraction | null {
   const line = lastNonEmptyLine(text).replace(MARKS, '').trim();
   if (line.length > 60) return null;
   const m = LONE.exec(line);
-  const option = m ? lookup.get(m[1]!.toUpperCase()) : undefined;
+  const option = m ? lookup.get(optionKey(m[1]!)) : undefined;
   return option === undefined ? null : ok(option, 'lone');
 }
 

@@ -27,11 +27,21 @@ export function optionsFromAnswers(answers: readonly string[]): string[] {
     return out;
   }
   const seen = new Map<string, string>();
-  for (const a of answers) if (!seen.has(a.toUpperCase())) seen.set(a.toUpperCase(), a);
+  for (const a of answers) if (!seen.has(optionKey(a))) seen.set(optionKey(a), a);
   return [...seen.values()];
 }
 
-/** Case-insensitive lookup from a written token to the canonical option. */
+/**
+ * The key a written token is looked up by: trimmed, upper case, and a whole number without leading zeros,
+ * so "b" names option B and "01" names option 1 (a key answer "01" was otherwise no option of 1–5, and
+ * nothing could score right on it).
+ */
+export function optionKey(token: string): string {
+  const t = token.trim().toUpperCase();
+  return INTEGER.test(t) ? t.replace(/^0+(?=\d)/, '') : t;
+}
+
+/** Lookup from optionKey(token) to the canonical option. */
 export type OptionLookup = ReadonlyMap<string, string>;
 
 const lookups = new WeakMap<readonly string[], OptionLookup>();
@@ -40,7 +50,7 @@ export function optionLookup(options: readonly string[]): OptionLookup {
   let m = lookups.get(options);
   if (!m) {
     const built = new Map<string, string>();
-    for (const o of options) built.set(o.trim().toUpperCase(), o);
+    for (const o of options) built.set(optionKey(o), o);
     lookups.set(options, built);
     m = built;
   }
@@ -49,5 +59,5 @@ export function optionLookup(options: readonly string[]): OptionLookup {
 
 /** The canonical form of a key answer: the option it names, or itself trimmed. */
 export function canonicalAnswer(answer: string, options: readonly string[]): string {
-  return optionLookup(options).get(answer.trim().toUpperCase()) ?? answer.trim();
+  return optionLookup(options).get(optionKey(answer)) ?? answer.trim();
 }

@@ -1,4 +1,5 @@
 import { badInput } from '../../domain/errors.ts';
+import { optionKey } from './options.ts';
 
 /**
  * Key and response rows of `assay score choice` (design §3), read from JSON Lines text so that every
@@ -77,7 +78,13 @@ export function parseKey(text: string, where: string): KeyRow[] {
         throw badInput(`${at}: "options" must be an array of at least two strings`);
       }
       row.options = value.options.map((o) => idOf(o)!);
-      if (!row.options.some((o) => o.toUpperCase() === answer.toUpperCase())) {
+      const byKey = new Map<string, string>();
+      for (const o of row.options) {
+        const same = byKey.get(optionKey(o));
+        if (same !== undefined) throw badInput(`${at}: option '${o}' is listed twice${same === o ? '' : ` (as '${same}')`}`);
+        byKey.set(optionKey(o), o);
+      }
+      if (!byKey.has(optionKey(answer))) {
         throw badInput(`${at}: answer '${answer}' is not one of its options (${row.options.join(', ')})`);
       }
     }

@@ -78,6 +78,48 @@ describe('extractChoice: explicit statements', () => {
   });
 });
 
+describe('extractChoice: an answer naming two options is no choice', () => {
+  // Before: each of these read as its first option, and a hedge between A and B scored as a confident A.
+  it.each([
+    ['Answer: A or B', 'A, B'],
+    ['The answer is C or D.', 'C, D'],
+    ['Answer: A, B', 'A, B'],
+    ['Answer: A and B', 'A, B'],
+    ['The answer is (A) and (B).', 'A, B'],
+    ['Final answer: B/D', null],
+    ['The answer is B or option E because both fit', 'B, E'],
+  ])('%j is invalid', (response, both) => {
+    const r = extractChoice(response);
+    expect(r).toMatchObject({ choice: null, status: 'invalid' });
+    if (both) expect(r.reason).toBe(`conflicting explicit answers: ${both}`);
+  });
+  it.each([
+    ['<answer>A, B</answer>', 'A, B'],
+    ['<answer>A B</answer>', 'A, B'],
+    ['<answer>(A) or (B)</answer>', 'A, B'],
+    ['<answer>A and C</answer>', 'A, C'],
+  ])('tag %j is invalid', (response, both) => {
+    expect(extractChoice(response)).toEqual({ choice: null, status: 'invalid', reason: `<answer> tag names more than one option: ${both}` });
+  });
+  it.each([
+    ['The answer is B, not A.', 'B'],
+    ['The answer is C and D is a distractor.', 'C'],
+    ['Answer: A, because the square is on top', 'A'],
+    ['The answer is B and a half turn confirms it', 'B'],
+    ['Answer: A or (A)', 'A'],
+    ['The answer is A or B... final answer: B', 'B'],
+  ])('%j still reads as %s', (response, choice) => {
+    expect(extractChoice(response)).toMatchObject({ choice, status: 'ok' });
+  });
+  it.each([
+    ['<answer>B) 42</answer>', 'B'],
+    ['<answer>C (the third one)</answer>', 'C'],
+    ['<answer>B. A square sits on top</answer>', 'B'],
+  ])('tag %j still reads as %s', (response, choice) => {
+    expect(extractChoice(response)).toEqual({ choice, status: 'ok', source: 'tag' });
+  });
+});
+
 describe('extractChoice: a lone option on the last line', () => {
   it.each([
     ['Let me think.\n\nB', 'B'],

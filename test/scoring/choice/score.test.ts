@@ -111,6 +111,24 @@ describe('choice input checks name the file and line', () => {
     expect(badInputMessage(() => scoreChoices([{ id: 'q', answer: '' }], []))).toMatch(/has no "answer"/);
   });
 
+  it('zero-padded option numbers name the option: key "01" is option 1, and so are responses "1" and "01"', () => {
+    // Before: the key answer "01" was no option of 1–5, so "Answer: 1" scored wrong and "<answer>02</answer>" invalid.
+    const k = parseKey('{"id":"q1","answer":"01"}\n{"id":"q2","answer":"02"}\n{"id":"q3","answer":"3"}', 'k');
+    const r = parseResponses(
+      ['{"id":"q1","model":"m","response":"Answer: 1"}', '{"id":"q2","model":"m","response":"<answer>02</answer>"}', '{"id":"q3","model":"m","response":"03"}'].join('\n'),
+      'a',
+    );
+    const scored = scoreResponses(k, r);
+    expect(scored.map((s) => [s.expected, s.extraction.choice, s.correct])).toEqual([['1', '1', true], ['2', '2', true], ['3', '3', true]]);
+    expect(scoreChoices(k, r).models.m).toMatchObject({ n: 3, correct: 3, invalid: 0 });
+    // Per-item options written with zeros keep their spelling; "2" still names "02".
+    const own = parseKey('{"id":"x","answer":"02","options":["01","02","03"]}', 'k');
+    expect(scoreResponses(own, [{ model: 'm', id: 'x', response: 'Answer: 2' }])[0]).toMatchObject({ expected: '02', correct: true });
+    expect(badInputMessage(() => parseKey('{"id":"x","answer":"1","options":["1","01","2"]}', 'k.jsonl'))).toBe(
+      "k.jsonl: line 1: option '01' is listed twice (as '1')",
+    );
+  });
+
   it('numeric ids and answers are compared as strings', () => {
     const k = parseKey('{"id":1,"answer":2}\n{"id":2,"answer":4}', 'k');
     const r = parseResponses('{"id":1,"model":"m","response":"Answer: 2"}\n{"id":"2","model":"m","response":"4"}', 'a');
