@@ -6,7 +6,7 @@ import type { Database, Queryable } from '../db/client.ts';
 import { answers, puzzles, rubrics, runs } from '../db/schema.ts';
 import { ANSWER_STATUSES, TASK_KINDS, type AnswerStatus, type TaskKind } from '../domain/answers.ts';
 import { scoreOne } from './assemblies.ts';
-import { fieldPath, locatedError, parseJsonl, parseLocated, type ImportFile, type Located } from './import-parse.ts';
+import { fieldPath, locatedError, noEdgeSpaces, parseJsonl, parseLocated, type ImportFile, type Located } from './import-parse.ts';
 
 /**
  * `assay import answers RUN.jsonl`: one JSON object per line (see src/services/README.md for the
@@ -23,11 +23,11 @@ const UsageSchema = z.looseObject({
 });
 
 export const AnswerRowSchema = z.strictObject({
-  id: z.union([Fields.answerExternalId, z.number().int()]).transform(String).pipe(Fields.answerExternalId).optional(),
-  run: Fields.run.optional(),
-  model: Fields.model.optional(),
-  effort: Fields.effort.optional(),
-  tags: z.array(Fields.tag).max(100).optional(),
+  id: z.union([Fields.answerExternalId, z.number().int()]).transform(String).pipe(noEdgeSpaces(Fields.answerExternalId)).optional(),
+  run: noEdgeSpaces(Fields.run).optional(),
+  model: noEdgeSpaces(Fields.model).optional(),
+  effort: noEdgeSpaces(Fields.effort).optional(),
+  tags: z.array(noEdgeSpaces(Fields.tag)).max(100).optional(),
   task: z.enum(TASK_KINDS).optional(),
   puzzle: Fields.ref.optional(),
   rubric: Fields.ref.optional(),
@@ -80,8 +80,42 @@ export interface Prepared {
   externalId: string;
 }
 
+/** Object keys sorted at every level: jsonb hands meta back in its own key order. */
+const canonical = (v: unknown): string =>
+  Array.isArray(v)
+    ? `[${v.map(canonical).join(',')}]`
+    : v !== null && typeof v === 'object'
+      ? `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`).join(',')}}`
+      : JSON.stringify(v);
+
+const said = (v: unknown): string => (typeof v === 'string' ? `'${v}'` : String(v));
+
+/**
+ * A row that gives one thing twice (token counts in usage and at the top level, a stop reason under two
+ * names or in meta too) must give it the same way: storing one would silently drop the other.
+ */
+function checkConsistent(loc: Located, row: AnswerRow): void {
+  const u = row.usage ?? {};
+  const pairs: Array<[PropertyKey[], unknown, string, unknown]> = [
+    [['usage', 'prompt_tokens'], u.prompt_tokens, 'usage.input_tokens', u.input_tokens],
+    [['usage', 'completion_tokens'], u.completion_tokens, 'usage.output_tokens', u.output_tokens],
+    [['input_tokens'], row.input_tokens, 'usage', u.input_tokens ?? u.prompt_tokens],
+    [['output_tokens'], row.output_tokens, 'usage', u.output_tokens ?? u.completion_tokens],
+    [['finish_reason'], row.finish_reason, 'stop_reason', row.stop_reason],
+    [['meta', 'stopReason'], row.meta?.stopReason, 'stop_reason', row.finish_reason ?? row.stop_reason],
+  ];
+  for (const [path, value, other, otherValue] of pairs) {
+    const given = (v: unknown) => v !== undefined && v !== null && v !== '';
+    if (given(value) && given(otherValue) && value !== otherValue) throw locatedError(loc, path, `${said(value)}, but ${other} says ${said(otherValue)}`);
+  }
+  if (row.usage && row.meta?.usage !== undefined && canonical(row.meta.usage) !== canonical(row.usage)) {
+    throw locatedError(loc, ['meta', 'usage'], 'differs from usage (give the usage once)');
+  }
+}
+
 function prepare(loc: Located, defaults: AnswerDefaults): Prepared {
   const row = parseLocated(AnswerRowSchema, loc);
+  checkConsistent(loc, row);
   const run = row.run ?? defaults.run;
   const model = row.model ?? defaults.model;
   const task = row.task ?? defaults.task;
@@ -107,7 +141,12 @@ async function idsBySlug(tx: Queryable, table: typeof rubrics | typeof puzzles, 
 }
 
 /** Defaults (CLI flags, query parameters) obey the same field limits as the rows they fill in. */
-const DefaultsSchema = z.looseObject({ run: Fields.run.optional(), model: Fields.model.optional(), effort: Fields.effort.optional(), tags: z.array(Fields.tag).max(100).optional() });
+const DefaultsSchema = z.looseObject({
+  run: noEdgeSpaces(Fields.run).optional(),
+  model: noEdgeSpaces(Fields.model).optional(),
+  effort: noEdgeSpaces(Fields.effort).optional(),
+  tags: z.array(noEdgeSpaces(Fields.tag)).max(100).optional(),
+});
 
 export function parseAnswerRows(file: ImportFile, defaults: AnswerDefaults = {}): Prepared[] {
   return prepareAnswerRows(parseJsonl(file), defaults);
@@ -148,14 +187,6 @@ function checkRun(p: Prepared, run: { model: string; effort: string | null; tags
     throw locatedError(p.loc, ['tags'], `run '${p.run}' has tags [${run.tags.join(', ')}], this row says [${tags.join(', ')}] (use another run name)`);
   }
 }
-
-/** Object keys sorted at every level: jsonb hands meta back in its own key order. */
-const canonical = (v: unknown): string =>
-  Array.isArray(v)
-    ? `[${v.map(canonical).join(',')}]`
-    : v !== null && typeof v === 'object'
-      ? `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`).join(',')}}`
-      : JSON.stringify(v);
 
 const shown = (v: unknown): string => (v === null || v === undefined ? 'none' : typeof v === 'string' ? `'${v.length > 40 ? `${v.slice(0, 40)}…` : v}'` : String(v));
 

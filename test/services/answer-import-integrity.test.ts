@@ -58,4 +58,26 @@ describeDb('answer import: re-imports and contradictions', (ctx) => {
     await refused(jsonl({ ...base, id: 'a2', text: 'Pigs.', meta: { temperature: 0.2, seed: 1 } }), "answer 'a2' of run 'r' already exists with different content (meta)");
     await refused(jsonl({ ...base, id: 'a3', text: 'Sky.', stop_reason: 'refusal' }), "answer 'a3' of run 'r' already exists with different content (meta)");
   });
+
+  it('two values for one thing in a row are refused, not one kept and the other dropped', async () => {
+    const row = { ...base, id: 'n1', text: 'x' };
+    await refused(jsonl({ ...row, usage: { input_tokens: 12 }, input_tokens: 50 }), 'f.jsonl:1: input_tokens: 50, but usage says 12');
+    await refused(jsonl({ ...row, usage: { completion_tokens: 7 }, output_tokens: 8 }), 'f.jsonl:1: output_tokens: 8, but usage says 7');
+    await refused(jsonl({ ...row, usage: { input_tokens: 3, prompt_tokens: 4 } }), 'f.jsonl:1: usage.prompt_tokens: 4, but usage.input_tokens says 3');
+    await refused(jsonl({ ...row, stop_reason: 'end_turn', finish_reason: 'length' }), "f.jsonl:1: finish_reason: 'length', but stop_reason says 'end_turn'");
+    await refused(jsonl({ ...row, stop_reason: 'end_turn', meta: { stopReason: 'max_tokens' } }), "f.jsonl:1: meta.stopReason: 'max_tokens', but stop_reason says 'end_turn'");
+    await refused(jsonl({ ...row, usage: { input_tokens: 1 }, meta: { usage: { input_tokens: 2 } } }), 'f.jsonl:1: meta.usage: differs from usage');
+    // The same value twice is no contradiction (an export restates its usage in meta).
+    const same = jsonl({ ...row, usage: { input_tokens: 12 }, input_tokens: 12, stop_reason: 'end_turn', finish_reason: 'end_turn', meta: { stopReason: 'end_turn', usage: { input_tokens: 12 } } });
+    expect(await importAnswersJsonl(ctx.database, { path: 'same.jsonl', content: same })).toMatchObject({ imported: 1 });
+    expect(await stored('n1')).toEqual([12, null, 'ok']);
+  });
+
+  it('ids and names with spaces around them are refused: " a1" would be a second answer beside "a1"', async () => {
+    await refused(jsonl({ ...base, id: ' a1', text: 'A red barn.' }), "f.jsonl:1: id: has spaces at the start or end (' a1')");
+    await refused(jsonl({ ...base, id: 'a9', run: 'r ', text: 'x' }), "f.jsonl:1: run: has spaces at the start or end ('r ')");
+    await refused(jsonl({ ...base, id: 'a9', run: 'r2', model: '\tm', text: 'x' }), 'f.jsonl:1: model: has spaces at the start or end');
+    await refused(jsonl({ ...base, id: 'a9', run: 'r3', tags: ['ok', 'tagged '], text: 'x' }), 'f.jsonl:1: tags[1]: has spaces at the start or end');
+    expect((await listAnswers(ctx.database, { run: 'r' })).answers.map((a) => a.externalId).sort()).toEqual(['a1', 'a2', 'a3', 'n1']);
+  });
 });
