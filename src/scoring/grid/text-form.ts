@@ -18,6 +18,13 @@ const TAGS = /<\/?[A-Za-z][^<>]{0,40}>/g;
 const LABEL = /^\s*(?:row|line)\s*\d+\s*(?:[:.)=-]\s*|\s+)/i;
 /** A leading list marker ("1.", "2)", "-", "*") in front of a full row. */
 const MARKER = /^(?:\d+[.):]|[-*+>•])$/;
+/**
+ * A numbered-list marker at the start of a line ("1)", "2.", "3:", "(4)"): the tokenizer splits "1)" into the
+ * token "1", which the MARKER test on the token cannot see. Group 1 is the number of the bracketed form.
+ */
+const NUMBERED = /^\s*(?:\d+[.):]|\((\d+)\))\s+/;
+/** A markdown table's header rule ("|---|:-:|"): it separates the header row from the body, not two blocks. */
+const TABLE_RULE = /^\s*\|?(?:\s*:?-+:?\s*\|)+(?:\s*:?-+:?\s*)?$/;
 /** `],[` inside one line separates rows of a one-line JSON-style array. */
 const ROW_BREAK = /\]\s*(?:,\s*)?\[/;
 
@@ -114,7 +121,9 @@ function scanLine(ix: IndexedTruth, s: string): Line {
 
 function readLine(ix: IndexedTruth, raw: string): Line {
   let s = raw.includes('<') ? raw.replace(TAGS, ' ') : raw;
-  s = s.replace(LABEL, '');
+  const label = LABEL.exec(s);
+  // "row1 row2" on a grid whose ids are row1…: the first id is no "Row 1" label.
+  if (label && !ix.index.has(label[0].trim().replace(/[:.)=-]$/, '').trim())) s = s.slice(label[0].length);
   const colon = ix.colonIds ? -1 : s.indexOf(':');
   if (colon >= 0) {
     // "Answer: a b c" keeps what follows the label; `"id": [r, c]` (a mapping line) is no grid row.
@@ -122,12 +131,22 @@ function readLine(ix: IndexedTruth, raw: string): Line {
     if (label.pieces.some((p) => p >= 0) || s.indexOf(':', colon + 1) >= 0) return NOT_A_ROW;
     s = s.slice(colon + 1);
   }
-  return scanLine(ix, s);
+  const line = scanLine(ix, s);
+  if (line.pieces.length === ix.cols + 1) {
+    // "1) a b c": one token too many and a list marker in front. "(1)" around a known id is that id.
+    const m = NUMBERED.exec(s);
+    if (m && (m[1] === undefined || line.pieces[0]! < 0)) {
+      const rest = scanLine(ix, s.slice(m[0].length));
+      if (rest.pieces.length === ix.cols) return rest;
+    }
+  }
+  return line;
 }
 
 export function readTextForm(ix: IndexedTruth, text: string): TextForm {
   const lines: Line[] = [];
   for (const raw of text.split(/\r\n|\r|\n/)) {
+    if (raw.includes('|') && TABLE_RULE.test(raw)) continue;
     if (raw.includes('[') && ROW_BREAK.test(raw)) {
       // Rows of a one-line array: only the bracketed span, not the prose around it on that line.
       const span = raw.slice(raw.indexOf('['), raw.lastIndexOf(']') + 1);

@@ -45,6 +45,25 @@ describe('parseGridAnswer: accepted forms', () => {
     expect(scoreGrid(t, '{"4":[0,0],"2":[0,1],"3":[1,0],"1":[1,1]}').direct).toBe(0.5);
   });
 
+  it('list markers "1)" and "(1)", a markdown table whose header is the first row, ids that look like labels', () => {
+    // Before: each of these correct answers was `invalid` with every metric 0 (the marker read as a fifth cell, the
+    // table rule split the table, "row1 " was stripped as a "Row 1" label).
+    for (const answer of ['1) a b c\n2) d e f', '(1) a b c\n(2) d e f', '| a | b | c |\n|---|---|---|\n| d | e | f |', '| a | b | c |\n|:--|:-:|--:|\n| d | e | f |']) {
+      expect(cellsOf(answer), answer).toEqual({ status: 'valid', problems: [], cells: TRUE });
+    }
+    const nums = numberedTruth(3, 3);
+    const NUMS = [['0', '1', '2'], ['3', '4', '5'], ['6', '7', '8']];
+    expect(parseGridAnswer(nums, '1) 0 1 2\n2) 3 4 5\n3) 6 7 8')).toEqual({ status: 'valid', problems: [], cells: NUMS });
+    expect(parseGridAnswer(nums, '1. 0 1 2\n2. 3 4 5\n3. 6 7 8').cells).toEqual(NUMS);
+    // "(1)" around a known id is that id, not a marker: four ids for three columns stay a wrong shape.
+    expect(parseGridAnswer(nums, '(1) 0 1 2\n(2) 3 4 5\n(3) 6 7 8').status).toBe('invalid');
+    const rowIds = truthOf('row1 row2', 'row3 row4');
+    expect(parseGridAnswer(rowIds, 'row1 row2\nrow3 row4')).toEqual({ status: 'valid', problems: [], cells: [['row1', 'row2'], ['row3', 'row4']] });
+    expect(parseGridAnswer(rowIds, 'Row 1: row1 row2\nRow 2: row3 row4').status).toBe('valid');
+    // A horizontal rule (no pipes) still separates two blocks, so the last one wins.
+    expect(cellsOf('b a c\nd e f\n---\na b c\nd e f').cells).toEqual(TRUE);
+  });
+
   it('a lone numeric id is one cell, not JSON to reject', () => {
     const t = parseGridTruth({ rows: 1, cols: 1, layout: [[42]] }, 'T');
     expect(parseGridAnswer(t, '42')).toEqual({ status: 'valid', problems: [], cells: [['42']] });
