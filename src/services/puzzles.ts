@@ -81,8 +81,12 @@ export interface PuzzleImportResult {
   unchanged: number;
 }
 
+/** Edges keyed in sorted order: jsonb hands objects back shortest key first, not in the order given. */
+const edgesText = (edges: unknown): string =>
+  edges === null || edges === undefined ? 'null' : JSON.stringify(Object.entries(edges as Record<string, unknown>).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)));
+
 const sameTruth = (a: { rows: number; cols: number; layout: unknown; edges: unknown }, t: GridTruth) =>
-  a.rows === t.rows && a.cols === t.cols && JSON.stringify(a.layout) === JSON.stringify(t.layout) && JSON.stringify(a.edges ?? null) === JSON.stringify(t.edges ?? null);
+  a.rows === t.rows && a.cols === t.cols && JSON.stringify(a.layout) === JSON.stringify(t.layout) && edgesText(a.edges) === edgesText(t.edges);
 
 const shown = (v: string | null) => (v === null ? 'none' : `'${v}'`);
 

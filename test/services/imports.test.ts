@@ -46,6 +46,16 @@ describeDb('importers', (ctx) => {
     expect(await rowCounts(ctx.database)).toEqual(before);
   });
 
+  it('puzzles: the same edges again are unchanged whatever their key order; a changed edge is still refused', async () => {
+    // jsonb stores object keys shortest first: edges given as {"bb", "a"} came back {"a", "bb"} and the same puzzle
+    // imported again was refused as "a different layout or edges".
+    const p = { id: 'edged', rows: 1, cols: 2, layout: [['bb', 'a']], edges: { bb: ['flat', 'tab', 'flat', 'flat'], a: ['flat', 'flat', 'flat', 'blank'] } };
+    expect(await importPuzzles(ctx.database, [{ path: 'e.jsonl', content: jsonl(p) }])).toEqual({ created: 1, updated: 0, unchanged: 0 });
+    expect(await importPuzzles(ctx.database, [{ path: 'e.jsonl', content: jsonl(p) }])).toEqual({ created: 0, updated: 0, unchanged: 1 });
+    const changed = { ...p, edges: { ...p.edges, a: ['flat', 'flat', 'flat', 'tab'] } };
+    await expect(importPuzzles(ctx.database, [{ path: 'e.jsonl', content: jsonl(changed) }])).rejects.toThrow(/already exists with a different layout or edges/);
+  });
+
   it('answers: rows name run, model, task and puzzle or rubric; usage and statuses are read', async () => {
     const text = jsonl(
       { id: 'd1', run: 'r1', model: 'claude-x', effort: 'high', tags: ['tagged'], task: 'describe', rubric: 'farmyard-54', text: 'A barn.', usage: { input_tokens: 1200, output_tokens: 80 } },
