@@ -80,10 +80,56 @@ export function parseJsonl(file: ImportFile): Located[] {
       throw badInput(`${file.path}:${i + 1}: not valid JSON (${(e as Error).message})`);
     }
     const line = i + 1;
-    out.push(checked({ value, file: file.path, line, lineOf: () => line }));
+    const loc: Located = { value, file: file.path, line, lineOf: () => line };
+    const twice = duplicateKey(text);
+    if (twice) throw locatedError(loc, twice, 'given twice on this line');
+    out.push(checked(loc));
   }
   if (out.length === 0) throw badInput(`${file.path}: empty (no JSON lines)`);
   return out;
+}
+
+/**
+ * The path of the first key that occurs twice in one object of valid JSON text, or null. JSON.parse keeps
+ * the last of them without a word (`"text":"a","text":"b"` is "b"); YAML/JSON documents refuse it
+ * (uniqueKeys), and so does a line. Only called on text JSON.parse accepted, so a plain scan suffices.
+ */
+export function duplicateKey(text: string): PropertyKey[] | null {
+  if (!text.includes('{')) return null;
+  const stack: Array<{ keys: Set<string> | null; at: PropertyKey }> = [];
+  let expectKey = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34) {
+      // The closing quote: the next one not escaped by an odd run of backslashes.
+      let j = text.indexOf('"', i + 1);
+      for (;;) {
+        let k = j - 1;
+        while (text.charCodeAt(k) === 92) k--;
+        if ((j - 1 - k) % 2 === 0) break;
+        j = text.indexOf('"', j + 1);
+      }
+      const top = stack[stack.length - 1];
+      if (expectKey && top?.keys) {
+        const raw = text.slice(i + 1, j);
+        const key = raw.includes('\\') ? (JSON.parse(`"${raw}"`) as string) : raw;
+        if (top.keys.has(key)) return [...stack.slice(0, -1).map((f) => f.at), key];
+        top.keys.add(key);
+        expectKey = false;
+        top.at = key;
+      }
+      i = j;
+    } else if (c === 123 || c === 91) {
+      stack.push({ keys: c === 123 ? new Set() : null, at: c === 123 ? '' : 0 });
+      expectKey = c === 123;
+    } else if (c === 125 || c === 93) stack.pop();
+    else if (c === 44) {
+      const top = stack[stack.length - 1];
+      if (top?.keys) expectKey = true;
+      else if (top) top.at = (top.at as number) + 1;
+    }
+  }
+  return null;
 }
 
 /** One YAML or JSON document (JSON is YAML); field lines come from the YAML node ranges. */

@@ -80,4 +80,15 @@ describeDb('answer import: re-imports and contradictions', (ctx) => {
     await refused(jsonl({ ...base, id: 'a9', run: 'r3', tags: ['ok', 'tagged '], text: 'x' }), 'f.jsonl:1: tags[1]: has spaces at the start or end');
     expect((await listAnswers(ctx.database, { run: 'r' })).answers.map((a) => a.externalId).sort()).toEqual(['a1', 'a2', 'a3', 'n1']);
   });
+
+  it('a field given twice on one line is refused, not the last one taken (JSON.parse keeps the last)', async () => {
+    const line = '{"id":"d1","run":"r","model":"m","task":"describe","rubric":"farmyard-54","text":"first","text":"second"}\n';
+    await refused(line, 'f.jsonl:1: text: given twice on this line');
+    const nested = '{"id":"d1","run":"r","model":"m","task":"describe","rubric":"farmyard-54","text":"t","meta":{"a":[{"k":1},{"k":2,"k":3}]}}\n';
+    await refused(jsonl({ ...base, id: 'ok', text: 't' }) + nested, 'f.jsonl:2: meta.a[1].k: given twice on this line');
+    // Equal keys in different objects, and key-like text inside strings, are no duplicate.
+    const fine = '{"id":"d2","run":"r","model":"m","task":"describe","rubric":"farmyard-54","text":"\\"text\\": again, {\\"id\\":1}","meta":{"id":1,"x":{"id":2},"l":[{"id":3},{"id":4}]}}\n';
+    expect(await importAnswersJsonl(ctx.database, { path: 'fine.jsonl', content: fine })).toMatchObject({ imported: 1 });
+    expect((await listAnswers(ctx.database, { run: 'r' })).answers.find((a) => a.externalId === 'd2')!.text).toBe('"text": again, {"id":1}');
+  });
 });

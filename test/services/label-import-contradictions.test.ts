@@ -57,4 +57,8 @@ describeDb('label import: contradicting rows are refused', (ctx) => {
     const raters = (await listLabels(ctx.database, { run: 'run-a' })).labels.map((l) => l.annotator);
     expect([...new Set(raters)].sort()).toEqual(['ann', 'bob']);
   });
+
+  it('a label line giving "label" twice is refused (JSON.parse would keep the second verdict)', async () => {
+    await refused('l.jsonl', '{"answer":"x1","run":"run-a","item":"sky","rater":"ann","label":"correct","label":"incorrect"}\n', 'l.jsonl:1: label: given twice on this line');
+  });
 });
