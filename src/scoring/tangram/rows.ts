@@ -30,12 +30,20 @@ export function parseTargetsJsonl(text: string, name: string): Map<string, Tangr
 }
 
 export function parseAnswersJsonl(text: string, name: string, targets: { byId: Map<string, TangramTarget>; fallback: TangramTarget | null }): TangramRow[] {
+  // One answer per model and id, as in `score choice`: a repeated row would count twice in that model's rates.
+  const firstLine = new Map<string, number>();
   return jsonlRows(text, name).map(({ line, value }) => {
     const where = `${name}: line ${line}`;
     if (typeof value.model !== 'string' || value.model === '') throw badInput(`${where}: "model" must be a non-empty string`);
     // null is a model that gave no answer: scored as a syntax error, like any other unusable response
     if (typeof value.response !== 'string' && value.response !== null) throw badInput(`${where}: "response" must be a string (or null)`);
     const id = idOf(value.id);
+    if (id !== null) {
+      const key = `${value.model}\u0000${id}`;
+      const first = firstLine.get(key);
+      if (first !== undefined) throw badInput(`${where}: a second answer of model '${value.model}' to id '${id}' (first on line ${first})`);
+      firstLine.set(key, line);
+    }
     const target =
       value.target !== undefined
         ? parseTangramTarget(value.target, `${where}: target`)

@@ -104,6 +104,18 @@ describe('assay score tangram --answers (batch)', () => {
     expect(ok.json().models.m).toMatchObject({ n: 2, syntaxErrorRate: 1, meanIou: null, reason: 'no answer of this model could be measured (all syntax errors)' });
   });
 
+  it('a second row for the same model and id is bad input, not a second answer in the rates', () => {
+    // Before: both rows counted, so the repeated answer weighed double in every rate of that model (exit 0).
+    const answers = write('dup.jsonl', ['{"id": "q1", "model": "m", "response": null}', '{"id": "q2", "model": "m", "response": null}', '{"id": "q1", "model": "n", "response": null}', '{"id": "q1", "model": "m", "response": "again"}'].join('\n'));
+    const r = runCli(['score', 'tangram', '--answers', answers, '--target', `${T}square.target.json`, '--json']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.trim()).toBe(`assay score tangram: answers ${answers}: line 4: a second answer of model 'm' to id 'q1' (first on line 1)`);
+    // Rows without an id name no item, so they cannot repeat one.
+    const anonymous = write('anon.jsonl', ['{"model": "m", "response": null}', '{"model": "m", "response": null}'].join('\n'));
+    expect(runCli(['score', 'tangram', '--answers', anonymous, '--target', `${T}square.target.json`, '--json']).json().models.m.n).toBe(2);
+  });
+
   it('readable output is a table of rates in percent', () => {
     const r = runCli(['score', 'tangram', '--target', `${T}square.target.json`, '--answers', `${T}answers.jsonl`]);
     expect(r.stdout.split('\n')[0]).toMatch(/^model\s+n\s+syntax\s+rigid\s+physical\s+validPass\s+success\s+meanIoU\s+meanHausdorff$/);
