@@ -1,4 +1,5 @@
-import { bootstrapCI } from '../stats/bootstrap.ts';
+import type { BootstrapResult } from '../stats/bootstrap.ts';
+import { bootstrapMeans } from '../stats/bootstrap-means.ts';
 import { wilson } from '../stats/wilson.ts';
 
 /** Small aggregation helpers shared by the report services (flat columns, so rows read as CSV too). */
@@ -15,13 +16,27 @@ export const DEFAULT_REPORT_SEED = 1;
 /** The options with their defaults filled in, so equal reports get equal cache keys. */
 export const seededOptions = (opts: ReportOptions): ReportOptions => ({ seed: opts.seed ?? DEFAULT_REPORT_SEED, ...(opts.resamples !== undefined ? { resamples: opts.resamples } : {}) });
 
-const mean = (xs: readonly number[]): number | null => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
+const columnsOf = (name: string, b: BootstrapResult | null): Record<string, number | null> => ({
+  [name]: b?.estimate ?? null,
+  [`${name}Low`]: b?.ci?.[0] ?? null,
+  [`${name}High`]: b?.ci?.[1] ?? null,
+});
 
-/** Mean with a 95% percentile-bootstrap interval over answers: {name, nameLow, nameHigh}. */
+/**
+ * Mean with a 95% percentile-bootstrap interval over answers: {name, nameLow, nameHigh} — the interval of
+ * bootstrapCI(values, mean) with the report's seed, every value list resampled from that same seed.
+ */
 export function meanColumns(name: string, values: readonly number[], opts: ReportOptions): Record<string, number | null> {
-  if (values.length === 0) return { [name]: null, [`${name}Low`]: null, [`${name}High`]: null };
-  const b = bootstrapCI(values, mean, { seed: opts.seed ?? DEFAULT_REPORT_SEED, resamples: opts.resamples ?? 1000 });
-  return { [name]: b.estimate, [`${name}Low`]: b.ci?.[0] ?? null, [`${name}High`]: b.ci?.[1] ?? null };
+  return meanColumnsMany([[name, values]], opts)[0]!;
+}
+
+/** meanColumns of each [name, values], computed together (bootstrapMeans: lists of one length share their draws). */
+export function meanColumnsMany(specs: ReadonlyArray<readonly [string, readonly number[]]>, opts: ReportOptions): Array<Record<string, number | null>> {
+  // An empty list is all nulls without a bootstrap (so without checking its options), as before.
+  const drawn = specs.filter(([, values]) => values.length > 0);
+  const boots = drawn.length ? bootstrapMeans(drawn.map(([, values]) => values), { seed: opts.seed ?? DEFAULT_REPORT_SEED, resamples: opts.resamples ?? 1000 }) : [];
+  let k = 0;
+  return specs.map(([name, values]) => columnsOf(name, values.length === 0 ? null : boots[k++]!));
 }
 
 /** A proportion with its 95% Wilson interval: {name, nameLow, nameHigh}. */

@@ -23,11 +23,21 @@ export interface BootstrapResult {
   reason?: string;
 }
 
-function percentile(values: number[], confidence: number): [number, number] {
+export function percentile(values: number[], confidence: number): [number, number] {
   values.sort((x, y) => x - y);
   const alpha = 1 - confidence;
   // simple-statistics' quantileSorted interpolates between order statistics.
   return [quantileSorted(values, alpha / 2), quantileSorted(values, 1 - alpha / 2)];
+}
+
+/** The resamples and confidence of `opts` with their defaults, or bad input naming the wrong one. */
+export function checkedOptions(opts: BootstrapOptions): { resamples: number; confidence: number } {
+  const resamples = opts.resamples ?? 2000;
+  const confidence = opts.confidence ?? 0.95;
+  if (!Number.isInteger(resamples) || resamples < 1) throw badInput(`resamples must be a whole number ≥ 1, got ${resamples}`);
+  checkConfidence(confidence);
+  if (!Number.isFinite(opts.seed)) throw badInput(`seed must be a number, got ${opts.seed}`);
+  return { resamples, confidence };
 }
 
 function run<G>(
@@ -36,11 +46,7 @@ function run<G>(
   full: number | null,
   opts: BootstrapOptions,
 ): BootstrapResult {
-  const resamples = opts.resamples ?? 2000;
-  const confidence = opts.confidence ?? 0.95;
-  if (!Number.isInteger(resamples) || resamples < 1) throw badInput(`resamples must be a whole number ≥ 1, got ${resamples}`);
-  checkConfidence(confidence);
-  if (!Number.isFinite(opts.seed)) throw badInput(`seed must be a number, got ${opts.seed}`);
+  const { resamples, confidence } = checkedOptions(opts);
   if (groups.length === 0) return { estimate: null, ci: null, resamples: 0, reason: 'no units to resample' };
   const estimate = full !== null && Number.isFinite(full) ? full : null;
   if (estimate === null) return { estimate: null, ci: null, resamples: 0, reason: 'the statistic is undefined on the full sample' };
