@@ -48,8 +48,15 @@ function splitRecords(file: ImportFile, delimiter: string): Array<{ line: number
       if (ch === '"' && text[i + 1] === '"') {
         cell += '"';
         i++;
-      } else if (ch === '"') quoted = false;
-      else {
+      } else if (ch === '"') {
+        quoted = false;
+        // Anything but a delimiter or a line end here is an unescaped quote: gluing the rest on would
+        // store a cell the file never held (RFC 4180 writes a quote inside a field as "").
+        const next = text[i + 1];
+        if (next !== undefined && next !== delimiter && next !== '\n' && next !== '\r') {
+          throw badInput(`${file.path}:${line}: column ${cells.length + 1}: text after the closing quote of a quoted field (a quote inside one is written "")`);
+        }
+      } else {
         if (ch === '\n') line++;
         cell += ch;
       }

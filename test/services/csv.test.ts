@@ -38,3 +38,17 @@ it('names the line a record starts on, counting newlines inside quoted fields', 
   expect(() => parseCsv({ path: 'x.csv', content: 'a,a\n1,2\n' })).toThrow("x.csv:1: duplicate column 'a'");
   expect(parseCsv({ path: 'x.csv', content: '\uFEFFa,b\n,2\n' }).map((r) => r.value)).toEqual([{ b: '2' }]);
 });
+
+it('refuses text after a closing quote instead of gluing it on (an unescaped quote inside a quoted field)', () => {
+  // Before: '"He said "hi"",x' read as the cell 'He said hi""' with exit 0.
+  expect(() => parseCsv({ path: 'x.csv', content: 'a,b\n1,2\n"He said "hi"",x\n' })).toThrow(
+    'x.csv:3: column 1: text after the closing quote of a quoted field (a quote inside one is written "")',
+  );
+  expect(() => parseCsv({ path: 'x.csv', content: 'a,b\n"one" ,2\n' })).toThrow('x.csv:2: column 1: text after the closing quote');
+  expect(() => parseCsv({ path: 'x.tsv', content: 'a\tb\nx\t"y"z\n' }, '\t')).toThrow('x.tsv:2: column 2: text after the closing quote');
+  // A quote closing the field before a delimiter, a line end or the end of the file is fine.
+  expect(parseCsv({ path: 'x.csv', content: 'a,b\n"He said ""hi""","x"\r\n"y",z' }).map((r) => r.value)).toEqual([
+    { a: 'He said "hi"', b: 'x' },
+    { a: 'y', b: 'z' },
+  ]);
+});
