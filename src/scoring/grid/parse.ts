@@ -31,22 +31,48 @@ function tryJson(text: string): unknown {
   }
 }
 
+interface Embedded {
+  value: unknown;
+  /** Where the JSON starts in the text. */
+  offset: number;
+}
+
 /** JSON embedded in prose: fenced blocks (last first), then the outermost {…} of the text. */
-function embeddedJson(text: string): unknown[] {
-  const found: unknown[] = [];
+function embeddedJson(text: string): Embedded[] {
+  const found: Embedded[] = [];
   const parts = text.split('```');
+  const starts: number[] = [];
+  for (let i = 0, at = 0; i < parts.length; at += parts[i]!.length + 3, i++) starts.push(at);
   for (let i = parts.length - 2; i >= 1; i -= 2) {
     const body = parts[i]!.replace(/^[A-Za-z0-9_-]*\r?\n/, '');
     const v = tryJson(body);
-    if (v !== undefined) found.push(v);
+    if (v !== undefined) found.push({ value: v, offset: starts[i]! });
   }
   const open = text.indexOf('{');
   const close = text.lastIndexOf('}');
   if (open >= 0 && close > open) {
     const v = tryJson(text.slice(open, close + 1));
-    if (v !== undefined) found.push(v);
+    if (v !== undefined) found.push({ value: v, offset: open });
   }
   return found;
+}
+
+/** 0-based line of a text offset, counting line ends as readTextForm splits them. */
+const lineAt = (text: string, offset: number): number => text.slice(0, offset).split(/\r\n|\r|\n/).length - 1;
+
+/**
+ * A JSON grid or mapping that starts below the text block (`endLine`) and places at least one piece: a later
+ * answer ("First try: …block… Final answer: {"a": [0, 0], …}"), which wins as a later text block would.
+ */
+function laterJson(ix: IndexedTruth, text: string, endLine: number): { placement: Placement; problems: Problems } | null {
+  const candidates = embeddedJson(text).sort((x, y) => y.offset - x.offset);
+  for (const c of candidates) {
+    if (lineAt(text, c.offset) <= endLine) break;
+    const problems = new Problems();
+    const form = readJsonForm(ix, c.value, problems);
+    if (form && 'placement' in form && form.placement.piecePos.some((cell) => cell >= 0)) return { placement: form.placement, problems };
+  }
+  return null;
 }
 
 /**
@@ -55,9 +81,9 @@ function embeddedJson(text: string): unknown[] {
  */
 export function parsePlacement(ix: IndexedTruth, answer: string): ParsedPlacement {
   const problems = new Problems();
-  const done = (placement: Placement | null, invalid?: string): ParsedPlacement => {
+  const done = (placement: Placement | null, invalid?: string, from: Problems = problems): ParsedPlacement => {
     if (!placement) return { status: 'invalid', problems: [invalid ?? 'no grid found'], placement: null };
-    const list = problems.finish();
+    const list = from.finish();
     return { status: list.length === 0 ? 'valid' : 'repaired', problems: list, placement };
   };
 
@@ -67,9 +93,13 @@ export function parsePlacement(ix: IndexedTruth, answer: string): ParsedPlacemen
     if (form) return 'invalid' in form ? done(null, form.invalid) : done(form.placement);
   }
   const text = readTextForm(ix, answer);
-  if ('pieces' in text) return done(placePieces(ix, text.pieces, text.tokenAt, problems));
-  for (const v of embeddedJson(answer)) {
-    const form = readJsonForm(ix, v, problems);
+  if ('pieces' in text) {
+    const later = answer.includes('{') || answer.includes('```') ? laterJson(ix, answer, text.endLine) : null;
+    if (later) return done(later.placement, undefined, later.problems);
+    return done(placePieces(ix, text.pieces, text.tokenAt, problems));
+  }
+  for (const { value } of embeddedJson(answer)) {
+    const form = readJsonForm(ix, value, problems);
     if (form && 'placement' in form) return done(form.placement);
     if (form) return done(null, form.invalid);
   }

@@ -7,9 +7,9 @@ import { BLANK, UNKNOWN } from './placement.ts';
  * fences, markdown tables, "Row 1:" labels, JSON-ish brackets and quotes). A line is grid-like when
  * at least half its tokens are known ids or blank placeholders and one is a known id (or it is a
  * full row of placeholders); a block is a run of consecutive grid-like lines; the last run of
- * exactly R lines of exactly C tokens wins.
+ * exactly R lines of exactly C tokens wins. `endLine` is the 0-based text line of the block's last row.
  */
-export type TextForm = { pieces: number[]; tokenAt: (cell: number) => string } | { invalid: string };
+export type TextForm = { pieces: number[]; tokenAt: (cell: number) => string; endLine: number } | { invalid: string };
 
 /** Tokens a model writes for an empty cell. */
 const PLACEHOLDERS: ReadonlySet<string> = new Set(['_', '__', '?', '??', '-', '--', '—', '–', '.', 'x', 'X', 'null', 'none', 'None', 'empty', 'blank', '·']);
@@ -145,14 +145,23 @@ function readLine(ix: IndexedTruth, raw: string): Line {
 
 export function readTextForm(ix: IndexedTruth, text: string): TextForm {
   const lines: Line[] = [];
-  for (const raw of text.split(/\r\n|\r|\n/)) {
+  /** Text line of each entry of `lines` (a one-line array gives several entries on one text line). */
+  const lineOf: number[] = [];
+  const raws = text.split(/\r\n|\r|\n/);
+  for (let r = 0; r < raws.length; r++) {
+    const raw = raws[r]!;
     if (raw.includes('|') && TABLE_RULE.test(raw)) continue;
     if (raw.includes('[') && ROW_BREAK.test(raw)) {
       // Rows of a one-line array: only the bracketed span, not the prose around it on that line.
       const span = raw.slice(raw.indexOf('['), raw.lastIndexOf(']') + 1);
-      for (const part of span.split(ROW_BREAK)) lines.push(readLine(ix, part));
+      for (const part of span.split(ROW_BREAK)) {
+        lines.push(readLine(ix, part));
+        lineOf.push(r);
+      }
+    } else {
+      lines.push(readLine(ix, raw));
+      lineOf.push(r);
     }
-    else lines.push(readLine(ix, raw));
   }
   let chosen = -1;
   let lastBlock: Line[] | null = null;
@@ -187,7 +196,7 @@ export function readTextForm(ix: IndexedTruth, text: string): TextForm {
       const piece = l.pieces[cell % ix.cols]!;
       return piece >= 0 ? ix.ids[piece]! : (l.unknown?.get(cell % ix.cols) ?? '');
     };
-    return { pieces, tokenAt };
+    return { pieces, tokenAt, endLine: lineOf[chosen + ix.rows - 1]! };
   }
   if (!lastBlock) return { invalid: `no grid of piece ids found (expected ${ix.rows} lines of ${ix.cols} ids)` };
   const widths = lastBlock.map((l) => l.pieces.length);

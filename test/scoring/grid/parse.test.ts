@@ -36,6 +36,25 @@ describe('parseGridAnswer: accepted forms', () => {
     expect(cellsOf('a b c\nd e f\n\nb a c\nd e f').cells).toEqual([['b', 'a', 'c'], ['d', 'e', 'f']]);
   });
 
+  it('a JSON mapping or grid written after a text block is the later answer and wins', () => {
+    // Before: the text block was always read first, so a corrected final answer given as a mapping was ignored
+    // and the first attempt scored (direct 1 for a final answer whose every piece is misplaced).
+    const REV = [['f', 'e', 'd'], ['c', 'b', 'a']];
+    const rev = '{"f":[0,0],"e":[0,1],"d":[0,2],"c":[1,0],"b":[1,1],"a":[1,2]}';
+    expect(cellsOf(`First try:\na b c\nd e f\n\nFinal answer:\n\`\`\`json\n${rev}\n\`\`\``)).toEqual({ status: 'valid', problems: [], cells: REV });
+    expect(cellsOf(`First try:\na b c\nd e f\n\nFinal answer: ${rev}`).cells).toEqual(REV);
+    expect(cellsOf('a b c\nd e f\nFinal:\n```json\n{\n  "f": [0, 0], "e": [0, 1], "d": [0, 2],\n  "c": [1, 0], "b": [1, 1], "a": [1, 2]\n}\n```').cells).toEqual(REV);
+    // The text block after the JSON is the later one; JSON that places no piece is no answer.
+    expect(cellsOf(`Try: ${rev}\nFinal:\na b c\nd e f`).cells).toEqual(TRUE);
+    expect(cellsOf('a b c\nd e f\nConfidence: {"score": [0, 1]}')).toEqual({ status: 'valid', problems: [], cells: TRUE });
+    // A later mapping's own problems are reported (and only its own).
+    expect(cellsOf('b a c\nd e f\nFinal: {"a":[0,0],"b":[0,1],"c":[0,2],"d":[1,0],"e":[1,1]}')).toEqual({
+      status: 'repaired',
+      problems: ["1 piece not placed: 'f'"],
+      cells: [['a', 'b', 'c'], ['d', 'e', null]],
+    });
+  });
+
   it('JSON numbers are ids as strings', () => {
     const t = parseGridTruth({ rows: 2, cols: 2, layout: [[1, 2], ['3', 4]] }, 'T');
     expect(t.layout).toEqual([['1', '2'], ['3', '4']]);
