@@ -93,6 +93,8 @@ describe('assay stats fleiss', () => {
     expect(j.z).toBeCloseTo(17.65183, 5);
     expect(Object.keys(j.byCategory)).toEqual(['1', '2', '3', '4', '5']);
     expect(j.byCategory['3']).toBeCloseTo(0.52, 12);
+    // --categories names count columns; with --raw it was silently dropped (exit 0). POST /api/stats/fleiss refuses it too.
+    expectBadInput(['stats', 'fleiss', '--data', file('raw.json', [['a', 'b'], ['a', 'a']]), '--raw', '--categories', file('names.json', ['a', 'b', 'c'])], /--categories: not used with --raw \(the labels name the categories\)/);
   }, T);
   it('ragged, non-numeric and unequal rater counts exit 2', () => {
     expectBadInput(['stats', 'fleiss', '--data', file('ragged.json', [[1, 2], [3]])], /ragged\.json: row 2 has 1 values, row 1 has 2/);

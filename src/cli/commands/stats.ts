@@ -91,8 +91,9 @@ const fleissCommand: Command = {
   usage: '--data FILE (subjects × categories counts; with --raw, subjects × raters labels) [--raw] [--categories FILE]',
   options: { data: { type: 'string' }, raw: { type: 'boolean' }, categories: { type: 'string' } },
   async run({ values }) {
+    if (values.raw === true && values.categories !== undefined) throw badInput('--categories: not used with --raw (the labels name the categories)');
     const { path, rows } = matrixFrom(values, 'data');
-    const c = values.raw !== true && typeof values.categories === 'string' ? listFrom(values, 'categories') : undefined;
+    const c = typeof values.categories === 'string' ? listFrom(values, 'categories') : undefined;
     const { result: r, json, warnings } = fleissDocument(
       { data: rows, raw: values.raw === true, categories: c?.list },
       { data: source('data', path), categories: c ? source('categories', c.path) : '--categories' },
