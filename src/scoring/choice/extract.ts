@@ -1,4 +1,4 @@
-import { DEFAULT_OPTIONS, optionKey, optionLookup, type OptionLookup } from './options.ts';
+import { DEFAULT_OPTIONS, OPTION_TOKEN, optionKey, optionLookup, type OptionLookup } from './options.ts';
 
 /**
  * Reads the chosen option from a raw model response (design §2.3), in this order:
@@ -25,7 +25,7 @@ const TAG_START = /<answer/i;
 // the text from every unclosed opening tag, which is quadratic on a response full of them.
 const TAG_OPEN = /<answer\s*>/gi;
 const TAG_CLOSE = /<\/answer\s*>/gi;
-const TOKEN = String.raw`[A-Za-z0-9]+(?:[./-][A-Za-z0-9]+)*`;
+const TOKEN = OPTION_TOKEN;
 const TAG_CONTENT = new RegExp(String.raw`^[\s(\[{]*(?:(?:option|choice|answer)\s*:?\s*)?(${TOKEN})[\s)\]}]*(?:[.:)\-–—,;]|\s|$)`, 'id');
 // The keyword alone is searched for (a leading optional group would be tried at every position, doubling
 // the cost on long responses); the qualifier is then read from the few characters before it.

@@ -4,6 +4,22 @@
  */
 export const DEFAULT_OPTIONS: readonly string[] = ['A', 'B', 'C', 'D', 'E'];
 
+/** What extraction reads as one option: letters and digits, joined by '.', '/' or '-' ("B", "12", "1.5", "yes"). */
+export const OPTION_TOKEN = String.raw`[A-Za-z0-9]+(?:[./-][A-Za-z0-9]+)*`;
+const WHOLE_TOKEN = new RegExp(`^${OPTION_TOKEN}$`);
+/** A key answer as keys often write it: "(B)", "[c]", "D.", "E)". */
+const DRESSED = new RegExp(String.raw`^[(\[]?\s*(${OPTION_TOKEN})\s*[)\]]?\.?$`);
+
+/**
+ * A key's answer or option as the option it names ("(B)" → "B"), or null when no response could ever name it
+ * (extraction reads one token, so "not sure" or "A and B" can never be chosen).
+ */
+export function keyOption(written: string): string | null {
+  const t = written.trim();
+  if (WHOLE_TOKEN.test(t)) return t;
+  return DRESSED.exec(t)?.[1] ?? null;
+}
+
 const LETTER = /^[A-Za-z]$/;
 const INTEGER = /^\d+$/;
 

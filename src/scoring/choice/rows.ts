@@ -1,5 +1,5 @@
 import { badInput } from '../../domain/errors.ts';
-import { optionKey } from './options.ts';
+import { keyOption, optionKey } from './options.ts';
 
 /**
  * Key and response rows of `assay score choice` (design §3), read from JSON Lines text so that every
@@ -63,8 +63,10 @@ export function parseKey(text: string, where: string): KeyRow[] {
     const at = `${where}: line ${line}`;
     const id = idOf(value.id);
     if (id === undefined) throw badInput(`${at}: key row has no "id"`);
-    const answer = idOf(value.answer);
-    if (answer === undefined) throw badInput(`${at}: key row '${id}' has no "answer"`);
+    const written = idOf(value.answer);
+    if (written === undefined) throw badInput(`${at}: key row '${id}' has no "answer"`);
+    const answer = keyOption(written);
+    if (answer === null) throw badInput(`${at}: answer '${written}' is not one option (a letter, number or word): no response could name it`);
     const first = seen.get(id);
     if (first !== undefined) throw badInput(`${at}: duplicate key id '${id}' (first on line ${first})`);
     seen.set(id, line);
@@ -77,7 +79,11 @@ export function parseKey(text: string, where: string): KeyRow[] {
       if (!Array.isArray(value.options) || value.options.length < 2 || value.options.some((o) => idOf(o) === undefined)) {
         throw badInput(`${at}: "options" must be an array of at least two strings`);
       }
-      row.options = value.options.map((o) => idOf(o)!);
+      row.options = value.options.map((o) => {
+        const option = keyOption(idOf(o)!);
+        if (option === null) throw badInput(`${at}: option '${idOf(o)}' is not one option (a letter, number or word): no response could name it`);
+        return option;
+      });
       const byKey = new Map<string, string>();
       for (const o of row.options) {
         const same = byKey.get(optionKey(o));

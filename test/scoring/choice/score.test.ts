@@ -129,6 +129,21 @@ describe('choice input checks name the file and line', () => {
     );
   });
 
+  it('a key answer written "(B)" or "C." is that option; an answer or option no response can name is bad input', () => {
+    // Before: "(B)" and "C." were taken as options of their own, which no response can name (extraction reads B
+    // out of "(B)"), and a two-word option could never be read either: those items scored wrong for every model.
+    const k = parseKey('{"id":"q1","answer":"(B)"}\n{"id":"q2","answer":"C."}\n{"id":"q3","answer":"[d]"}', 'k');
+    expect(k.map((r) => r.answer)).toEqual(['B', 'C', 'd']);
+    const r = parseResponses('{"id":"q1","model":"m","response":"<answer>(B)</answer>"}\n{"id":"q2","model":"m","response":"Answer: C."}\n{"id":"q3","model":"m","response":"D"}', 'a');
+    expect(scoreChoices(k, r).models.m).toMatchObject({ n: 3, correct: 3, invalid: 0 });
+    expect(badInputMessage(() => parseKey('{"id":"q1","answer":"A"}\n{"id":"q2","answer":"not sure"}', 'k.jsonl'))).toBe(
+      "k.jsonl: line 2: answer 'not sure' is not one option (a letter, number or word): no response could name it",
+    );
+    expect(badInputMessage(() => parseKey('{"id":"q1","answer":"no","options":["not sure","no"]}', 'k.jsonl'))).toBe(
+      "k.jsonl: line 1: option 'not sure' is not one option (a letter, number or word): no response could name it",
+    );
+  });
+
   it('numeric ids and answers are compared as strings', () => {
     const k = parseKey('{"id":1,"answer":2}\n{"id":2,"answer":4}', 'k');
     const r = parseResponses('{"id":1,"model":"m","response":"Answer: 2"}\n{"id":"2","model":"m","response":"4"}', 'a');
