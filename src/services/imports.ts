@@ -26,5 +26,20 @@ export function readImportFiles(path: string, accept: RegExp): ImportFile[] {
   return paths.map((p) => ({ path: p, content: readInputText(p) }));
 }
 
+/**
+ * The one file of an import that reads one (answers, labels). A directory is refused: taking its first
+ * file would drop the others without a word.
+ */
+export function readImportFile(path: string): ImportFile {
+  let isDir: boolean;
+  try {
+    isDir = statSync(path).isDirectory();
+  } catch {
+    throw badInput(`${path}: no such file or directory`);
+  }
+  if (isDir) throw badInput(`${path}: is a directory (this import reads one file; import each file of it on its own)`);
+  return { path, content: readInputText(path) };
+}
+
 export const RUBRIC_FILES = /\.(ya?ml|json|jsonl)$/i;
 export const PUZZLE_FILES = /\.(ya?ml|json|jsonl)$/i;

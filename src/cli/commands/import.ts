@@ -81,12 +81,12 @@ const answersCmd: Command = {
     const from = str(ctx.values.from);
     if (from !== undefined) return importForeign(ctx, path, from, task);
     if (ctx.values.rubric !== undefined || ctx.values.puzzle !== undefined) throw badInput('--rubric and --puzzle go with --from (a JSONL row names its own rubric or puzzle)');
-    const { readImportFiles } = await import('../../services/imports.ts');
-    const [file] = readImportFiles(path, /./);
+    const { readImportFile } = await import('../../services/imports.ts');
+    const file = readImportFile(path);
     const { importAnswersJsonl } = await import('../../services/answers.ts');
     const tags = Array.isArray(ctx.values.tag) ? ctx.values.tag.map(String) : undefined;
     const r = await withDatabase((db) =>
-      importAnswersJsonl(db, file!, {
+      importAnswersJsonl(db, file, {
         run: str(ctx.values.run),
         model: str(ctx.values.model),
         effort: str(ctx.values.effort),
@@ -110,12 +110,12 @@ async function importForeign(ctx: CommandContext, path: string, from: string, ta
   const { FOREIGN_FORMATS } = await import('../../services/import-formats/index.ts');
   if (!(FOREIGN_FORMATS as readonly string[]).includes(from)) throw badInput(`--from must be one of ${FOREIGN_FORMATS.join('|')}, got '${from}'`);
   if (task === undefined) throw badInput(`--from ${from} needs --task (${TASKS.join('|')}): the file does not say which assay task its answers are`);
-  const { readImportFiles } = await import('../../services/imports.ts');
-  const [file] = readImportFiles(path, /./);
+  const { readImportFile } = await import('../../services/imports.ts');
+  const file = readImportFile(path);
   const { importForeignAnswers } = await import('../../services/import-foreign.ts');
   const tags = Array.isArray(ctx.values.tag) ? ctx.values.tag.map(String) : undefined;
   const r = await withDatabase((db) =>
-    importForeignAnswers(db, file!, from as (typeof FOREIGN_FORMATS)[number], {
+    importForeignAnswers(db, file, from as (typeof FOREIGN_FORMATS)[number], {
       run: str(ctx.values.run),
       model: str(ctx.values.model),
       effort: str(ctx.values.effort),
@@ -144,10 +144,10 @@ const labelsCmd: Command = {
   positionals: true,
   async run(ctx) {
     const path = oneFile(ctx, 'labels');
-    const { readImportFiles } = await import('../../services/imports.ts');
-    const [file] = readImportFiles(path, /./);
+    const { readImportFile } = await import('../../services/imports.ts');
+    const file = readImportFile(path);
     const { importLabels } = await import('../../services/import-labels.ts');
-    const r = await withDatabase((db) => importLabels(db, file!, { run: str(ctx.values.run), replace: ctx.values.replace === true }));
+    const r = await withDatabase((db) => importLabels(db, file, { run: str(ctx.values.run), replace: ctx.values.replace === true }));
     return { json: r, text: `${r.inserted} labels added, ${r.replaced} replaced, ${r.unchanged} unchanged (run${r.runs.length === 1 ? '' : 's'} ${r.runs.join(', ')})` };
   },
 };
