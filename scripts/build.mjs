@@ -1,11 +1,14 @@
-// `npm run build` (and `prepare`, so `npm ci` builds a fresh clone): src/ compiled file by file into
-// dist/ with esbuild, the same tree and names (.ts/.tsx → .js), so everything found relative to a
-// module (migrations/, judges/, rubrics/, web static files, the thread entry, the command folder)
-// resolves from dist/ exactly as from src/. Imports stay imports (node_modules are not bundled); other
-// files under src/ (client scripts, CSS) are copied. The build goes to a temporary folder that replaces
-// dist/ in one rename, so a process starting meanwhile sees the old build or none, never half of one.
+// `npm run build` (and `prepare`, so `npm ci` builds a fresh clone): src/ bundled into dist/ by esbuild,
+// with the packages it imports, as ES modules with shared chunks (dist/chunks/). Each module another
+// process or thread starts by path is an entry point at its own place in the tree (.ts/.tsx → .js): the
+// two entries (main, cli/main), every command module (cli/registry.ts loads one by file), the thread's
+// worker and its task modules, and what this script imports afterwards. Loading a few bundles instead
+// of ~470 files (openai 154, drizzle-orm 106, zod 95 for `assay run`) is most of a cold start. Code
+// finds data files from the project root (src/paths.ts), never beside itself: in a chunk it is elsewhere.
+// The build goes to a temporary folder that replaces dist/ in one rename, so a process starting
+// meanwhile sees the old build or none, never half of one.
 import { build } from 'esbuild';
-import { cpSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DIST, ROOT, SRC, STAMP_FILE, sourceStamp } from './build-stamp.mjs';
@@ -18,108 +21,65 @@ let built = false;
 rmSync(tmp, { recursive: true, force: true });
 
 const code = [];
-const other = [];
 (function walk(dir) {
   for (const e of readdirSync(dir, { withFileTypes: true })) {
     const p = join(dir, e.name);
     if (e.isDirectory()) walk(p);
     else if (/\.tsx?$/.test(e.name) && !e.name.endsWith('.d.ts')) code.push(p);
-    else if (e.name !== 'README.md') other.push(p);
   }
 })(SRC);
 
-// Packages left to node's own resolution: files found beside the package at run time (PGlite's wasm and
-// data, swagger-ui's assets), the optional tracing SDK, and vega (loaded only by report threads).
-const UNVENDORED = /^(node:|@electric-sql\/|swagger-ui-dist|vega|vega-lite|@opentelemetry\/(?!api$)|playwright|tsx|esbuild)/;
-/** Bare imports of src/ that go to dist/vendor/ (spec → file name there). */
-const vendored = new Map();
-const vendorFile = (spec) => `${spec.replace(/^@/, '').replace(/\//g, '__')}.js`;
-
-/**
- * Every import of our own files left as it is, a relative one renamed to the compiled file. A package
- * import goes to dist/vendor/: the packages src/ uses, bundled by one esbuild build with shared chunks.
- * Loading a package as its hundreds of files (openai 154, drizzle-orm 106, zod 95 for `assay run`) was
- * most of a cold start; one build keeps one copy of each module (hono and its jsx runtime, zod under
- * @hono/zod-openapi), so instanceof and module state behave as unbundled.
- */
-const perFile = {
-  name: 'per-file',
-  setup(b) {
-    b.onResolve({ filter: /.*/ }, (args) => {
-      if (args.kind === 'entry-point') return undefined;
-      if (args.path.startsWith('.')) return { path: args.path.replace(/\.tsx?$/, '.js'), external: true };
-      if (UNVENDORED.test(args.path) || !vendorAll) return { path: args.path, external: true };
-      vendored.set(args.path, vendorFile(args.path));
-      const fromDir = dirname(join(tmp, relative(SRC, args.importer)));
-      let rel = relative(fromDir, join(tmp, 'vendor', vendorFile(args.path))).replace(/\\/g, '/');
-      if (!rel.startsWith('.')) rel = `./${rel}`;
-      return { path: rel, external: true };
-    });
-  },
-};
-// ASSAY_BUILD_VENDOR=0 leaves packages to node (to compare start-up, or to debug a package).
-const vendorAll = process.env.ASSAY_BUILD_VENDOR !== '0';
-
-/** dist/vendor/: every package src/ imports, as ESM with shared chunks; CommonJS packages get a require. */
-async function buildVendor(out) {
-  if (vendored.size === 0) return;
-  // Each entry re-exports by name what node's own import of the package gives (for a CommonJS package,
-  // the names its lexer finds): an esbuild entry that is CommonJS would export only a default.
-  const names = new Map();
-  for (const spec of vendored.keys()) names.set(spec, Object.keys(await import(spec)));
-  const entries = {
-    name: 'vendor-entries',
-    setup(b) {
-      b.onResolve({ filter: /^vendor-entry:/ }, (args) => ({ path: args.path.slice('vendor-entry:'.length), namespace: 'vendor-entry' }));
-      b.onLoad({ filter: /.*/, namespace: 'vendor-entry' }, (args) => {
-        const spec = JSON.stringify(args.path);
-        const own = names.get(args.path).filter((n) => n !== 'default' && /^[A-Za-z_$][\w$]*$/.test(n));
-        const lines = [own.length ? `export { ${own.join(', ')} } from ${spec};` : `export {} from ${spec};`];
-        if (names.get(args.path).includes('default')) lines.push(`export { default } from ${spec};`);
-        return { contents: lines.join('\n'), resolveDir: ROOT, loader: 'js' };
-      });
-    },
-  };
-  await build({
-    entryPoints: Object.fromEntries([...vendored].map(([spec, file]) => [file.replace(/\.js$/, ''), `vendor-entry:${spec}`])),
-    plugins: [entries],
-    outdir: join(out, 'vendor'),
-    bundle: true,
-    splitting: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    chunkNames: 'chunks/[name]-[hash]',
-    // The unvendored packages stay imports here too (drizzle's PGlite driver imports PGlite), and so do
-    // optional peers a package requires in a try (pg's native binding, its Cloudflare socket).
-    external: ['@electric-sql/*', 'swagger-ui-dist', 'vega', 'vega-lite', '@opentelemetry/sdk-*', '@opentelemetry/exporter-*', '@opentelemetry/resources', 'pg-native', 'cloudflare:sockets'],
-    banner: { js: "import { createRequire as __assayRequire } from 'node:module'; const require = __assayRequire(import.meta.url);" },
-    absWorkingDir: ROOT,
-    logLevel: 'error',
-  });
+// A task module is named by its caller, `taskModule('report-tasks', import.meta.url)`, and lives beside
+// it; dist/threads/tasks.json tells the build's pool.ts where each one's entry is.
+const TASK_CALL = /taskModule\('([\w-]+)',\s*import\.meta\.url\)/g;
+const tasks = {};
+for (const file of code) {
+  for (const m of readFileSync(file, 'utf8').matchAll(TASK_CALL)) {
+    const path = relative(SRC, join(dirname(file), m[1])).replace(/\\/g, '/');
+    if (tasks[m[1]] && tasks[m[1]] !== path) throw new Error(`task module '${m[1]}' names two files: ${tasks[m[1]]} and ${path}`);
+    tasks[m[1]] = path;
+  }
 }
+const fromSrc = (p) => join(SRC, `${p}.ts`);
+const entries = [
+  'main',
+  'cli/main',
+  'cli/registry',
+  'threads/worker',
+  // Imported by this script once the bundle is written.
+  'db/pglite-template',
+  'services/seed-template',
+  ...readdirSync(join(SRC, 'cli/commands')).filter((f) => f.endsWith('.ts')).map((f) => `cli/commands/${f.replace(/\.ts$/, '')}`),
+  ...Object.values(tasks),
+].map(fromSrc);
+
+// Packages left to node's own resolution: files found beside the package at run time (PGlite's wasm and
+// data, swagger-ui's assets), vega (loaded only by report threads, and large), OpenTelemetry, and
+// optional peers a package requires in a try (pg's native binding, its Cloudflare socket). OpenTelemetry
+// must be node's one copy: the tracing SDK registers its provider through @opentelemetry/api, and a
+// tracer the bundled Anthropic SDK took from a second copy before that would never reach it.
+const EXTERNAL = ['@electric-sql/*', 'swagger-ui-dist', 'vega', 'vega-lite', '@opentelemetry/*', 'pg-native', 'cloudflare:sockets'];
 
 try {
   await build({
-    entryPoints: code,
+    entryPoints: [...new Set(entries)],
     outdir: tmp,
     outbase: SRC,
     bundle: true,
-    plugins: [perFile],
+    splitting: true,
+    chunkNames: 'chunks/[name]-[hash]',
+    external: EXTERNAL,
     platform: 'node',
     format: 'esm',
     target: 'node20',
+    // A CommonJS package bundled into ES modules calls require for node's own modules.
+    banner: { js: "import { createRequire as __assayRequire } from 'node:module'; const require = __assayRequire(import.meta.url);" },
     // Linked maps cost nothing at run time; `node --enable-source-maps` uses them for stack traces.
     sourcemap: 'linked',
     tsconfig: join(ROOT, 'tsconfig.json'),
     logLevel: 'warning',
   });
-  await buildVendor(tmp);
-  for (const f of other) {
-    const to = join(tmp, relative(SRC, f));
-    mkdirSync(dirname(to), { recursive: true });
-    cpSync(f, to);
-  }
+  writeFileSync(join(tmp, 'threads', 'tasks.json'), JSON.stringify(tasks, null, 2) + '\n');
   await writeCommandTable(tmp);
   writeFileSync(join(tmp, STAMP_FILE), JSON.stringify({ ...stamp, builtAt: new Date().toISOString() }) + '\n');
   const old = `${DIST}.old-${process.pid}`;
@@ -131,13 +91,11 @@ try {
   renameSync(tmp, DIST);
   rmSync(old, { recursive: true, force: true });
   built = true;
-  console.log(`assay: built ${code.length} modules and ${vendored.size} package entries into dist/ in ${Math.round(performance.now() - started)} ms`);
+  console.log(`assay: bundled ${code.length} modules into ${new Set(entries).size} entries in dist/ in ${Math.round(performance.now() - started)} ms`);
 } catch (e) {
   failed(e);
 }
 
-// The initdb'd directory new PGlite databases are copied from (src/db/pglite-template.ts): made once per
-// PGlite version, so only the first build after an install pays for it. Without it, PGlite runs initdb.
 if (built) {
   try {
     const t = performance.now();

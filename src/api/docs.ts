@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { notFound } from '../domain/errors.ts';
 import { definePlainRoute, type Api } from './define-route.ts';
+import { projectPath } from '../paths.ts';
 
 /**
  * Swagger UI at /docs from the swagger-ui-dist package on disk: no CDN, so the docs render offline.
@@ -37,7 +37,7 @@ const PAGE = `<!doctype html>
 `;
 
 /** The Swagger UI configuration, a file of this app (the CSP forbids inline script). */
-const INIT = readFileSync(fileURLToPath(new URL('./docs/swagger-init.js', import.meta.url)));
+const INIT = readFileSync(projectPath('src', 'api', 'docs', 'swagger-init.js'));
 
 /**
  * /docs runs a large third-party bundle next to a pasted API key, so its page gets a CSP as strict

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, extname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { CODE_DIR, FROM_BUILD } from '../paths.ts';
 import type { Command } from './command.ts';
 
 /**
@@ -14,13 +15,14 @@ import type { Command } from './command.ts';
 export const MANIFEST = 'commands.json';
 export type CommandTable = Omit<Command, 'run'> & { file: string };
 
-const self = fileURLToPath(import.meta.url);
-const dir = join(dirname(self), 'commands');
+// cli/ of the running code (not this module's folder: in the build it may sit in a shared chunk).
+const cliDir = join(CODE_DIR, 'cli');
+const dir = join(cliDir, 'commands');
 
 export async function loadCommands(): Promise<Command[]> {
   let table: CommandTable[];
   try {
-    table = JSON.parse(readFileSync(join(dirname(self), MANIFEST), 'utf8')) as CommandTable[];
+    table = JSON.parse(readFileSync(join(cliDir, MANIFEST), 'utf8')) as CommandTable[];
   } catch {
     return (await discoverCommands()).map((d) => d.command);
   }
@@ -37,7 +39,7 @@ export async function loadCommands(): Promise<Command[]> {
 /** Every command module's commands, each with the file that defines it. */
 export async function discoverCommands(): Promise<{ command: Command; file: string }[]> {
   // .ts from source, .js in the build (dist/ also holds .js.map files, which this skips).
-  const ext = extname(self);
+  const ext = FROM_BUILD ? '.js' : '.ts';
   const files = readdirSync(dir)
     .filter((f) => f.endsWith(ext) && !f.endsWith('.d.ts') && !f.endsWith(`.test${ext}`))
     .sort();

@@ -1,10 +1,10 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import type { OwnerInfo } from './pglite-owner.ts';
 import * as schema from './schema.ts';
+import { projectPath } from '../paths.ts';
 
 /**
  * One client, two engines: embedded PGlite (a data directory, or in memory for tests) and PostgreSQL
@@ -62,7 +62,7 @@ export interface OpenOptions {
 }
 
 /** migrations/ at the package root, wherever the process was started from. */
-export const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations', import.meta.url));
+export const MIGRATIONS_DIR = projectPath('migrations');
 
 export async function openDatabase(opts: OpenOptions): Promise<Database> {
   if (opts.url) return openPostgres(opts.url, opts.max ?? 10);

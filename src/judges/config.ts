@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { z } from 'zod';
 import { badInput } from '../domain/errors.ts';
 import { readInputText } from '../input/text-file.ts';
 import { parseYamlInput } from '../input/yaml.ts';
 import { JudgeExamplesSchema } from './example-refs.ts';
 import type { JudgeExample } from './example-prompt.ts';
+import { projectPath } from '../paths.ts';
 
 /**
  * Judge configuration files (judges/*.yaml, design §4). The zod schema is the source of truth;
@@ -69,7 +69,7 @@ export type JudgeConfig = z.infer<typeof JudgeConfigSchema>;
 export type JudgeParams = z.infer<typeof JudgeParamsSchema>;
 
 /** The bundled judges/ directory (configs, prompt templates, prices). */
-export const JUDGES_DIR = fileURLToPath(new URL('../../judges/', import.meta.url));
+export const JUDGES_DIR = projectPath('judges') + sep;
 
 /** A loaded judge: its parsed config plus where relative paths (prompt, replay file) resolve from. */
 export interface LoadedJudge {

@@ -1,10 +1,10 @@
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { migrate, MIGRATIONS_DIR, openPglite } from '../db/client.ts';
 import { holdsDatabase, pgliteVersion } from '../db/pglite-template.ts';
 import { examplesDigest, treeDigest } from './seed-marker.ts';
 import { EXAMPLES_DIR, seedExamples } from './seed.ts';
+import { CODE_DIR } from '../paths.ts';
 
 /**
  * The seeded template: a closed PGlite directory, migrated and seeded with the bundled examples, that the
@@ -21,7 +21,7 @@ import { EXAMPLES_DIR, seedExamples } from './seed.ts';
  */
 
 /** dist/seeded-db when this module runs from the build; src/seeded-db (absent) from source. */
-export const SEEDED_DIR = join(dirname(dirname(fileURLToPath(import.meta.url))), 'seeded-db');
+export const SEEDED_DIR = join(CODE_DIR, 'seeded-db');
 const infoFile = (dir: string) => `${dir}.json`;
 
 /** What the template depends on besides the code: examples, judges, migrations, the PGlite build. */

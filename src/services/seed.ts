@@ -1,6 +1,5 @@
 import { count, sql } from 'drizzle-orm';
-import { fileURLToPath } from 'node:url';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import type { Database } from '../db/client.ts';
 import { puzzles, rubrics, runs } from '../db/schema.ts';
 import { parseAnswerRows, storeAnswers } from './import-answers.ts';
@@ -12,6 +11,7 @@ import { parseRubricFiles, storeRubric } from './rubrics.ts';
 import { gradeExamples, gradeExamplesWithPanel } from './grading/examples.ts';
 import { labelExamples } from './seed-labels.ts';
 import { examplesDigest, markSeedComplete, seedCompleteFor } from './seed-marker.ts';
+import { projectPath } from '../paths.ts';
 
 /**
  * The bundled examples (rubrics/examples/), loaded into an empty database by `npm start` so every page
@@ -29,7 +29,7 @@ import { examplesDigest, markSeedComplete, seedCompleteFor } from './seed-marker
  * the examples' digest (seed-marker.ts): a later call on the same examples returns at once.
  */
 
-export const EXAMPLES_DIR = fileURLToPath(new URL('../../rubrics/examples/', import.meta.url));
+export const EXAMPLES_DIR = projectPath('rubrics', 'examples') + sep;
 
 export interface SeedResult {
   seeded: boolean;

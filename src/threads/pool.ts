@@ -1,7 +1,9 @@
-import { extname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { AssayError, type ErrorCode } from '../domain/errors.ts';
+import { CODE_DIR, FROM_BUILD, ownModuleUrl, projectPath } from '../paths.ts';
 
 /**
  * CPU-heavy pure work (bootstrap intervals, calibration, chart rendering) off the event loop: one
@@ -33,14 +35,12 @@ let unavailable = false;
 let nextId = 1;
 const pending = new Map<number, Pending>();
 
-const ext = extname(fileURLToPath(import.meta.url));
-
 function spawn(): Worker {
-  const workerUrl = new URL(`./worker${ext}`, import.meta.url);
-  const w =
-    ext === '.ts'
-      ? new Worker(new URL('./entry.mjs', import.meta.url), { workerData: { entry: workerUrl.href }, execArgv: [] })
-      : new Worker(workerUrl, { execArgv: [] });
+  // From source a worker thread does not inherit the tsx loader: entry.mjs registers it first.
+  const workerUrl = ownModuleUrl('threads/worker');
+  const w = FROM_BUILD
+    ? new Worker(workerUrl, { execArgv: [] })
+    : new Worker(pathToFileURL(projectPath('src', 'threads', 'entry.mjs')), { workerData: { entry: workerUrl.href }, execArgv: [] });
   w.on('online', () => (online = true));
   w.on('message', (m: { id: number; ok: boolean; value?: unknown; error?: RemoteError }) => {
     const p = pending.get(m.id);
@@ -81,10 +81,19 @@ async function runInline<T>(module: URL, fn: string, input: unknown): Promise<T>
 }
 
 /**
- * The file URL of a task module beside `base` (pass import.meta.url): `name` plus the caller's own
- * extension, so the same line finds report-tasks.ts from source and report-tasks.js in a build.
+ * The file URL of a task module beside `base` (pass import.meta.url): `name` beside the caller's source
+ * from src/; in the build, the entry scripts/build.mjs made of it, listed in dist/threads/tasks.json
+ * (a caller's import.meta.url there may be a shared chunk's, not its own file's).
  */
-export const taskModule = (name: string, base: string): URL => new URL(`./${name}${extname(fileURLToPath(base))}`, base);
+export const taskModule = (name: string, base: string): URL => {
+  if (!FROM_BUILD) return new URL(`./${name}.ts`, base);
+  const path = builtTasks()[name];
+  if (!path) throw new Error(`task module '${name}' is not in dist/threads/tasks.json (rebuild: npm run build)`);
+  return ownModuleUrl(path);
+};
+
+let tasks: Record<string, string> | null = null;
+const builtTasks = (): Record<string, string> => (tasks ??= JSON.parse(readFileSync(join(CODE_DIR, 'threads', 'tasks.json'), 'utf8')) as Record<string, string>);
 
 let warned = false;
 

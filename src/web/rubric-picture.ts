@@ -1,6 +1,6 @@
 import { realpathSync, statSync } from 'node:fs';
 import { extname, isAbsolute, relative, resolve, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { projectPath } from '../paths.ts';
 
 /**
  * The file of a rubric's `image`, for the annotation workspace. The path is stored data (a rubric can be
@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
  * a link cannot lead out of it; a URL, an absolute path or a `..` escape finds nothing.
  */
 
-const RUBRICS_DIR = fileURLToPath(new URL('../../rubrics/', import.meta.url));
+const RUBRICS_DIR = projectPath('rubrics') + sep;
 
 export const PICTURE_TYPES: Readonly<Record<string, string>> = {
   '.png': 'image/png',

@@ -1,14 +1,15 @@
 import { readFileSync, statSync } from 'node:fs';
-import { extname, isAbsolute, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { extname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { notFound } from '../domain/errors.ts';
 import { getPuzzle } from '../services/puzzles.ts';
 import type { Web } from './index.tsx';
 import { SECURITY_HEADERS } from './respond.tsx';
+import { projectPath } from '../paths.ts';
 
 /** The one stylesheet and the small scripts, read once at start; puzzle pictures from disk. */
 
-const STATIC_DIR = fileURLToPath(new URL('./static/', import.meta.url));
+// From src/ in both modes: these files are served as they are, never compiled.
+const STATIC_DIR = projectPath('src', 'web', 'static') + sep;
 const TYPES: Readonly<Record<string, string>> = {
   '.css': 'text/css; charset=utf-8',
   '.js': 'text/javascript; charset=utf-8',

@@ -64,7 +64,7 @@ const run: Command = {
     checkJudgeRef(judgeRef);
     if (values.batch) (await import('../../services/grading/batch.ts')).checkBatchJudge(judgeRef);
     // The provider SDK loads while the database opens and the run is enqueued, not after.
-    if (!values.batch && !values['enqueue-only']) (await import('../../judges/adapters/index.ts')).preloadAdapters(providerKeys(config));
+    if (!values.batch && !values['enqueue-only']) (await import('../../services/grading/worker.ts')).preloadJudgeSdks(providerKeys(config));
 
     const { gradingQueue } = await import('../../services/grading/queue.ts');
     const { startWorker } = await import('../../services/grading/worker.ts');

@@ -111,6 +111,9 @@ function gradingHandler(database: Database, o: WorkerOptions, ctx: JobContext): 
   };
 }
 
+/** Starts loading the provider SDKs the keys will use, for a caller that starts a worker soon. */
+export const preloadJudgeSdks = (keys: ProviderKeys): void => preloadAdapters(keys);
+
 export async function startWorker(database: Database, o: WorkerOptions): Promise<GradeWorker> {
   // The SDKs load while the queue starts, not when the first job is already waiting on them.
   if (o.keys) preloadAdapters(o.keys);
