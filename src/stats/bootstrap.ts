@@ -23,7 +23,7 @@ export interface BootstrapResult {
   reason?: string;
 }
 
-export function percentile(values: number[], confidence: number): [number, number] {
+function percentile(values: number[], confidence: number): [number, number] {
   values.sort((x, y) => x - y);
   const alpha = 1 - confidence;
   // simple-statistics' quantileSorted interpolates between order statistics.
