@@ -38,6 +38,21 @@ export function assertOneLabelType(labels: Iterable<Label>, what = 'labels'): vo
   }
 }
 
+/**
+ * Weights and ordinal distances need an order, and text has none of its own: sorted by code point,
+ * low/medium/high would read high < low < medium and score a near miss as a far one (quadratic kappa
+ * −0.2857 for 0.5714 on docs/statistics.md's example), exit 0. Numbers keep their numeric order; text
+ * needs the caller's list. `how` says where that list goes ("give --categories FILE").
+ */
+export function requireOrderOfText(labels: Iterable<Label | null>, need: string, how: string): void {
+  const text = new Set<string>();
+  for (const v of labels) if (typeof v === 'string') text.add(v);
+  if (text.size === 0) return;
+  const shown = [...text].sort(compareLabels);
+  const list = shown.length > 8 ? `${shown.slice(0, 8).join(', ')}, …` : shown.join(', ');
+  throw badInput(`${need}: the labels are text (${list}), which has no order of its own; ${how} listing them from lowest to highest`);
+}
+
 /** Index of each category; duplicate entries in an explicit list are a caller error. */
 export function indexOf(categories: readonly Label[], what = 'categories'): Map<Label, number> {
   const index = new Map<Label, number>();

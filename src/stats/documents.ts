@@ -1,10 +1,11 @@
 import { AssayError, badInput, isAssayError } from '../domain/errors.ts';
+import { requireOrderOfText } from './categories.ts';
 import { kendall, pearson, spearman } from './correlation.ts';
 import { countsFromRatings, fleissKappa } from './fleiss.ts';
 import { icc, type IccResult } from './icc.ts';
 import { requireLabels, requireNumberMatrix, requireNumbers, type Cell } from './input.ts';
-import { cohenKappa, gwetAC, scottPi, type KappaWeights } from './kappa.ts';
-import { krippendorffAlpha, type AlphaLevel } from './krippendorff.ts';
+import { cohenKappa, gwetAC, scottPi, WEIGHTED_NEEDS_ORDER, type KappaWeights } from './kappa.ts';
+import { krippendorffAlpha, ORDINAL_NEEDS_ORDER, type AlphaLevel } from './krippendorff.ts';
 import { unifyLabelTypes } from './label-types.ts';
 import { mcnemar } from './mcnemar.ts';
 import type { Label } from './types.ts';
@@ -86,6 +87,8 @@ export function kappaDocument(input: KappaInput, names: { a: string; b: string; 
   const unified = unifyLabelTypes(lists);
   const [la, lb, categories] = unified.sources.map((l) => l.values as Label[]);
   const { weights, confidence, method } = input;
+  // Said here, naming the input the front calls the category list; the library refuses the same case.
+  if (weights !== 'none' && !categories) requireOrderOfText(la!.concat(lb!), WEIGHTED_NEEDS_ORDER, `give ${names.categories}`);
   const r = naming(names.categories, () => KAPPA_METHODS[method](la!, lb!, { weights, confidence, ...(categories ? { categories } : {}) }));
   const json: StatDocument = { kappa: r.kappa, se: r.se, ci: r.ci, agreement: r.agreement, n: r.n, categories: r.categories, method, weights };
   if (r.excluded) json.excluded = r.excluded;
@@ -138,6 +141,7 @@ export function alphaDocument(input: { data: readonly (readonly Cell[])[]; level
   const unified = unifyLabelTypes(sources);
   const data = unified.sources[0]!.values as Cell[][];
   const order = unified.sources[1]?.values as Label[] | undefined;
+  if (input.level === 'ordinal' && !order) requireOrderOfText(data.flat(), ORDINAL_NEEDS_ORDER, `give ${names.order}`);
   const r = naming(names.data, () => krippendorffAlpha(data, input.level, order ? { order } : {}));
   const json: StatDocument = { alpha: r.alpha, level: r.level, units: r.units, pairable: r.pairable, values: r.values };
   if (r.reason) json.reason = r.reason;

@@ -1,6 +1,6 @@
 import { badInput } from '../domain/errors.ts';
 import { countTable, type CountTable } from './agreement.ts';
-import { assertSameLength } from './categories.ts';
+import { assertSameLength, requireOrderOfText } from './categories.ts';
 import { checkConfidence, twoSidedZ } from './normal.ts';
 import type { Interval, Label } from './types.ts';
 
@@ -17,7 +17,7 @@ export type KappaWeights = 'none' | 'linear' | 'quadratic';
 export interface KappaOptions {
   /** Agreement weights for ordered categories: 1 − |i−j|/(k−1) (linear) or 1 − (i−j)²/(k−1)² (quadratic). */
   weights?: KappaWeights;
-  /** Category order (and the set counted); default: every label seen, numbers numerically. */
+  /** Category order (and the set counted); default: every label seen, numbers numerically. Weights on text labels need it. */
   categories?: readonly Label[];
   /** Two-sided confidence of `ci`; default 0.95. */
   confidence?: number;
@@ -51,6 +51,8 @@ export function agreementWeights(k: number, weights: KappaWeights): Float64Array
   return w;
 }
 
+export const WEIGHTED_NEEDS_ORDER = "weighted kappa needs the categories' order";
+
 interface Prepared {
   table: CountTable;
   categories: Label[];
@@ -66,6 +68,7 @@ function prepare(a: readonly Label[], b: readonly Label[], opts: KappaOptions): 
   assertSameLength(a, b);
   const table = countTable(a, b, opts.categories);
   const { k, n, counts, categories } = table;
+  if ((opts.weights ?? 'none') !== 'none' && !opts.categories) requireOrderOfText(categories, WEIGHTED_NEEDS_ORDER, 'pass categories');
   const w = agreementWeights(k, opts.weights ?? 'none');
   const p = new Float64Array(k * k);
   const row = new Float64Array(k);

@@ -1,5 +1,5 @@
 import { badInput } from '../domain/errors.ts';
-import { assertOneLabelType, compareLabels, indexOf } from './categories.ts';
+import { assertOneLabelType, compareLabels, indexOf, requireOrderOfText } from './categories.ts';
 import type { Label } from './types.ts';
 
 /**
@@ -40,6 +40,8 @@ const METRICS: Record<AlphaLevel, Metric> = {
 
 const LEVELS = Object.keys(METRICS) as AlphaLevel[];
 
+export const ORDINAL_NEEDS_ORDER = "ordinal alpha needs the values' order";
+
 function codeValues(
   data: readonly (readonly (Label | null)[])[],
   level: AlphaLevel,
@@ -70,6 +72,7 @@ function codeValues(
     values = [...order];
     for (const v of seen) if (!values.includes(v)) throw badInput(`order: value ${JSON.stringify(v)} occurs in the data but not in the order`);
   } else {
+    if (level === 'ordinal') requireOrderOfText(seen, ORDINAL_NEEDS_ORDER, 'pass order');
     values = [...seen].sort(compareLabels);
   }
   const index = indexOf(values, 'order');

@@ -96,6 +96,9 @@ describeDb('POST /api/stats/*', (ctx) => {
       ['wilson', { successes: 5, trials: 3 }, /^successes 5 cannot exceed trials 3/],
       ['icc', { data: [[1, 2], [3, 'x']] }, /^data: row 2, column 2 is "x", expected a number/],
       ['fleiss', { data: counts, raw: true, categories: ['a'] }, /^categories: not used with raw/],
+      // Text has no order of its own: before, these were read alphabetically (high < low < medium), 200.
+      ['kappa', { a: ['low', 'high'], b: ['medium', 'high'], weights: 'linear' }, /^weighted kappa needs the categories' order: the labels are text \(high, low, medium\), which has no order of its own; give categories listing them from lowest to highest$/],
+      ['alpha', { data: [['low', 'high'], ['medium', 'high']], level: 'ordinal' }, /^ordinal alpha needs the values' order: the labels are text \(high, low, medium\), which has no order of its own; give order listing them from lowest to highest$/],
       ['corr', { x: [1, 2], y: [1, 2], extra: 1 }, /extra|unrecognized/i],
     ];
     for (const [name, body, message] of cases) {

@@ -73,6 +73,19 @@ describe('assay stats kappa', () => {
     ['two-column CSV', () => ['--a', file('wide.csv', '1,2\n3,4\n'), '--b', B], /wide\.csv: line 1 has 2 cells/],
   ];
   it.each(cases)('bad input exits 2 naming the file: %s', (_name, args, pattern) => expectBadInput(['stats', 'kappa', ...args()], pattern), T);
+  it('--weights on text labels needs --categories (before: read high < low < medium, quadratic −0.2857 for 0.5714, exit 0)', () => {
+    const a = file('lmh-a.json', ['low', 'low', 'medium', 'high', 'high']);
+    const b = file('lmh-b.json', ['low', 'medium', 'high', 'high', 'medium']);
+    const order = /^assay stats kappa: weighted kappa needs the categories' order: the labels are text \(high, low, medium\), which has no order of its own; give --categories FILE listing them from lowest to highest$/;
+    for (const weights of ['linear', 'quadratic']) expectBadInput(['stats', 'kappa', '--a', a, '--b', b, '--weights', weights], order);
+    expectBadInput(['stats', 'kappa', '--a', a, '--b', b, '--weights', 'linear', '--method', 'gwet'], order);
+    const cats = file('lmh.json', ['low', 'medium', 'high']);
+    const r = runCli(['stats', 'kappa', '--a', a, '--b', b, '--weights', 'quadratic', '--categories', cats, '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json().kappa).toBeCloseTo(4 / 7, 12); // po 0.85, pe 0.65
+    expect(r.json().categories).toEqual(['low', 'medium', 'high']);
+    expect(runCli(['stats', 'kappa', '--a', a, '--b', b, '--json']).code).toBe(0); // unweighted needs no order
+  }, T);
 });
 
 describe('assay stats fleiss', () => {
@@ -136,6 +149,14 @@ describe('assay stats alpha', () => {
     expectBadInput(['stats', 'alpha', '--data', json], /missing required option --level/);
     expectBadInput(['stats', 'alpha', '--data', file('words.json', [['a', 'b'], ['a', 'c']]), '--level', 'interval'], /words\.json: .*needs numbers/);
     expectBadInput(['stats', 'alpha', '--data', file('ragged.csv', '1,2,3\n1,2\n'), '--level', 'nominal'], /ragged\.csv: row 2 has 2 values/);
+  }, T);
+  it('ordinal on text values needs --order (before: read in code-point order, exit 0)', () => {
+    const data = file('lmh-k.json', [['low', 'medium', 'high', 'high'], ['low', 'high', 'high', 'medium']]);
+    expectBadInput(['stats', 'alpha', '--data', data, '--level', 'ordinal'], /^assay stats alpha: ordinal alpha needs the values' order: the labels are text \(high, low, medium\), which has no order of its own; give --order FILE listing them from lowest to highest$/);
+    const coded = runCli(['stats', 'alpha', '--data', file('lmh-k1.json', [[1, 2, 3, 3], [1, 3, 3, 2]]), '--level', 'ordinal', '--json']).json();
+    const ordered = runCli(['stats', 'alpha', '--data', data, '--level', 'ordinal', '--order', file('lmh-o.json', ['low', 'medium', 'high']), '--json']);
+    expect(ordered.code, ordered.stderr).toBe(0);
+    expect(ordered.json().alpha).toBeCloseTo(coded.alpha, 12);
   }, T);
 });
 

@@ -108,13 +108,31 @@ describe('kappa family', () => {
     const a = ['low', 'mid', 'high', 'mid'];
     const b = ['mid', 'mid', 'high', 'low'];
     const ordered = cohenKappa(a, b, { weights: 'linear', categories: ['low', 'mid', 'high'] });
-    const alphabetical = cohenKappa(a, b, { weights: 'linear' });
+    const reversed = cohenKappa(a, b, { weights: 'linear', categories: ['high', 'mid', 'low'] });
+    const scrambled = cohenKappa(a, b, { weights: 'linear', categories: ['high', 'low', 'mid'] });
     expect(ordered.categories).toEqual(['low', 'mid', 'high']);
-    expect(alphabetical.categories).toEqual(['high', 'low', 'mid']);
-    expect(ordered.kappa).not.toBeCloseTo(alphabetical.kappa!, 6);
+    expect(reversed.kappa).toBeCloseTo(ordered.kappa!, 14); // |i − j| is the same read either way
+    expect(ordered.kappa).not.toBeCloseTo(scrambled.kappa!, 6);
     expect(() => cohenKappa(a, b, { categories: ['low', 'low'] })).toThrow(badInput);
     expect(() => cohenKappa(a, b, { confidence: 1 })).toThrow(badInput);
     expect(() => cohenKappa(a, b, { weights: 'cubic' as never })).toThrow(badInput);
+  });
+  it('weights on text labels without an order are bad input (code-point order is no order); numbers keep theirs', () => {
+    // Quadratic, low < medium < high: po = 0.85, pe = 0.65 → 4/7. Read alphabetically (high < low < medium),
+    // as it was before, the same labels gave −2/7, exit 0.
+    const a = ['low', 'low', 'medium', 'high', 'high'];
+    const b = ['low', 'medium', 'high', 'high', 'medium'];
+    expect(cohenKappa(a, b, { weights: 'quadratic', categories: ['low', 'medium', 'high'] }).kappa).toBeCloseTo(4 / 7, 14);
+    for (const f of [cohenKappa, scottPi, gwetAC]) {
+      for (const weights of ['linear', 'quadratic'] as const) {
+        expect(() => f(a, b, { weights }), `${f.name} ${weights}`).toThrow(/^weighted kappa needs the categories' order: the labels are text \(high, low, medium\), which has no order of its own; pass categories listing them from lowest to highest$/);
+      }
+      expect(f(a, b).kappa, `${f.name} unweighted`).not.toBeNull(); // nominal kappa needs no order
+    }
+    // The same data coded 1 < 2 < 3: numeric order, no list needed, the ordered value.
+    const code = { low: 1, medium: 2, high: 3 } as const;
+    const num = (xs: string[]) => xs.map((x) => code[x as keyof typeof code]);
+    expect(cohenKappa(num(a), num(b), { weights: 'quadratic' }).kappa).toBeCloseTo(4 / 7, 14);
   });
   it('confidence changes only the interval', () => {
     const a = [1, 2, 3, 1, 2, 3, 1, 1];
@@ -181,8 +199,13 @@ describe("Krippendorff's alpha", () => {
   it('ordinal honours an explicit order; bad levels and values are bad input', () => {
     const data = [['lo', 'mid', 'hi', 'mid'], ['lo', 'hi', 'hi', 'mid']];
     const ordered = krippendorffAlpha(data, 'ordinal', { order: ['lo', 'mid', 'hi'] });
-    const alphabetical = krippendorffAlpha(data, 'ordinal');
-    expect(ordered.alpha).not.toBeCloseTo(alphabetical.alpha!, 6);
+    const scrambled = krippendorffAlpha(data, 'ordinal', { order: ['hi', 'lo', 'mid'] });
+    expect(ordered.alpha).not.toBeCloseTo(scrambled.alpha!, 6);
+    // Text without an order was read in code-point order (hi < lo < mid), exit 0: now refused.
+    expect(() => krippendorffAlpha(data, 'ordinal')).toThrow(/^ordinal alpha needs the values' order: the labels are text \(hi, lo, mid\), which has no order of its own; pass order listing them from lowest to highest$/);
+    expect(krippendorffAlpha(data, 'nominal').alpha).toBeCloseTo(krippendorffAlpha(data, 'nominal', { order: ['hi', 'lo', 'mid'] }).alpha!, 14);
+    const coded = data.map((row) => row.map((v) => ({ lo: 1, mid: 2, hi: 3 })[v]!));
+    expect(krippendorffAlpha(coded, 'ordinal').alpha).toBeCloseTo(ordered.alpha!, 14);
     expect(() => krippendorffAlpha(data, 'ordinal', { order: ['lo', 'mid'] })).toThrow(/not in the order/);
     expect(() => krippendorffAlpha(data, 'interval')).toThrow(/needs numbers/);
     expect(() => krippendorffAlpha([[-1, 2], [1, 2]], 'ratio')).toThrow(/≥ 0/);

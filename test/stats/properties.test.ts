@@ -11,6 +11,8 @@ import { kendallS } from '../../src/stats/correlation.ts';
 const labels = fc.constantFrom('a', 'b', 'c', 'd');
 const pairs = fc.array(fc.tuple(labels, labels), { minLength: 2, maxLength: 60 });
 const weights = fc.constantFrom('none', 'linear', 'quadratic' as const);
+// Weights on text labels need their order (text has none of its own); unweighted runs keep the labels' own set.
+const withWeights = (w: 'none' | 'linear' | 'quadratic') => (w === 'none' ? { weights: w } : { weights: w, categories: ['a', 'b', 'c', 'd'] });
 
 describe('kappa family', () => {
   it("Cohen's kappa, Scott's pi and Gwet's AC are symmetric in the two raters", () => {
@@ -19,8 +21,8 @@ describe('kappa family', () => {
         const a = ps.map((p) => p[0]);
         const b = ps.map((p) => p[1]);
         for (const f of [cohenKappa, scottPi, gwetAC]) {
-          const ab = f(a, b, { weights: w });
-          const ba = f(b, a, { weights: w });
+          const ab = f(a, b, withWeights(w));
+          const ba = f(b, a, withWeights(w));
           if (ab.kappa === null) expect(ba.kappa).toBeNull();
           else {
             expect(ba.kappa).toBeCloseTo(ab.kappa, 12);
@@ -35,7 +37,7 @@ describe('kappa family', () => {
     fc.assert(
       fc.property(fc.array(labels, { minLength: 2, maxLength: 60 }).filter((xs) => new Set(xs).size >= 2), weights, (xs, w) => {
         for (const f of [cohenKappa, scottPi, gwetAC]) {
-          const r = f(xs, xs, { weights: w });
+          const r = f(xs, xs, withWeights(w));
           expect(r.kappa).toBeCloseTo(1, 12);
           expect(r.agreement).toBe(1);
           expect(r.se).toBeCloseTo(0, 12);
@@ -64,7 +66,7 @@ describe('kappa family', () => {
   it('kappa ≤ 1; its interval lies in [-1, 1], holds it, and is centred on it unless a bound is clipped', () => {
     fc.assert(
       fc.property(pairs, weights, (ps, w) => {
-        const r = cohenKappa(ps.map((p) => p[0]), ps.map((p) => p[1]), { weights: w });
+        const r = cohenKappa(ps.map((p) => p[0]), ps.map((p) => p[1]), withWeights(w));
         if (r.kappa === null) return;
         expect(r.kappa).toBeLessThanOrEqual(1 + 1e-12);
         const [lo, hi] = r.ci!;

@@ -67,7 +67,7 @@ const kappaCommand: Command = {
     const c = typeof values.categories === 'string' ? listFrom(values, 'categories') : undefined;
     const { result: r, json, warnings } = kappaDocument(
       { a: a.list, b: b.list, categories: c?.list, weights, method, confidence },
-      { a: source('a', a.path), b: source('b', b.path), categories: c ? source('categories', c.path) : '--categories' },
+      { a: source('a', a.path), b: source('b', b.path), categories: c ? source('categories', c.path) : '--categories FILE' },
     );
     warn('kappa', warnings);
     const name = { cohen: "Cohen's kappa", scott: "Scott's pi", gwet: weights === 'none' ? "Gwet's AC1" : "Gwet's AC2" }[method];
@@ -121,7 +121,7 @@ const alphaCommand: Command = {
     if (values.level === undefined) throw badInput('missing required option --level (nominal|ordinal|interval|ratio)');
     const { path, rows } = matrixFrom(values, 'data');
     const o = typeof values.order === 'string' ? listFrom(values, 'order') : undefined;
-    const { result: r, json, warnings } = alphaDocument({ data: rows, level, order: o?.list }, { data: source('data', path), order: o ? source('order', o.path) : '--order' });
+    const { result: r, json, warnings } = alphaDocument({ data: rows, level, order: o?.list }, { data: source('data', path), order: o ? source('order', o.path) : '--order FILE' });
     warn('alpha', warnings);
     const pairs: [string, Cell][] = [
       [`Krippendorff's alpha (${level})`, r.alpha],
