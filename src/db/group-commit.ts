@@ -16,6 +16,12 @@ export interface GroupOptions {
    * it where nobody waits on the statement's latency, as in a worker that reads ahead and writes behind.
    */
   lingerMs?: number;
+  /**
+   * Linger only while this holds (e.g. other jobs' calls are in flight, so their writes are on the way);
+   * otherwise a single turn. The last write of a run then goes out at once instead of waiting for company
+   * that will not come.
+   */
+  lingerWhile?: () => boolean;
 }
 
 interface Pending<T, R> {
@@ -65,7 +71,7 @@ export function groupCommit<T, R>(run: (items: T[]) => Promise<R[]>, o: GroupOpt
       queue.push({ item, resolve, reject });
       if (!scheduled && inFlight < maxInFlight) {
         scheduled = true;
-        if (linger > 0) setTimeout(drain, linger);
+        if (linger > 0 && (o.lingerWhile?.() ?? true)) setTimeout(drain, linger);
         else setImmediate(drain);
       }
     });

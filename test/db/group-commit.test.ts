@@ -53,6 +53,25 @@ describe('groupCommit', () => {
     expect(batches).toEqual([[1, 2]]);
   });
 
+  it('lingers only while lingerWhile holds: otherwise the write goes out on the next turn', async () => {
+    const batches: number[][] = [];
+    let more = false;
+    const echo = groupCommit(async (xs: number[]) => (batches.push(xs), xs), { lingerMs: 30, lingerWhile: () => more });
+    // Nothing else on its way: no 30 ms wait, so a write 10 ms later is a batch of its own.
+    const a = echo(1);
+    await new Promise((r) => setTimeout(r, 10));
+    const b = echo(2);
+    await Promise.all([a, b]);
+    expect(batches).toEqual([[1], [2]]);
+    // More expected: the first write waits 30 ms for company, as with lingerMs alone.
+    more = true;
+    const c = echo(3);
+    await new Promise((r) => setTimeout(r, 10));
+    const d = echo(4);
+    await Promise.all([c, d]);
+    expect(batches).toEqual([[1], [2], [3, 4]]);
+  });
+
   it('never exceeds maxBatch or maxInFlight, and every call resolves with its own value (property)', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(fc.integer(), { minLength: 1, maxLength: 200 }), fc.integer({ min: 1, max: 16 }), fc.integer({ min: 1, max: 4 }), async (xs, maxBatch, maxInFlight) => {

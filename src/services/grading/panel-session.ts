@@ -14,7 +14,7 @@ import { resolveJudgeExamples } from './judge-examples.ts';
 import { ensureJudgeRow } from './judge-row.ts';
 import { panelDetail } from './panel-report.ts';
 import type { GradeRequest, ResolvedRubric } from './resolve.ts';
-import { createGradingSession, type GradingSession, type SampleResult, type SessionOptions, sessionReads } from './session.ts';
+import { createGradingSession, type GradingSession, type SampleResult, type SessionOptions, sessionReads, writeBehind } from './session.ts';
 
 /**
  * A panel judge graded like any other judge (design §2.5): one member session per member judge (its
@@ -83,7 +83,7 @@ async function createPanelSession(database: Database, panel: LoadedPanel, o: Ope
   }
   const identity = panelIdentity(panel);
   const reads = sessionReads(database, judgeRowId);
-  const upsertGrade = gradeUpserter(database, o.writeLingerMs ? { lingerMs: o.writeLingerMs } : {});
+  const upsertGrade = gradeUpserter(database, writeBehind(o));
 
   async function gradeResolved(req: Pick<GradeRequest, 'image' | 'unverifiable'>, answer: { id: number; text: string }, resolved: ResolvedRubric, lease?: JobLease): Promise<GradeDetail | 'lease lost'> {
     const { rubric, versionId, version } = resolved;

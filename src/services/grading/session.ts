@@ -37,6 +37,8 @@ export interface SessionOptions {
    * grade does not. Reads before the call never wait: they are on the way to the call.
    */
   writeLingerMs?: number;
+  /** Linger only while this holds (the worker: while other calls are in flight); see db/group-commit.ts. */
+  writeLingerWhile?: () => boolean;
   /** What each provider call waits for before it is sent (the worker's call slots and rate limit). */
   gate?: CallGate;
   /** The `workers` row of the process making the calls (stored with each ledger row). */
@@ -132,12 +134,16 @@ export function sessionReads(database: Database, judgeRowId: number): SessionRea
   };
 }
 
+/** The group-commit options of a session's writes after its calls. */
+export const writeBehind = (o: Pick<SessionOptions, 'writeLingerMs' | 'writeLingerWhile'>) =>
+  o.writeLingerMs ? { lingerMs: o.writeLingerMs, ...(o.writeLingerWhile ? { lingerWhile: o.writeLingerWhile } : {}) } : {};
+
 export async function createGradingSession(database: Database, o: SessionOptions): Promise<GradingSession> {
   // An anchored judge's examples are read before anything is written (a bad one is refused, exit 2).
   const judge = await resolveJudgeExamples(database, typeof o.judge === 'string' ? loadJudge(o.judge) : o.judge);
   const adapter = o.adapter ?? (await createAdapter(judge, o.keys ?? {}));
   const judgeRowId = await ensureJudgeRow(database, judge);
-  const behind = o.writeLingerMs ? { lingerMs: o.writeLingerMs } : {};
+  const behind = writeBehind(o);
   const engine = createJudgeEngine({
     judge,
     adapter,

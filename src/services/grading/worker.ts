@@ -86,7 +86,7 @@ function gradingHandler(database: Database, o: WorkerOptions, ctx: JobContext): 
     };
     const adapterFor = o.adapterFor ?? ((j: LoadedJudge) => createAdapter(j, o.keys ?? {}));
     // Enqueueing wrote the judges row; the session finds the same one by config hash.
-    return openGradingSession(database, { judge, adapterFor, gateFor, workerId: ctx.workerId, writeLingerMs: WRITE_LINGER_MS, ...(o.engine ? { engine: o.engine } : {}) });
+    return openGradingSession(database, { judge, adapterFor, gateFor, workerId: ctx.workerId, writeLingerMs: WRITE_LINGER_MS, writeLingerWhile: () => ctx.slots.busy > 0, ...(o.engine ? { engine: o.engine } : {}) });
   }
 
   function sessionFor(gradingRunId: number): Promise<AnySession> {
@@ -98,6 +98,10 @@ function gradingHandler(database: Database, o: WorkerOptions, ctx: JobContext): 
     }
     return s;
   }
+
+  // The runs this worker was started for (`assay run`) open their session now, while the first fetch is
+  // on its way, not when its first job arrives; a failure here is met again (and reported) by that job.
+  for (const id of o.untilDone ?? []) sessionFor(id).catch(() => {});
 
   return async (data, lease) => {
     const session = await sessionFor(data.gradingRunId);
