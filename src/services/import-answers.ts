@@ -65,10 +65,23 @@ export interface AnswerImportResult {
 /** Output limits hit: the provider's stop reasons that mean "cut off". */
 const TRUNCATING_STOPS = new Set(['max_tokens', 'length', 'max_output_tokens']);
 
+const hasText = (row: AnswerRow): boolean => row.text !== undefined && row.text !== null && row.text.trim() !== '';
+
 function statusOf(row: AnswerRow): AnswerStatus {
   if (row.status) return row.status;
   if (TRUNCATING_STOPS.has(row.stop_reason ?? '') || TRUNCATING_STOPS.has(row.finish_reason ?? '')) return 'truncated';
-  return row.text === undefined || row.text === null || row.text.trim() === '' ? 'no_answer' : 'ok';
+  return hasText(row) ? 'ok' : 'no_answer';
+}
+
+/**
+ * `ok` says the model answered; a row that says so with no text contradicts itself. Stored, grading skipped
+ * it (nothing to grade) while reports counted it an answer, not a missing one (the effort table's `missing`
+ * left it out, exit 0). Which of the two the row meant cannot be told, so it is bad input.
+ */
+function checkStatus(loc: Located, row: AnswerRow): void {
+  if (row.status !== 'ok' || hasText(row)) return;
+  const text = row.text === undefined ? 'no text' : row.text === null ? 'text null' : 'blank text';
+  throw locatedError(loc, ['status'], `'ok' but the row has ${text} (an answer without output is 'no_answer': give the text, or leave "status" out)`);
 }
 
 export interface Prepared {
@@ -116,6 +129,7 @@ function checkConsistent(loc: Located, row: AnswerRow): void {
 function prepare(loc: Located, defaults: AnswerDefaults): Prepared {
   const row = parseLocated(AnswerRowSchema, loc);
   checkConsistent(loc, row);
+  checkStatus(loc, row);
   const run = row.run ?? defaults.run;
   const model = row.model ?? defaults.model;
   const task = row.task ?? defaults.task;
