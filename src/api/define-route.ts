@@ -2,6 +2,7 @@ import type { OpenAPIHono, RouteConfig, RouteHandler } from '@hono/zod-openapi';
 import type { Handler, MiddlewareHandler } from 'hono';
 import type { AppDeps, AppEnv } from './context.ts';
 import { inputGuardFor } from './input-guard.ts';
+import { declaredQueryNames, queryGuard } from './query-guard.ts';
 import type { RouteScope } from './scopes.ts';
 
 /**
@@ -64,14 +65,16 @@ export function defineRoute<R extends RouteConfig>(api: Api, def: { scope: Route
   const registry = routeRegistry(api.app);
   const key = keyOf(route.method, path);
   if (registry.has(key)) throw new Error(`route ${key} registered twice`);
+  const queryNames = declaredQueryNames(route.request?.query, key);
   registry.set(key, { method: route.method.toUpperCase(), path, scope });
   const security = scope === 'public' ? [] : [{ bearer: [] }];
   const described = {
     ...route,
     security,
     description: `${route.description ?? ''}${route.description ? '\n\n' : ''}Scope: \`${scope}\`.`,
-    // Authentication first (no body of an unauthenticated request is read), then the edge input check.
-    middleware: [...api.guard(scope), inputGuardFor(api), ...(route.middleware ? [route.middleware].flat() : [])],
+    // Authentication first (no body of an unauthenticated request is read), then the edge input check,
+    // then the query names: an undeclared one is refused before any handler or validator runs.
+    middleware: [...api.guard(scope), inputGuardFor(api), queryGuard(queryNames), ...(route.middleware ? [route.middleware].flat() : [])],
   };
   api.app.openapi(described as R, def.handler as never);
 }

@@ -1,0 +1,50 @@
+import type { MiddlewareHandler } from 'hono';
+import { badInput } from '../domain/errors.ts';
+import type { AppEnv } from './context.ts';
+
+/**
+ * Refuses a query parameter the operation does not declare. zod objects strip unknown keys, so without
+ * this a typo (`?rn=mine` for `?run=mine`, `?judeg=x`) was dropped and the request ran on defaults —
+ * 200 and a wrong result. The allowed names come from the route's own `request.query` schema, so the
+ * check cannot drift from the OpenAPI document, and every route registered through defineRoute has it.
+ */
+
+interface ObjectLike {
+  shape: Record<string, unknown>;
+  _zod: { def: { catchall?: { _zod: { def: { type: string } } } } };
+}
+
+const isObjectSchema = (s: unknown): s is ObjectLike =>
+  typeof s === 'object' && s !== null && 'shape' in s && typeof (s as ObjectLike).shape === 'object' && '_zod' in s;
+
+const clip = (s: string) => (s.length > 60 ? `${s.slice(0, 60)}…` : s);
+
+/**
+ * The names a query schema declares, or null when it takes any (a loose object). A query schema that is
+ * not a z.object is refused when the route is defined: its names could not be read, so nothing would
+ * be checked.
+ */
+export function declaredQueryNames(schema: unknown, route: string): readonly string[] | null {
+  if (schema === undefined) return [];
+  if (!isObjectSchema(schema)) throw new Error(`route ${route}: request.query must be a z.object (its names are the parameters the route accepts)`);
+  const catchall = schema._zod.def.catchall?._zod.def.type;
+  if (catchall !== undefined && catchall !== 'never') return null;
+  return Object.keys(schema.shape);
+}
+
+/** The middleware for one route; `names` as declaredQueryNames returns them. */
+export function queryGuard(names: readonly string[] | null): MiddlewareHandler<AppEnv> {
+  const allowed = new Set(names ?? []);
+  const takes = names && names.length > 0 ? `this operation takes: ${names.join(', ')}` : 'this operation takes no query parameters';
+  return async (c, next) => {
+    const url = c.req.url;
+    const q = url.indexOf('?');
+    if (names !== null && q >= 0) {
+      // The edge check (input-guard.ts) ran first, so every name here decodes strictly.
+      const unknown = [...new Set(new URLSearchParams(url.slice(q + 1).split('#')[0]).keys())].filter((n) => !allowed.has(n));
+      if (unknown.length === 1) throw badInput(`unknown query parameter '${clip(unknown[0]!)}' (${takes})`);
+      if (unknown.length > 1) throw badInput(`unknown query parameters ${unknown.slice(0, 5).map((n) => `'${clip(n)}'`).join(', ')}${unknown.length > 5 ? ', …' : ''} (${takes})`);
+    }
+    await next();
+  };
+}
