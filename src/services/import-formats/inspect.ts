@@ -23,7 +23,11 @@ export function convertInspect(file: ImportFile, opts: ConvertOptions): Converte
   if (!Array.isArray(samples)) throw badInput(`${file.path}: samples: missing (the log was written without samples, or the run did not finish)`);
   const model = opts.model ?? (typeof log.eval.model === 'string' ? log.eval.model : undefined);
   const task = short(log.eval.task, 200);
-  const epochs = new Set(samples.map((s) => (isObject(s) ? s.epoch : undefined)));
+  // Epochs as the eval declares them (eval.config.epochs), so a log holding only some epochs' samples (a run
+  // cut short) names its answers as the complete log does; the samples' own epochs when it declares none.
+  const config = isObject(log.eval.config) ? log.eval.config : {};
+  const declared = typeof config.epochs === 'number' && Number.isInteger(config.epochs) ? config.epochs : 1;
+  const several = declared > 1 || new Set(samples.map((s) => (isObject(s) ? s.epoch : undefined))).size > 1;
   const rows: ForeignRow[] = [];
   const skipped: Skipped[] = [];
   samples.forEach((s, i) => {
@@ -38,7 +42,7 @@ export function convertInspect(file: ImportFile, opts: ConvertOptions): Converte
     const text = typeof output.completion === 'string' && output.completion !== '' ? output.completion : contentText(message.content);
     const stop = typeof choice.stop_reason === 'string' ? choice.stop_reason : undefined;
     // One answer per sample and epoch: with several epochs the epoch is part of the id.
-    const id = epochs.size > 1 ? `${s.id}#${String(s.epoch)}` : String(s.id);
+    const id = several ? `${s.id}#${String(s.epoch)}` : String(s.id);
     const row: Record<string, unknown> = {
       id,
       text,
@@ -64,4 +68,14 @@ export function convertInspect(file: ImportFile, opts: ConvertOptions): Converte
     rows.push({ loc: at(file.path, `samples[${i}]`, row), row, scores });
   });
   return { tool: 'inspect', rows, skipped };
+}
+
+/**
+ * The sample an Inspect answer stands for, whatever its log named it: a log with one epoch calls it `q1`, a
+ * log with several `q1#1`, so two logs of one run could store one sample twice. Task, sample id and epoch
+ * (a sample without one is its eval's only epoch), from the row's `meta.source`, stored or not.
+ */
+export function inspectSampleKey(source: { task?: unknown; sample?: unknown; epoch?: unknown }): string {
+  const text = (v: unknown) => (v === undefined || v === null ? '' : String(v));
+  return `${text(source.task)}\u0000${text(source.sample)}\u0000${source.epoch === undefined || source.epoch === null ? '1' : String(source.epoch)}`;
 }
