@@ -6,7 +6,8 @@ import { ANSWER_SCALE_KEYS, type HumansMode } from '../domain/campaigns.ts';
 import { runInThread, taskModule } from '../threads/pool.ts';
 import { calibrationLabels } from './grading/calibration-labels.ts';
 import { CALIBRATION_TABLES, cachedReport, GRADED_TABLES, reportKey } from './report-cache.ts';
-import { assemblyRowsText, baselineNotes, chooseJudge, descriptionRowsText, filterKey, judgeInfo, type JudgeInfo, type ReportFilters } from './report-data.ts';
+import { assemblyFacts, descriptionFacts } from './report-facts.ts';
+import { baselineNotes, chooseJudge, filterKey, judgeInfo, type JudgeInfo, type ReportFilters } from './report-data.ts';
 
 const REPORT_TASKS = taskModule('report-tasks', import.meta.url);
 
@@ -85,8 +86,8 @@ export async function describeThenSolveReport(database: Database, o: DtsOptions 
   return cachedReport(database, reportKey('describe-then-solve', [filterKey(o), perception, metric, t]), async () => {
     const judge = await chooseJudge(database, o.judge);
     const [desc, asm, labels] = await Promise.all([
-      descriptionRowsText(database, o, judge),
-      assemblyRowsText(database, o),
+      descriptionFacts(database, o, judge),
+      assemblyFacts(database, o),
       perception === 'label' ? wholeAnswerLabels(database, o) : Promise.resolve([]),
     ]);
     const r = await runInThread<{ paired: number; unpaired: number; report: DtsReport | null }>(REPORT_TASKS, 'dtsTask', { desc, asm, labels, perception, metric, ...t });

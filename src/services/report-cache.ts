@@ -226,6 +226,26 @@ export async function cachedResponse(database: Database, key: string, compute: (
   return cacheOf(database).get(key, () => dataVersion(database, inputs), compute, (v) => v);
 }
 
+/*
+ * Parts of reports (report-facts.ts: the facts rows are read from, a judge choice, half a leaderboard), in
+ * a cache of their own: each part is filed under the versions of the tables it reads, which are fewer than
+ * its report's, so a write to one table recomputes a report from the parts it touched (a regrade re-reads
+ * grades, not answers or scores). Few entries (a part may be megabytes of row text), and not counted in
+ * reportCacheStats, which counts whole reports.
+ */
+const PARTS_PER_DATABASE = 24;
+const partsByDatabase = new WeakMap<Database, VersionedCache>();
+
+/**
+ * `cachedReport` for a part of a report: kept per versions of `inputs`, computed once however many reports
+ * ask at the same time. The value is shared, never copied: callers only read it (texts, frozen results).
+ */
+export function cachedPart<T>(database: Database, key: string, compute: () => Promise<T>, inputs: readonly ReportTable[]): Promise<T> {
+  let c = partsByDatabase.get(database);
+  if (!c) partsByDatabase.set(database, (c = new VersionedCache(PARTS_PER_DATABASE)));
+  return c.get(key, () => dataVersion(database, inputs), compute, (v) => v);
+}
+
 /** Hit, miss and computation counts of a database's report cache (tests and the bench read them). */
 export function reportCacheStats(database: Database): CacheStats {
   return { ...cacheOf(database).stats };

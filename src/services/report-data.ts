@@ -1,10 +1,13 @@
 import type { Database } from '../db/client.ts';
 import { notFound } from '../domain/errors.ts';
+import { cachedPart, reportKey } from './report-cache.ts';
+import { assemblyFacts, descriptionFacts } from './report-facts.ts';
+import { assemblyRowsFrom, descriptionRowsFrom } from './report-rows.ts';
 
 /**
- * The rows every report is computed from, read in two queries: description answers with the grade of
- * one judge, and assembly answers with their stored score. Reports then aggregate in memory with the
- * pure stats code, so PGlite and PostgreSQL give identical numbers.
+ * The rows every report is computed from: description answers with the grade of one judge, and assembly
+ * answers with their stored score (read as facts: report-facts.ts). Reports then aggregate in memory with
+ * the pure stats code, so PGlite and PostgreSQL give identical numbers.
  */
 
 export interface ReportFilters {
@@ -96,7 +99,12 @@ export async function baselineNotes(database: Database, slugs: readonly string[]
  * Imported scores (provider `imported`: another tool's scorer, completeness only) are never the default —
  * a report of F1 over them would be all dashes; name one (`?judge=inspect:…`) to see it.
  */
-export async function chooseJudge(database: Database, slug?: string): Promise<JudgeRef | null> {
+export function chooseJudge(database: Database, slug?: string): Promise<JudgeRef | null> {
+  // Every report of a data version asks: one read per version of the tables the choice depends on.
+  return cachedPart(database, reportKey('judge', slug ?? null), () => readJudge(database, slug), ['judges', 'grades']);
+}
+
+async function readJudge(database: Database, slug?: string): Promise<JudgeRef | null> {
   const r = await database.execute(
     `select j.id, j.slug, j.provider, j.model, count(distinct g.answer_id)::int as n from judges j left join grades g on g.judge_id = j.id and g.status = 'ok'
       where ($1::text is null or j.slug = $1) and ($1::text is not null or j.provider <> 'imported')
@@ -108,85 +116,28 @@ export async function chooseJudge(database: Database, slug?: string): Promise<Ju
   return row ? { id: Number(row.id), slug: row.slug, provider: String(row.provider), model: row.model ?? null } : null;
 }
 
-const FILTER_SQL = `($1::text is null or r.name = $1) and ($2::text is null or r.model = $2)`;
-
 /*
- * The row queries return their rows as JSON arrays (json_agg): on PGlite, decoding thousands of rows
- * field by field costs several times the query itself, and a string also crosses to the report thread
- * (src/threads) by a plain copy. JSON carries float8 in its shortest exact form, so every number is the
- * same double the drivers would return. The rows come in chunks of CHUNK answers (keyset on the answer
- * id): embedded PGlite runs a query on the event loop, and a chunk keeps each such pause short.
+ * Rows are read as facts (report-facts.ts: the answers, a judge's grades, the scores, each kept per version
+ * of its own tables) and joined on the report thread (report-rows.ts). These give the joined rows here, as
+ * a JSON array of row objects (a task takes that text as well).
  */
-const CHUNK = 5000;
 
-async function jsonRows(database: Database, sql: string, params: unknown[]): Promise<string> {
-  const chunks: string[] = [];
-  const after = `$${params.length + 1}`;
-  for (let last = -1; ; ) {
-    const r = await database.execute(
-      `select coalesce(json_agg(x order by x."answerId"), '[]')::text as rows, max(x."answerId") as last, count(*)::int as n
-         from (${sql} and a.id > ${after}::int order by a.id limit ${CHUNK}) x`,
-      [...params, last],
-    );
-    const row = r.rows[0] as { rows: string; last: number | null; n: number };
-    if (Number(row.n) > 0) chunks.push(String(row.rows).slice(1, -1));
-    if (Number(row.n) < CHUNK) break;
-    last = Number(row.last);
-  }
-  return `[${chunks.join(',')}]`;
+/** The description rows as JSON text (parse with JSON.parse). */
+export async function descriptionRowsText(database: Database, f: ReportFilters, judge: JudgeRef | null): Promise<string> {
+  return JSON.stringify(await descriptionRows(database, f, judge));
 }
 
-/** descriptionRows as JSON text (parse with JSON.parse). */
-export function descriptionRowsText(database: Database, f: ReportFilters, judge: JudgeRef | null): Promise<string> {
-  return jsonRows(
-    database,
-    `select a.id as "answerId", a.external_id as "externalId", r.name as run, r.model, r.effort, r.tags,
-            a.status as "answerStatus", a.output_tokens as "outputTokens", a.puzzle_id as "puzzleId", a.rubric_id as "rubricId",
-            coalesce(p.size_bucket, (select p2.size_bucket from puzzles p2 where p2.rubric_id = a.rubric_id order by p2.id limit 1)) as "sizeBucket",
-            g.status as "gradeStatus", case when g.status = 'ok' then g.f1 end as f1,
-            rv.truth->>'orientation' as "truthOrientation",
-            g.meta->'orientation'->>'stated' as "statedOrientation",
-            (g.meta->'orientation'->>'correct')::boolean as "orientationCorrect",
-            (g.meta->'pieceCount'->>'error')::float8 as "pieceCountError"
-       from answers a
-       join runs r on r.id = a.run_id
-       left join puzzles p on p.id = a.puzzle_id
-       left join rubrics rb on rb.id = a.rubric_id
-       left join lateral (
-         -- The newest grade of the answer by the judge (grades are versioned: an answer graded against two
-         -- rubric versions has two rows, and a plain join would count it twice).
-         select g.status, g.f1, g.meta, g.rubric_version_id from grades g
-          where g.answer_id = a.id and g.judge_id = $4 order by g.created_at desc, g.id desc limit 1) g on true
-       left join rubric_versions rv on rv.id = g.rubric_version_id
-      where a.task in ('describe', 'describe-then-solve') and ${FILTER_SQL} and ($3::text is null or rb.slug = $3)`,
-    [f.run ?? null, f.model ?? null, f.rubric ?? null, judge?.id ?? -1],
-  );
-}
-
-/** assemblyRows as JSON text (parse with JSON.parse). */
-export function assemblyRowsText(database: Database, f: ReportFilters): Promise<string> {
-  return jsonRows(
-    database,
-    `select a.id as "answerId", a.external_id as "externalId", r.name as run, r.model, r.effort, r.tags,
-            a.status as "answerStatus", a.output_tokens as "outputTokens",
-            p.id as "puzzleId", p.slug as puzzle, p.rubric_id as "puzzleRubricId", p.rows, p.cols, p.size_bucket as "sizeBucket",
-            s.status as "scoreStatus", s.direct, s.neighbour, s.adjacency, s.proximity, s.exact_match as "exactMatch"
-       from answers a
-       join runs r on r.id = a.run_id
-       join puzzles p on p.id = a.puzzle_id
-       left join rubrics rb on rb.id = p.rubric_id
-       left join assembly_scores s on s.answer_id = a.id
-      where a.task in ('assemble', 'describe-then-solve') and ${FILTER_SQL} and ($3::text is null or rb.slug = $3)`,
-    [f.run ?? null, f.model ?? null, f.rubric ?? null],
-  );
+/** The assembly rows as JSON text (parse with JSON.parse). */
+export async function assemblyRowsText(database: Database, f: ReportFilters): Promise<string> {
+  return JSON.stringify(await assemblyRows(database, f));
 }
 
 export async function descriptionRows(database: Database, f: ReportFilters, judge: JudgeRef | null): Promise<DescriptionRow[]> {
-  return JSON.parse(await descriptionRowsText(database, f, judge)) as DescriptionRow[];
+  return descriptionRowsFrom(await descriptionFacts(database, f, judge));
 }
 
 export async function assemblyRows(database: Database, f: ReportFilters): Promise<AssemblyRow[]> {
-  return JSON.parse(await assemblyRowsText(database, f)) as AssemblyRow[];
+  return assemblyRowsFrom(await assemblyFacts(database, f));
 }
 
 /** The filters that change a report, for its cache key (whatever else the caller's object carries). */

@@ -3,8 +3,9 @@ import { type FamilyIndex, familyOf, sameFamily } from '../domain/model-families
 import { loadFamilies } from '../judges/families.ts';
 import { gridBaseline } from '../scoring/grid/baseline.ts';
 import { runInThread, taskModule } from '../threads/pool.ts';
-import { cachedReport, GRADED_TABLES, reportKey } from './report-cache.ts';
-import { assemblyRowsText, chooseJudge, descriptionRowsText, filterKey, judgeInfo, type AssemblyRow, type DescriptionRow, type JudgeInfo, type ReportFilters } from './report-data.ts';
+import { cachedPart, cachedReport, GRADED_TABLES, reportKey } from './report-cache.ts';
+import { ASSEMBLY_TABLES, assemblyFacts, DESCRIPTION_TABLES, descriptionFacts } from './report-facts.ts';
+import { chooseJudge, filterKey, judgeInfo, type AssemblyRow, type DescriptionRow, type JudgeInfo, type ReportFilters } from './report-data.ts';
 import { NO_MODEL } from '../domain/answers.ts';
 import { assemblyBucket, compareBuckets, descriptionBucket, finite, groupInto, meanColumnsMany, seededOptions, type ReportOptions } from './report-stats.ts';
 import { unattributedAnswers } from './report-models.ts';
@@ -55,41 +56,101 @@ export interface Leaderboard extends JudgeInfo {
 const SEP = '\u0000';
 
 export function buildLeaderboard(desc: readonly DescriptionRow[], asm: readonly AssemblyRow[], opts: ReportOptions = {}): LeaderboardRow[] {
+  return joinHalves(descriptionHalf(desc, opts), assemblyHalf(asm, opts));
+}
+
+/**
+ * The board in two halves: the description columns (grades) and the assembly columns (scores) are
+ * computed, and cached, apart — a regrade recomputes the F1 half only. Each half lists its model ×
+ * bucket keys in first-seen order (rows in answer order), with the cells of each key.
+ */
+export interface BoardHalf<C> {
+  keys: string[];
+  cells: C[];
+}
+type DescriptionCells = Pick<LeaderboardRow, 'descriptions' | 'f1' | 'f1Low' | 'f1High'>;
+type AssemblyCells = Pick<LeaderboardRow, 'assemblies' | 'neighbour' | 'neighbourLow' | 'neighbourHigh' | 'direct' | 'directLow' | 'directHigh' | 'proximity' | 'proximityLow' | 'proximityHigh'>;
+export type DescriptionHalf = BoardHalf<DescriptionCells>;
+export type AssemblyHalf = BoardHalf<AssemblyCells> & { baselines: LeaderboardRow[] };
+
+const keysOf = (model: string, bucket: string) => [`${model}${SEP}${bucket}`, `${model}${SEP}all`];
+
+export function descriptionHalf(desc: readonly Pick<DescriptionRow, 'model' | 'sizeBucket' | 'f1'>[], opts: ReportOptions = {}): DescriptionHalf {
   const graded = desc.filter((d) => d.f1 !== null && d.model !== NO_MODEL);
+  const d = groupInto(graded, (x) => keysOf(x.model, descriptionBucket(x.sizeBucket)));
+  const keys = [...d.keys()];
+  // Every interval of the half in one batch (meanColumnsMany: the same numbers as one meanColumns each).
+  const columns = meanColumnsMany(keys.map((k) => ['f1', finite(d.get(k)!.map((x) => x.f1))] as const), opts);
+  return { keys, cells: keys.map((k, i) => ({ descriptions: d.get(k)!.length, ...(columns[i] as Pick<LeaderboardRow, 'f1' | 'f1Low' | 'f1High'>) })) };
+}
+
+export function assemblyHalf(asm: readonly AssemblyRow[], opts: ReportOptions = {}): AssemblyHalf {
   const scored = asm.filter((a) => a.scoreStatus !== null && a.model !== NO_MODEL);
-  const keys = (model: string, bucket: string) => [`${model}${SEP}${bucket}`, `${model}${SEP}all`];
-  const d = groupInto(graded, (x) => keys(x.model, descriptionBucket(x.sizeBucket)));
-  const a = groupInto(scored, (x) => keys(x.model, assemblyBucket(x)));
-  const keysOf = [...new Set([...d.keys(), ...a.keys()])];
-  // Every interval of the board in one batch (meanColumnsMany: the same numbers as one meanColumns each).
-  const specs = keysOf.flatMap((key) => {
-    const ds = d.get(key) ?? [];
-    const as = a.get(key) ?? [];
+  const a = groupInto(scored, (x) => keysOf(x.model, assemblyBucket(x)));
+  const keys = [...a.keys()];
+  const specs = keys.flatMap((k) => {
+    const as = a.get(k)!;
     return [
-      ['f1', finite(ds.map((x) => x.f1))],
       ['neighbour', finite(as.map((x) => x.neighbour))],
       ['direct', finite(as.map((x) => x.direct))],
       ['proximity', finite(as.map((x) => x.proximity))],
     ] as const;
   });
   const columns = meanColumnsMany(specs, opts);
-  const rows: LeaderboardRow[] = keysOf.map((key, i) => {
+  const cells = keys.map((k, i) => ({
+    assemblies: a.get(k)!.length,
+    ...(columns[3 * i] as Pick<LeaderboardRow, 'neighbour' | 'neighbourLow' | 'neighbourHigh'>),
+    ...(columns[3 * i + 1] as Pick<LeaderboardRow, 'direct' | 'directLow' | 'directHigh'>),
+    ...(columns[3 * i + 2] as Pick<LeaderboardRow, 'proximity' | 'proximityLow' | 'proximityHigh'>),
+  }));
+  const baselines = [...groupInto(scored, (x) => [assemblyBucket(x), 'all'])].map(([bucket, list]) => baselineRow(bucket, list));
+  return { keys, cells, baselines };
+}
+
+const NO_DESCRIPTIONS: DescriptionCells = { descriptions: 0, f1: null, f1Low: null, f1High: null };
+const NO_ASSEMBLIES: AssemblyCells = {
+  assemblies: 0,
+  neighbour: null,
+  neighbourLow: null,
+  neighbourHigh: null,
+  direct: null,
+  directLow: null,
+  directHigh: null,
+  proximity: null,
+  proximityLow: null,
+  proximityHigh: null,
+};
+
+/** The board from its halves: a row per key of either (descriptions' keys first), then the baselines, sorted. */
+export function joinHalves(dh: DescriptionHalf, ah: AssemblyHalf): LeaderboardRow[] {
+  const dCells = new Map(dh.keys.map((k, i) => [k, dh.cells[i]!]));
+  const aCells = new Map(ah.keys.map((k, i) => [k, ah.cells[i]!]));
+  const rows: LeaderboardRow[] = [...new Set([...dh.keys, ...ah.keys])].map((key) => {
     const [model, sizeBucket] = key.split(SEP) as [string, string];
-    const [f1, neighbour, direct, proximity] = columns.slice(4 * i, 4 * i + 4);
+    const dc = dCells.get(key) ?? NO_DESCRIPTIONS;
+    const ac = aCells.get(key) ?? NO_ASSEMBLIES;
     return {
       model,
       sizeBucket,
       baseline: false,
-      descriptions: (d.get(key) ?? []).length,
-      ...(f1 as Pick<LeaderboardRow, 'f1' | 'f1Low' | 'f1High'>),
-      assemblies: (a.get(key) ?? []).length,
-      ...(neighbour as Pick<LeaderboardRow, 'neighbour' | 'neighbourLow' | 'neighbourHigh'>),
-      ...(direct as Pick<LeaderboardRow, 'direct' | 'directLow' | 'directHigh'>),
-      ...(proximity as Pick<LeaderboardRow, 'proximity' | 'proximityLow' | 'proximityHigh'>),
+      descriptions: dc.descriptions,
+      f1: dc.f1,
+      f1Low: dc.f1Low,
+      f1High: dc.f1High,
+      assemblies: ac.assemblies,
+      neighbour: ac.neighbour,
+      neighbourLow: ac.neighbourLow,
+      neighbourHigh: ac.neighbourHigh,
+      direct: ac.direct,
+      directLow: ac.directLow,
+      directHigh: ac.directHigh,
+      proximity: ac.proximity,
+      proximityLow: ac.proximityLow,
+      proximityHigh: ac.proximityHigh,
       sameFamilyAsJudge: false,
     };
   });
-  for (const [bucket, list] of groupInto(scored, (x) => [assemblyBucket(x), 'all'])) rows.push(baselineRow(bucket, list));
+  rows.push(...ah.baselines.map((b) => ({ ...b })));
   return rows.sort(
     (x, y) =>
       compareBuckets(x.sizeBucket, y.sizeBucket) ||
@@ -143,14 +204,31 @@ export function flagSelfPreference(rows: readonly LeaderboardRow[], judgeModel: 
   };
 }
 
-/** Cached per version of the tables it reads (not labels); the bootstraps run on the report thread (see report-cache.ts, src/threads). */
+/**
+ * Cached per version of the tables it reads (not labels); each half per version of its own tables, its
+ * bootstraps on the report thread (see report-cache.ts, report-facts.ts, src/threads).
+ */
 export async function leaderboard(database: Database, f: ReportFilters = {}, opts: ReportOptions = {}): Promise<Leaderboard> {
   const o = seededOptions(opts);
   return cachedReport(database, reportKey('leaderboard', [filterKey(f), o]), async () => {
     const judge = await chooseJudge(database, f.judge);
-    const [desc, asm, unattributed] = await Promise.all([descriptionRowsText(database, f, judge), assemblyRowsText(database, f), unattributedAnswers(database)]);
-    const rows = await runInThread<LeaderboardRow[]>(REPORT_TASKS, 'leaderboardTask', { desc, asm, opts: o });
-    const flagged = flagSelfPreference(rows, judge ? (judge.model ?? judge.slug) : null, loadFamilies());
+    const scope = [f.run ?? null, f.model ?? null, f.rubric ?? null, o];
+    const [dh, ah, unattributed] = await Promise.all([
+      cachedPart(
+        database,
+        reportKey('leaderboard:descriptions', [...scope, judge?.id ?? null]),
+        async () => runInThread<DescriptionHalf>(REPORT_TASKS, 'descriptionHalfTask', { desc: await descriptionFacts(database, f, judge), opts: o }),
+        DESCRIPTION_TABLES,
+      ),
+      cachedPart(
+        database,
+        reportKey('leaderboard:assemblies', scope),
+        async () => runInThread<AssemblyHalf>(REPORT_TASKS, 'assemblyHalfTask', { asm: await assemblyFacts(database, f), opts: o }),
+        ASSEMBLY_TABLES,
+      ),
+      unattributedAnswers(database),
+    ]);
+    const flagged = flagSelfPreference(joinHalves(dh, ah), judge ? (judge.model ?? judge.slug) : null, loadFamilies());
     return { ...judgeInfo(judge), seed: o.seed!, judgeFamily: flagged.judgeFamily, rows: flagged.rows, unattributed };
   }, GRADED_TABLES);
 }

@@ -1,7 +1,8 @@
 import type { Database } from '../db/client.ts';
 import { runInThread, taskModule } from '../threads/pool.ts';
 import { cachedReport, GRADED_TABLES, reportKey } from './report-cache.ts';
-import { assemblyRowsText, chooseJudge, descriptionRowsText, filterKey, judgeInfo, type AssemblyRow, type DescriptionRow, type JudgeInfo, type ReportFilters } from './report-data.ts';
+import { assemblyFacts, descriptionFacts } from './report-facts.ts';
+import { chooseJudge, filterKey, judgeInfo, type AssemblyRow, type DescriptionRow, type JudgeInfo, type ReportFilters } from './report-data.ts';
 import { compareEffort, finite, groupInto, meanColumnsMany, median, rateColumns, seededOptions, type ReportOptions } from './report-stats.ts';
 
 /** Orientation, condition ablation and effort tables over stored grades and assembly scores. */
@@ -148,7 +149,7 @@ const REPORT_TASKS = taskModule('report-tasks', import.meta.url);
 export async function orientationTable(database: Database, f: ReportFilters = {}): Promise<JudgeInfo & { rows: OrientationRow[] }> {
   return cachedReport(database, reportKey('orientation', filterKey(f)), async () => {
     const judge = await chooseJudge(database, f.judge);
-    const desc = await descriptionRowsText(database, f, judge);
+    const desc = await descriptionFacts(database, f, judge);
     return { ...judgeInfo(judge), rows: await runInThread<OrientationRow[]>(REPORT_TASKS, 'orientationTask', { desc }) };
   }, GRADED_TABLES);
 }
@@ -162,7 +163,7 @@ export async function ablationTable(
   const o = seededOptions(opts);
   return cachedReport(database, reportKey('ablation', [filterKey(f), tag, o]), async () => {
     const judge = await chooseJudge(database, f.judge);
-    const [desc, asm] = await Promise.all([descriptionRowsText(database, f, judge), assemblyRowsText(database, f)]);
+    const [desc, asm] = await Promise.all([descriptionFacts(database, f, judge), assemblyFacts(database, f)]);
     return { ...judgeInfo(judge), tag, rows: await runInThread<AblationRow[]>(REPORT_TASKS, 'ablationTask', { desc, asm, tag, opts: o }) };
   }, GRADED_TABLES);
 }
@@ -171,7 +172,7 @@ export async function effortTable(database: Database, f: ReportFilters = {}, opt
   const o = seededOptions(opts);
   return cachedReport(database, reportKey('effort', [filterKey(f), o]), async () => {
     const judge = await chooseJudge(database, f.judge);
-    const [desc, asm] = await Promise.all([descriptionRowsText(database, f, judge), assemblyRowsText(database, f)]);
+    const [desc, asm] = await Promise.all([descriptionFacts(database, f, judge), assemblyFacts(database, f)]);
     return { ...judgeInfo(judge), rows: await runInThread<EffortRow[]>(REPORT_TASKS, 'effortTask', { desc, asm, opts: o }) };
   }, GRADED_TABLES);
 }

@@ -3,7 +3,8 @@ import { describeThenSolve, type DtsReport, type DtsRow } from '../analysis/desc
 import { SCALES, type LabelRow, type LabelScale } from '../domain/labels.ts';
 import type { DtsMetric } from './report-analysis.ts';
 import type { AssemblyRow, DescriptionRow } from './report-data.ts';
-import { buildLeaderboard, type LeaderboardRow } from './report-leaderboard.ts';
+import { assemblyHalf, buildLeaderboard, descriptionHalf, type AssemblyHalf, type DescriptionHalf, type LeaderboardRow } from './report-leaderboard.ts';
+import { assemblyRowsFrom, descriptionRowsFrom, type RowsInput } from './report-rows.ts';
 import { buildAblation, buildEffort, buildOrientation, type AblationRow, type EffortRow, type OrientationRow } from './report-tables.ts';
 import { assemblyBucket, type ReportOptions } from './report-stats.ts';
 import { NO_MODEL } from '../domain/answers.ts';
@@ -15,21 +16,28 @@ import { rowsOfScale } from './web-calibration.ts';
  * (no database, no clock), so the thread and the main thread give the same numbers.
  */
 
+/** Rows as JSON text of row objects, or as the facts they are joined from (report-rows.ts). */
 interface Rows {
-  desc: string;
-  asm: string;
+  desc: RowsInput;
+  asm: RowsInput;
 }
 
-export const leaderboardTask = (x: Rows & { opts: ReportOptions }): LeaderboardRow[] => buildLeaderboard(JSON.parse(x.desc), JSON.parse(x.asm), x.opts);
+export const leaderboardTask = (x: Rows & { opts: ReportOptions }): LeaderboardRow[] => buildLeaderboard(descriptionRowsFrom(x.desc), assemblyRowsFrom(x.asm), x.opts);
+
+/** The leaderboard's halves, computed and cached apart (report-leaderboard.ts). */
+export const descriptionHalfTask = (x: { desc: RowsInput; opts: ReportOptions }): DescriptionHalf => descriptionHalf(descriptionRowsFrom(x.desc), x.opts);
+export const assemblyHalfTask = (x: { asm: RowsInput; opts: ReportOptions }): AssemblyHalf => assemblyHalf(assemblyRowsFrom(x.asm), x.opts);
 
 /** Rows of runs that name a model: the per-model tables never show ad hoc answers as a model "unknown". */
-const attributed = <T extends { model: string }>(text: string): T[] => (JSON.parse(text) as T[]).filter((r) => r.model !== NO_MODEL);
+const attributed = <T extends { model: string }>(rows: T[]): T[] => rows.filter((r) => r.model !== NO_MODEL);
+const descriptions = (x: RowsInput) => attributed(descriptionRowsFrom(x));
+const assemblies = (x: RowsInput) => attributed(assemblyRowsFrom(x));
 
-export const orientationTask = (x: { desc: string }): OrientationRow[] => buildOrientation(attributed(x.desc));
+export const orientationTask = (x: { desc: RowsInput }): OrientationRow[] => buildOrientation(descriptions(x.desc));
 
-export const ablationTask = (x: Rows & { tag: string; opts: ReportOptions }): AblationRow[] => buildAblation(attributed(x.desc), attributed(x.asm), x.tag, x.opts);
+export const ablationTask = (x: Rows & { tag: string; opts: ReportOptions }): AblationRow[] => buildAblation(descriptions(x.desc), assemblies(x.asm), x.tag, x.opts);
 
-export const effortTask = (x: Rows & { opts: ReportOptions }): EffortRow[] => buildEffort(attributed(x.desc), attributed(x.asm), x.opts);
+export const effortTask = (x: Rows & { opts: ReportOptions }): EffortRow[] => buildEffort(descriptions(x.desc), assemblies(x.asm), x.opts);
 
 export const calibrateTask = (x: { rows: LabelRow[]; opts: CalibrateOptions }): CalibrationReport => calibrate(x.rows, x.opts);
 
@@ -85,8 +93,8 @@ function binaryMajority(labels: ReadonlyArray<[number, string]>): Map<number, bo
  * itself, else the puzzle, else its rubric), then runs describe-then-solve over the pairs.
  */
 export function dtsTask(x: DtsTaskInput): { paired: number; unpaired: number; report: DtsReport | null } {
-  const desc = attributed<DescriptionRow>(x.desc);
-  const asm = attributed<AssemblyRow>(x.asm);
+  const desc = descriptions(x.desc);
+  const asm = assemblies(x.asm);
   const index = descriptionIndex(desc);
   const labels = binaryMajority(x.labels);
   const scored = asm.filter((a) => a.scoreStatus !== null && a[x.metric] !== null);

@@ -1,0 +1,137 @@
+import type { Database } from '../db/client.ts';
+import { cachedPart, reportKey, type ReportTable } from './report-cache.ts';
+import type { JudgeRef, ReportFilters } from './report-data.ts';
+import { ASSEMBLY_ANSWER_COLUMNS, DESCRIPTION_ANSWER_COLUMNS, GRADE_COLUMNS, SCORE_COLUMNS, type FactsText, type RowsInput } from './report-rows.ts';
+
+/**
+ * The facts every report is computed from (report-rows.ts joins them into rows), each read on its own
+ * and kept per version of the tables it reads (report-cache.ts cachedPart): the answers in scope (answers,
+ * runs, puzzles, rubrics), a judge's newest grade of each answer (grades, rubric versions), the stored
+ * assembly scores. A regrade re-reads only the grades; a new score only the scores.
+ *
+ * Columns, not objects: each chunk is one JSON object of arrays (json_agg per column). JSON carries
+ * float8 in its shortest exact form, so every number is the double the drivers would return. The rows
+ * come in chunks of CHUNK (keyset on the answer id): embedded PGlite runs a query on the event loop, and
+ * a chunk keeps each such pause short.
+ */
+
+const CHUNK = 5000;
+
+const ANSWER_TABLES = ['answers', 'runs', 'puzzles', 'rubrics'] as const satisfies readonly ReportTable[];
+/** A report scope (filters) is a set of answers, so the grades and scores in it depend on the answer tables too. */
+const GRADE_TABLES = [...ANSWER_TABLES, 'grades', 'rubric_versions'] as const satisfies readonly ReportTable[];
+const SCORE_TABLES = [...ANSWER_TABLES, 'assembly_scores'] as const satisfies readonly ReportTable[];
+/** The tables the description rows (descriptionFacts) and the assembly rows (assemblyFacts) are read from. */
+export const DESCRIPTION_TABLES = GRADE_TABLES;
+export const ASSEMBLY_TABLES = SCORE_TABLES;
+
+const FILTER_SQL = `($1::text is null or r.name = $1) and ($2::text is null or r.model = $2) and ($3::text is null or rb.slug = $3)`;
+const filterParams = (f: ReportFilters) => [f.run ?? null, f.model ?? null, f.rubric ?? null];
+const scoped = (f: ReportFilters) => f.run !== undefined || f.model !== undefined || f.rubric !== undefined;
+
+let serial = 0;
+
+/**
+ * `sql` as columnar JSON chunks. `sql` selects the columns `names` (the first "answerId") in chunks: it
+ * takes `params` and, after them, the last answer id of the previous chunk, and returns the next CHUNK.
+ */
+async function factsText(database: Database, sql: string, names: readonly string[], params: unknown[], o: { ordered: boolean }): Promise<FactsText> {
+  const chunks: string[] = [];
+  // Every column is aggregated in the same pass, so a row's values sit at the same index in each. Rows
+  // are in answer order where the order is the rows' order (answers); figures are looked up by answer id,
+  // so theirs need no sort (one sort per column otherwise).
+  const order = o.ordered ? ` order by x."answerId"` : '';
+  const agg = names.map((n) => `'${n}', coalesce(json_agg(x."${n}"${order}), '[]')`).join(', ');
+  for (let last = -1; ; ) {
+    const r = await database.execute(`select json_build_object(${agg})::text as t, max(x."answerId") as last, count(*)::int as n from (${sql}) x`, [...params, last]);
+    const row = r.rows[0] as { t: string; last: number | null; n: number };
+    if (Number(row.n) > 0) chunks.push(String(row.t));
+    if (Number(row.n) < CHUNK) break;
+    last = Number(row.last);
+  }
+  return { id: `${++serial}`, text: `[${chunks.join(',')}]` };
+}
+
+const DESCRIPTION_ANSWERS = `select a.id as "answerId", a.external_id as "externalId", r.name as run, r.model, r.effort, r.tags,
+        a.status as "answerStatus", a.output_tokens as "outputTokens", a.puzzle_id as "puzzleId", a.rubric_id as "rubricId",
+        coalesce(p.size_bucket, (select p2.size_bucket from puzzles p2 where p2.rubric_id = a.rubric_id order by p2.id limit 1)) as "sizeBucket"
+   from answers a
+   join runs r on r.id = a.run_id
+   left join puzzles p on p.id = a.puzzle_id
+   left join rubrics rb on rb.id = a.rubric_id
+  where a.task in ('describe', 'describe-then-solve') and ${FILTER_SQL} and a.id > $4::int
+  order by a.id limit ${CHUNK}`;
+
+const ASSEMBLY_ANSWERS = `select a.id as "answerId", a.external_id as "externalId", r.name as run, r.model, r.effort, r.tags,
+        a.status as "answerStatus", a.output_tokens as "outputTokens",
+        p.id as "puzzleId", p.slug as puzzle, p.rubric_id as "puzzleRubricId", p.rows, p.cols, p.size_bucket as "sizeBucket"
+   from answers a
+   join runs r on r.id = a.run_id
+   join puzzles p on p.id = a.puzzle_id
+   left join rubrics rb on rb.id = p.rubric_id
+  where a.task in ('assemble', 'describe-then-solve') and ${FILTER_SQL} and a.id > $4::int
+  order by a.id limit ${CHUNK}`;
+
+/** The description answers in scope (no grade: a regrade leaves this standing). */
+export function descriptionAnswers(database: Database, f: ReportFilters): Promise<FactsText> {
+  return cachedPart(database, reportKey('facts:description-answers', filterParams(f)), () => factsText(database, DESCRIPTION_ANSWERS, DESCRIPTION_ANSWER_COLUMNS, filterParams(f), { ordered: true }), ANSWER_TABLES);
+}
+
+/** The assembly answers in scope (no score). */
+export function assemblyAnswers(database: Database, f: ReportFilters): Promise<FactsText> {
+  return cachedPart(database, reportKey('facts:assembly-answers', filterParams(f)), () => factsText(database, ASSEMBLY_ANSWERS, ASSEMBLY_ANSWER_COLUMNS, filterParams(f), { ordered: true }), ANSWER_TABLES);
+}
+
+/** Restricts a figure query to the description (or assembly) answers of a scope; nothing without filters (the join only reads what is in scope). */
+const inScope = (f: ReportFilters, tasks: string, rubricOf: string) =>
+  scoped(f)
+    ? `and answer_id in (select a.id from answers a join runs r on r.id = a.run_id left join puzzles p on p.id = a.puzzle_id left join rubrics rb on rb.id = ${rubricOf}
+                          where a.task in (${tasks}) and ${FILTER_SQL})`
+    : `and ($1::text is null) and ($2::text is null) and ($3::text is null)`;
+
+/**
+ * Of each answer the judge graded, the newest grade (grades are versioned: an answer graded against two
+ * rubric versions has two rows) as the report reads it: F1 only of an ok grade, the orientation and piece
+ * count of its meta, the orientation of the rubric version it was judged against.
+ */
+export function judgeGrades(database: Database, f: ReportFilters, judge: JudgeRef | null): Promise<FactsText> {
+  // Figures picked inside the distinct on (one pass over the judge's grades), the rubric version's orientation joined after.
+  const sql = `select g."answerId", g."gradeStatus", g.f1, rv.truth->>'orientation' as "truthOrientation", g."statedOrientation", g."orientationCorrect", g."pieceCountError"
+     from (select distinct on (answer_id) answer_id as "answerId", status as "gradeStatus", case when status = 'ok' then f1 end as f1,
+                  meta->'orientation'->>'stated' as "statedOrientation",
+                  (meta->'orientation'->>'correct')::boolean as "orientationCorrect",
+                  (meta->'pieceCount'->>'error')::float8 as "pieceCountError",
+                  rubric_version_id
+             from grades
+            where judge_id = $4 ${inScope(f, `'describe', 'describe-then-solve'`, 'a.rubric_id')}
+              and answer_id > $5::int
+            order by answer_id, created_at desc, id desc limit ${CHUNK}) g
+     left join rubric_versions rv on rv.id = g.rubric_version_id`;
+  return cachedPart(
+    database,
+    reportKey('facts:grades', [...filterParams(f), judge?.id ?? null]),
+    () => factsText(database, sql, ['answerId', ...GRADE_COLUMNS], [...filterParams(f), judge?.id ?? -1], { ordered: false }),
+    GRADE_TABLES,
+  );
+}
+
+/** The stored assembly scores (one per answer) of the answers in scope. */
+export function assemblyScores(database: Database, f: ReportFilters): Promise<FactsText> {
+  const sql = `select s.answer_id as "answerId", s.status as "scoreStatus", s.direct, s.neighbour, s.adjacency, s.proximity, s.exact_match as "exactMatch"
+     from (select answer_id from assembly_scores where true ${inScope(f, `'assemble', 'describe-then-solve'`, 'p.rubric_id')}
+              and answer_id > $4::int order by answer_id limit ${CHUNK}) ids
+     join assembly_scores s on s.answer_id = ids.answer_id`;
+  return cachedPart(database, reportKey('facts:scores', filterParams(f)), () => factsText(database, sql, ['answerId', ...SCORE_COLUMNS], filterParams(f), { ordered: false }), SCORE_TABLES);
+}
+
+/** The description rows of a scope and judge, as the two facts the report thread joins (report-rows.ts). */
+export async function descriptionFacts(database: Database, f: ReportFilters, judge: JudgeRef | null): Promise<Exclude<RowsInput, string>> {
+  const [answers, figures] = await Promise.all([descriptionAnswers(database, f), judgeGrades(database, f, judge)]);
+  return { answers, figures };
+}
+
+/** The assembly rows of a scope, as the two facts the report thread joins. */
+export async function assemblyFacts(database: Database, f: ReportFilters): Promise<Exclude<RowsInput, string>> {
+  const [answers, figures] = await Promise.all([assemblyAnswers(database, f), assemblyScores(database, f)]);
+  return { answers, figures };
+}
