@@ -52,7 +52,7 @@ export interface StartedService {
 
 export async function startService(config: Config, opts: { seed?: boolean } = {}): Promise<StartedService> {
   const { openConfiguredDatabase } = await import('./config.ts');
-  const { migrate } = await import('./db/client.ts');
+  const { migrateDatabase } = await import('./services/schema.ts');
   const { createApp } = await import('./app.ts');
   const { createKey, hasActiveAdminKey } = await import('./services/keys.ts');
   const { describeOwner } = await import('./db/pglite-owner.ts');
@@ -66,7 +66,7 @@ export async function startService(config: Config, opts: { seed?: boolean } = {}
     ...(seedFrom ? { template: seedFrom } : {}),
   });
   try {
-    await migrate(database);
+    await migrateDatabase(database);
     const seeded = opts.seed === false ? false : (await seedIfEmpty(database)) || seedFrom !== null;
     const adminKey = (await hasActiveAdminKey(database))
       ? null

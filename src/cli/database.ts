@@ -6,14 +6,14 @@ import type { Database } from '../db/client.ts';
  */
 export async function withDatabase<T>(fn: (database: Database) => Promise<T>): Promise<T> {
   const { loadConfig, openConfiguredDatabase } = await import('../config.ts');
-  const { migrate } = await import('../db/client.ts');
+  const { migrateDatabase } = await import('../services/schema.ts');
   const config = loadConfig(process.env);
   // Tracing (when an OTLP endpoint is set) spans the command's grading; its buffer is sent before exit.
   const { startTelemetry } = await import('../telemetry.ts');
   const stopTelemetry = await startTelemetry(config);
   const database = await openConfiguredDatabase(config);
   try {
-    await migrate(database);
+    await migrateDatabase(database);
     return await fn(database);
   } finally {
     await database.close();

@@ -1,7 +1,8 @@
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { migrate, MIGRATIONS_DIR, openPglite } from '../db/client.ts';
+import { MIGRATIONS_DIR, openPglite } from '../db/client.ts';
 import { holdsDatabase, pgliteVersion } from '../db/pglite-template.ts';
+import { migrateDatabase } from './schema.ts';
 import { examplesDigest, treeDigest } from './seed-marker.ts';
 import { EXAMPLES_DIR, seedExamples } from './seed.ts';
 import { CODE_DIR } from '../paths.ts';
@@ -55,7 +56,7 @@ export async function makeSeededTemplate(dir: string = SEEDED_DIR): Promise<void
   try {
     const database = await openPglite(tmp);
     try {
-      await migrate(database);
+      await migrateDatabase(database);
       await seedExamples(database);
     } finally {
       await database.close();

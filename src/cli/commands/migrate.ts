@@ -9,7 +9,8 @@ const migrate: Command = {
   options: {},
   async run() {
     const { loadConfig, openConfiguredDatabase } = await import('../../config.ts');
-    const { migrate: apply, appliedMigrations } = await import('../../db/client.ts');
+    const { appliedMigrations } = await import('../../db/client.ts');
+    const { migrateDatabase: apply } = await import('../../services/schema.ts');
     const config = loadConfig(process.env);
     const database = await openConfiguredDatabase(config);
     try {
