@@ -5,7 +5,7 @@ import type { LabelRow, LabelScale } from '../domain/labels.ts';
 import { ANSWER_SCALE_KEYS, type HumansMode } from '../domain/campaigns.ts';
 import { runInThread, taskModule } from '../threads/pool.ts';
 import { calibrationLabels } from './grading/calibration-labels.ts';
-import { CALIBRATION_TABLES, cachedReport, GRADED_TABLES, reportKey } from './report-cache.ts';
+import { CALIBRATION_TABLES, cachedPart, cachedReport, GRADED_TABLES, memoByContent, reportKey } from './report-cache.ts';
 import { assemblyFacts, descriptionFacts } from './report-facts.ts';
 import { baselineNotes, chooseJudge, filterKey, judgeInfo, type JudgeInfo, type ReportFilters } from './report-data.ts';
 
@@ -24,7 +24,9 @@ const FILTERS = `($1::text is null or r.name = $1) and ($2::text is null or r.mo
  * Answers are keyed by database id: a report spans runs.
  */
 export function calibrationRows(database: Database, scale: LabelScale, f: ReportFilters = {}, humans?: HumansMode): Promise<LabelRow[]> {
-  return calibrationLabels(database, { key: 'answerId', scale, humanLabelledOnly: true, ...(f.run ? { run: f.run } : {}), ...(f.model ? { model: f.model } : {}), ...(f.judge ? { judge: f.judge } : {}), ...(humans ? { humans } : {}) });
+  const q = { key: 'answerId' as const, scale, humanLabelledOnly: true, ...(f.run ? { run: f.run } : {}), ...(f.model ? { model: f.model } : {}), ...(f.judge ? { judge: f.judge } : {}), ...(humans && humans !== 'each' ? { humans } : {}) };
+  // ('each' is calibrationLabels' default: the same rows, one key.) One read per data version for the calibration page and the calibration API alike; callers only read the rows.
+  return cachedPart(database, reportKey('calibration-rows', q), () => calibrationLabels(database, q), CALIBRATION_TABLES);
 }
 
 /** Judges of the report that are the lexical baseline, by slug, with the note to show beside them. */
@@ -37,7 +39,10 @@ export async function calibrationReport(
   const calibrateOpts = { scale: opts.scale, ...(opts.judge ? { judge: opts.judge } : {}), seed: opts.seed ?? 1, source: 'stored labels' };
   return cachedReport(database, reportKey('calibration', [filterKey(opts), calibrateOpts]), async () => {
     const rows = await calibrationRows(database, opts.scale, opts);
-    const report = await runInThread<CalibrationReport>(REPORT_TASKS, 'calibrateTask', { rows, opts: calibrateOpts });
+    // Kept by the rows' content too: a write that moves the tables but not these rows (a regrade's F1 on
+    // the verdict scale, a grade of an answer no human labelled) reuses the calibration (report-cache.ts).
+    const input = { rows, opts: calibrateOpts };
+    const report = await memoByContent('calibrate', input, () => runInThread<CalibrationReport>(REPORT_TASKS, 'calibrateTask', input));
     return { ...report, judgeNotes: await baselineNotes(database, report.judges) };
   }, CALIBRATION_TABLES);
 }

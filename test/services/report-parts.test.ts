@@ -1,0 +1,83 @@
+import type { Context } from 'hono';
+import { afterAll, expect, it } from 'vitest';
+import { fillReportDatabase } from '../../bench/lib/report-db.ts';
+import type { Database } from '../../src/db/client.ts';
+import { calibrate } from '../../src/analysis/calibration/index.ts';
+import { calibrationRows } from '../../src/services/report-analysis.ts';
+import { calibrationReport, leaderboard } from '../../src/services/reports.ts';
+import { pageCalibration } from '../../src/services/web-calibration.ts';
+import { stopThreads } from '../../src/threads/pool.ts';
+import { leaderboardPage } from '../../src/web/pages/leaderboard.tsx';
+import { describeDb } from '../helpers/db.ts';
+
+/**
+ * Issue 15 item 5: what a cold report costs besides its numbers. A computation reads the data versions
+ * once and the parts it asks for inside take their stamps from that read; a calibration whose label rows
+ * did not change (a regrade's F1 on the verdict scale) is not computed again — and either way the numbers
+ * are those of a fresh computation.
+ */
+
+afterAll(() => stopThreads());
+
+/** Counts the version reads (the sequences query of report-cache.ts) made while `f` runs. */
+async function versionReads(database: Database, f: () => Promise<unknown>): Promise<number> {
+  const exec = database.execute;
+  let n = 0;
+  database.execute = ((sql: string, params?: unknown[]) => {
+    if (sql.includes('pg_sequence_last_value')) n++;
+    return exec.call(database, sql, params as never);
+  }) as typeof database.execute;
+  try {
+    await f();
+  } finally {
+    database.execute = exec;
+  }
+  return n;
+}
+
+const regradeF1 = (d: Database) => d.execute(`update grades set f1 = case when f1 > 0.5 then f1 - 0.01 else f1 + 0.01 end where id = (select min(id) from grades where status = 'ok')`);
+
+describeDb('report parts', (ctx) => {
+  it('a cold page reads the versions once (its report and the report\'s parts share the read)', async () => {
+    const d = ctx.database;
+    await fillReportDatabase(d, 400, 3);
+    const page = () => leaderboardPage({} as Context, new URLSearchParams(), d).then((p) => p.body());
+    await page();
+    await regradeF1(d);
+    // The page, the leaderboard, the judge, the facts, both halves, the models: one read between them.
+    expect(await versionReads(d, page)).toBe(1);
+    // Warm: the page's own check only.
+    expect(await versionReads(d, page)).toBe(1);
+    // Two reports asked one after the other each read (neither is inside the other).
+    await regradeF1(d);
+    expect(await versionReads(d, async () => (await leaderboard(d), await leaderboard(d, {}, { seed: 9, resamples: 20 })))).toBe(2);
+  });
+
+  it('a calibration over unchanged label rows is the calibration of those rows; changed rows give the new one', async () => {
+    const d = ctx.database;
+    const opts = { scale: 'verdict' as const, seed: 1, source: 'stored labels' };
+    const fresh = async () => calibrate(await calibrationRows(d, 'verdict'), opts);
+    const before = await calibrationReport(d, { scale: 'verdict' });
+    const page = await pageCalibration(d, { scale: 'verdict' });
+    // F1 is not a verdict: the rows stay, the report too (from the memo), and it is what a fresh calibration says.
+    await regradeF1(d);
+    const after = await calibrationReport(d, { scale: 'verdict' });
+    expect(after).toEqual(before);
+    const { judgeNotes, ...report } = after;
+    expect(judgeNotes).toBeDefined();
+    expect(report).toEqual(await fresh());
+    expect((await pageCalibration(d, { scale: 'verdict' })).report).toEqual(page.report);
+    // A judge verdict of a labelled answer turned around: new rows, a new report, again a fresh one's.
+    const labelled = Number((await d.execute(`select answer_id from labels where kind = 'human' order by answer_id limit 1`)).rows[0]!.answer_id);
+    await d.execute(
+      `update grades set items = (select jsonb_agg(case when it->>'verdict' = 'correct' then jsonb_set(it, '{verdict}', '"incorrect"') else jsonb_set(it, '{verdict}', '"correct"') end) from jsonb_array_elements(items) it)
+        where answer_id = $1`,
+      [labelled],
+    );
+    const changed = await calibrationReport(d, { scale: 'verdict' });
+    expect(changed).not.toEqual(before);
+    const { judgeNotes: _, ...changedReport } = changed;
+    expect(changedReport).toEqual(await fresh());
+    expect((await pageCalibration(d, { scale: 'verdict' })).report).toEqual(changedReport);
+  });
+});
