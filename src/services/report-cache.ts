@@ -289,3 +289,21 @@ export function memoByContent<T>(name: string, input: unknown, compute: () => Pr
   const digest = createHash('sha256').update(JSON.stringify(input) ?? 'undefined').digest('base64url');
   return content.get(`${name}:${digest}`, async () => '', compute);
 }
+
+/**
+ * memoByContent for each of `inputs` on its own (a page's charts: a regrade that moves the F1 chart leaves
+ * the three assembly charts as they were), the ones not remembered computed together by one call of
+ * `computeMissing` (one thread round trip), which returns their values in order.
+ */
+export function memoEachByContent<T>(name: string, inputs: readonly unknown[], computeMissing: (inputs: unknown[]) => Promise<T[]>): Promise<T[]> {
+  const missing: number[] = [];
+  let batch: Promise<T[]> | undefined;
+  const computeOne = (i: number): Promise<T> => {
+    missing.push(i);
+    // Deferred past the microtasks in which every input's lookup asks, so one call gets all the missing ones.
+    batch ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => computeMissing(missing.map((j) => inputs[j])));
+    return batch.then((values) => values[missing.indexOf(i)]!);
+  };
+  return Promise.all(inputs.map((input, i) => memoByContent(name, input, () => computeOne(i))));
+}
+

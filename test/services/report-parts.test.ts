@@ -1,9 +1,10 @@
 import type { Context } from 'hono';
-import { afterAll, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { fillReportDatabase } from '../../bench/lib/report-db.ts';
 import type { Database } from '../../src/db/client.ts';
 import { calibrate } from '../../src/analysis/calibration/index.ts';
 import { calibrationRows } from '../../src/services/report-analysis.ts';
+import { memoEachByContent } from '../../src/services/report-cache.ts';
 import { calibrationReport, leaderboard } from '../../src/services/reports.ts';
 import { pageCalibration } from '../../src/services/web-calibration.ts';
 import { stopThreads } from '../../src/threads/pool.ts';
@@ -79,5 +80,30 @@ describeDb('report parts', (ctx) => {
     const { judgeNotes: _, ...changedReport } = changed;
     expect(changedReport).toEqual(await fresh());
     expect((await pageCalibration(d, { scale: 'verdict' })).report).toEqual(changedReport);
+  });
+});
+
+describe('memoEachByContent', () => {
+  it('computes only the inputs it does not remember, in one call, and gives every value in order', async () => {
+    const calls: number[][] = [];
+    const square = async (xs: unknown[]) => {
+      calls.push(xs as number[]);
+      return (xs as number[]).map((x) => x * x);
+    };
+    const name = `test-${Math.random()}`;
+    expect(await memoEachByContent(name, [1, 2, 3], square)).toEqual([1, 4, 9]);
+    expect(calls).toEqual([[1, 2, 3]]);
+    // 2 and 3 remembered: one call for the two new ones, a repeated input computed once.
+    expect(await memoEachByContent(name, [4, 2, 5, 3, 4], square)).toEqual([16, 4, 25, 9, 16]);
+    expect(calls).toEqual([[1, 2, 3], [4, 5]]);
+    expect(await memoEachByContent(name, [5, 1], square)).toEqual([25, 1]);
+    expect(calls).toHaveLength(2);
+    // Two callers at once share the computation of what both miss.
+    const [a, b] = await Promise.all([memoEachByContent(name, [6, 7], square), memoEachByContent(name, [7, 6], square)]);
+    expect([a, b]).toEqual([[36, 49], [49, 36]]);
+    expect(calls).toEqual([[1, 2, 3], [4, 5], [6, 7]]);
+    // A failed computation is not remembered.
+    await expect(memoEachByContent(name, [8], async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    expect(await memoEachByContent(name, [8], square)).toEqual([64]);
   });
 });

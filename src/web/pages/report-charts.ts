@@ -1,11 +1,12 @@
-import { memoByContent } from '../../services/report-cache.ts';
+import { memoEachByContent } from '../../services/report-cache.ts';
 import { runInThread, taskModule } from '../../threads/pool.ts';
 import { dotIntervalChart, heatmap, intervalChart, type ColourScale, type DotPoint, type IntervalPoint } from '../charts.ts';
 
 /**
  * The report pages' charts. vega renders one chart in tens of milliseconds of CPU, so the pages ask
- * for them through `chart(...)`: rendered on the report thread (src/threads), and remembered by the
- * content of their input, so a page over unchanged data renders none at all. The exported task
+ * for them through `chart(...)`: rendered on the report thread (src/threads), and each remembered by the
+ * content of its input, so a page over unchanged data renders none at all and a page whose data moved in
+ * one chart renders that one. The exported task
  * functions below run on that thread; they take and return plain data. Every chart of a model takes its
  * colours from the page's model map (model-colours.ts, over every model stored), so a model has one colour
  * on every chart.
@@ -39,5 +40,6 @@ export function charts(task: 'heatmaps', inputs: HeatmapInput[]): Promise<string
 export function charts(task: 'intervalCharts', inputs: IntervalInput[]): Promise<string[]>;
 export function charts(task: ChartTask, inputs: unknown[]): Promise<string[]> {
   if (inputs.length === 0) return Promise.resolve([]);
-  return memoByContent(`chart:${task}`, inputs, () => runInThread<string[]>(TASKS, task, inputs));
+  // Each chart remembered by its own input: after a regrade only the charts whose points moved render.
+  return memoEachByContent(`chart:${task}`, inputs, (missing) => runInThread<string[]>(TASKS, task, missing));
 }
