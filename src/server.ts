@@ -52,18 +52,21 @@ export interface StartedService {
 
 export async function startService(config: Config, opts: { seed?: boolean } = {}): Promise<StartedService> {
   const { openConfiguredDatabase } = await import('./config.ts');
-  const { migrateDatabase } = await import('./services/schema.ts');
-  const { createApp } = await import('./app.ts');
-  const { createKey, hasActiveAdminKey } = await import('./services/keys.ts');
   const { describeOwner } = await import('./db/pglite-owner.ts');
-  const { gradingQueue } = await import('./services/grading/queue.ts');
-  // A short command owning the directory (an import) is waited for: leaning on it, the server would
-  // lose its database when the command ends.
   // A new embedded database that would be seeded starts as a copy of the build's seeded one (seed-template.ts).
   const seedFrom = opts.seed === false || config.databaseUrl ? null : (await import('./services/seed-template.ts')).seededTemplateFor(config.dataDir);
-  const database = await openConfiguredDatabase(config, {
+  // The database opens (PGlite compiles its WebAssembly on background threads) while the app's modules
+  // load. A short command owning the directory (an import) is waited for: leaning on it, the server
+  // would lose its database when the command ends.
+  const opening = openConfiguredDatabase(config, {
     waitForShortLivedOwner: (o) => process.stderr.write(`assay: waiting for ${describeOwner(o)} to finish with ${config.dataDir}…\n`),
     ...(seedFrom ? { template: seedFrom } : {}),
+  });
+  const modules = Promise.all([import('./services/schema.ts'), import('./app.ts'), import('./services/keys.ts'), import('./services/grading/queue.ts')]);
+  // Awaited together: a failed open is reported even while the modules load (and the other way round).
+  const [database, [{ migrateDatabase }, { createApp }, { createKey, hasActiveAdminKey }, { gradingQueue }]] = await Promise.all([opening, modules]).catch(async (e: unknown) => {
+    await opening.then((d) => d.close(), () => {});
+    throw e;
   });
   try {
     await migrateDatabase(database);

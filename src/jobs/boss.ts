@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import PgBoss from 'pg-boss';
+import type PgBoss from 'pg-boss';
 import { sql, type SQL } from 'drizzle-orm';
 import type { Database, Queryable } from '../db/client.ts';
 
@@ -98,7 +98,10 @@ export function gradeJobId(judgeConfigHash: string, answerId: number): string {
 /** Starts pg-boss (creating or upgrading its schema idempotently) and the two queues. */
 export async function startBoss(database: Database, o: BossOptions = {}): Promise<PgBoss> {
   const opts = { ...DEFAULT_BOSS, ...o };
-  const boss = new PgBoss({
+  // Loaded here, not with this module: the server and most commands import the queue's names and
+  // types but never start it (pg-boss and its dependencies are ~25 ms of a cold start).
+  const { default: PgBossClass } = await import('pg-boss');
+  const boss = new PgBossClass({
     db: executorFor(database),
     supervise: opts.supervise,
     schedule: false,
