@@ -12,6 +12,13 @@ const queues = async (database: Database) => {
   return (await database.execute(`select name from pgboss.queue order by name`)).rows.map((r) => r.name);
 };
 
+/** What a worker or `assay run` does first: start pg-boss on the database (then stop it). */
+async function startQueueOnce(database: Database): Promise<void> {
+  const queue = gradingQueue(database);
+  await queue.boss();
+  await queue.stop();
+}
+
 describeDb('migrateDatabase on a current database', (ctx) => {
   it('is one query and no write: a database the bare migrator made keeps having no queue schema until a queue starts', async () => {
     expect(await queues(ctx.database)).toBeNull();
@@ -29,9 +36,7 @@ it('a new database gets the queue schema and queues; a second call changes nothi
     const version = (await database.execute(`select version from pgboss.version`)).rows;
     await migrateDatabase(database);
     expect((await database.execute(`select version from pgboss.version`)).rows).toEqual(version);
-    const queue = gradingQueue(database);
-    await queue.boss();
-    await queue.stop();
+    await startQueueOnce(database);
     expect(await queues(database)).toEqual(['assay-grade', 'assay-grade-dead']);
   } finally {
     await database.close();
@@ -44,9 +49,7 @@ it('a database migrated by the bare migrator gets the queue schema from the firs
   try {
     await migrate(database);
     expect(await queues(database)).toBeNull();
-    const queue = gradingQueue(database);
-    await queue.boss();
-    await queue.stop();
+    await startQueueOnce(database);
     expect(await queues(database)).toEqual(['assay-grade', 'assay-grade-dead']);
   } finally {
     await database.close();
