@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { BootstrapResult } from '../stats/bootstrap.ts';
 import { bootstrapMeans } from '../stats/bootstrap-means.ts';
 import { wilson } from '../stats/wilson.ts';
@@ -30,13 +31,54 @@ export function meanColumns(name: string, values: readonly number[], opts: Repor
   return meanColumnsMany([[name, values]], opts)[0]!;
 }
 
-/** meanColumns of each [name, values], computed together (bootstrapMeans: lists of one length share their draws). */
+/**
+ * meanColumns of each [name, values], computed together (bootstrapMeans: lists of one length share their
+ * draws). An interval is a function of the list (its doubles, in order), the seed and the resamples only,
+ * so each is remembered under a digest of exactly those: after a regrade only the lists that hold the
+ * regraded answer are resampled again (two of a leaderboard's twenty F1 lists), the rest are the same
+ * numbers they were.
+ */
 export function meanColumnsMany(specs: ReadonlyArray<readonly [string, readonly number[]]>, opts: ReportOptions): Array<Record<string, number | null>> {
+  const o = { seed: opts.seed ?? DEFAULT_REPORT_SEED, resamples: opts.resamples ?? 1000 };
   // An empty list is all nulls without a bootstrap (so without checking its options), as before.
-  const drawn = specs.filter(([, values]) => values.length > 0);
-  const boots = drawn.length ? bootstrapMeans(drawn.map(([, values]) => values), { seed: opts.seed ?? DEFAULT_REPORT_SEED, resamples: opts.resamples ?? 1000 }) : [];
-  let k = 0;
-  return specs.map(([name, values]) => columnsOf(name, values.length === 0 ? null : boots[k++]!));
+  const keys = specs.map(([, values]) => (values.length === 0 ? null : intervalKey(values, o)));
+  const got = new Map<string, BootstrapResult>();
+  const todo = new Map<string, readonly number[]>();
+  keys.forEach((k, i) => {
+    if (k === null || got.has(k) || todo.has(k)) return;
+    const hit = recall(k);
+    if (hit) got.set(k, hit);
+    else todo.set(k, specs[i]![1]);
+  });
+  if (todo.size) {
+    const boots = bootstrapMeans([...todo.values()], o);
+    [...todo.keys()].forEach((k, i) => {
+      got.set(k, boots[i]!);
+      remember(k, boots[i]!);
+    });
+  }
+  return specs.map(([name], i) => columnsOf(name, keys[i] === null ? null : got.get(keys[i]!)!));
+}
+
+/** Remembered intervals, least recently used dropped first (each a few numbers: thousands fit in a megabyte). */
+const INTERVALS_KEPT = 4096;
+const intervals = new Map<string, BootstrapResult>();
+
+const intervalKey = (values: readonly number[], o: { seed: number; resamples: number }): string =>
+  `${o.seed}:${o.resamples}:${values.length}:${createHash('sha256').update(new Uint8Array(Float64Array.from(values).buffer)).digest('base64url')}`;
+
+function remember(key: string, b: BootstrapResult): void {
+  intervals.set(key, b);
+  while (intervals.size > INTERVALS_KEPT) intervals.delete(intervals.keys().next().value!);
+}
+
+function recall(key: string): BootstrapResult | undefined {
+  const b = intervals.get(key);
+  if (b) {
+    intervals.delete(key);
+    intervals.set(key, b);
+  }
+  return b;
 }
 
 /** A proportion with its 95% Wilson interval: {name, nameLow, nameHigh}. */

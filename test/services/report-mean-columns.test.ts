@@ -28,6 +28,22 @@ describe('meanColumnsMany', () => {
     );
   });
 
+  it('remembers intervals by list content only: the same list again, a changed list, more lists than it keeps', () => {
+    const opts = { seed: 4, resamples: 30 };
+    const a = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6];
+    const b = [...a.slice(0, 5), 0.61];
+    const many = Array.from({ length: 5000 }, (_, i) => ['f1', [i / 5000, 1 - i / 5000]] as const);
+    const got = meanColumnsMany([['f1', a], ['f1', b], ...many, ['f1', a], ['f1', [0, -0, 1]], ['f1', [0, 0, 1]]], opts);
+    const want = [reference('f1', a, 4, 30), reference('f1', b, 4, 30), ...many.map(([n, v]) => reference(n, v, 4, 30)), reference('f1', a, 4, 30), reference('f1', [0, -0, 1], 4, 30), reference('f1', [0, 0, 1], 4, 30)];
+    expect(got).toStrictEqual(want);
+    expect(got[1]).not.toStrictEqual(got[0]);
+    // Asked again, partly remembered, partly dropped (5000 lists is more than it keeps): the same numbers.
+    expect(meanColumnsMany([['f1', b], ...many.slice(0, 50), ['neighbour', a]], opts)).toStrictEqual([want[1], ...want.slice(2, 52), reference('neighbour', a, 4, 30)]);
+    // Another seed or resample count is another interval.
+    expect(meanColumnsMany([['f1', a]], { seed: 5, resamples: 30 })).toStrictEqual([reference('f1', a, 5, 30)]);
+    expect(meanColumnsMany([['f1', a]], { seed: 4, resamples: 31 })).toStrictEqual([reference('f1', a, 4, 31)]);
+  });
+
   it('uses seed 1 and 1000 resamples by default, and gives nulls for an empty list without checking options', () => {
     const xs = [0.2, 0.4, 0.9, 0.1, 0.7];
     expect(meanColumnsMany([['f1', xs]], {})).toStrictEqual([reference('f1', xs, 1, 1000)]);
