@@ -5,7 +5,7 @@ import type { LabelRow, LabelScale } from '../domain/labels.ts';
 import { ANSWER_SCALE_KEYS, type HumansMode } from '../domain/campaigns.ts';
 import { runInThread, taskModule } from '../threads/pool.ts';
 import { calibrationLabels } from './grading/calibration-labels.ts';
-import { CALIBRATION_TABLES, cachedPart, cachedReport, GRADED_TABLES, memoByContent, reportKey } from './report-cache.ts';
+import { CALIBRATION_TABLES, cachedPart, cachedReport, GRADED_TABLES, memoLast, reportKey } from './report-cache.ts';
 import { assemblyFacts, descriptionFacts } from './report-facts.ts';
 import { baselineNotes, chooseJudge, filterKey, judgeInfo, type JudgeInfo, type ReportFilters } from './report-data.ts';
 
@@ -39,10 +39,10 @@ export async function calibrationReport(
   const calibrateOpts = { scale: opts.scale, ...(opts.judge ? { judge: opts.judge } : {}), seed: opts.seed ?? 1, source: 'stored labels' };
   return cachedReport(database, reportKey('calibration', [filterKey(opts), calibrateOpts]), async () => {
     const rows = await calibrationRows(database, opts.scale, opts);
-    // Kept by the rows' content too: a write that moves the tables but not these rows (a regrade's F1 on
-    // the verdict scale, a grade of an answer no human labelled) reuses the calibration (report-cache.ts).
+    // Reused while the rows equal the last ones: a write that moves the tables but not these rows (a
+    // regrade's F1 on the verdict scale, a grade of an answer no human labelled) is not calibrated again.
     const input = { rows, opts: calibrateOpts };
-    const report = await memoByContent('calibrate', input, () => runInThread<CalibrationReport>(REPORT_TASKS, 'calibrateTask', input));
+    const report = await memoLast(reportKey('calibrate', [filterKey(opts), calibrateOpts]), input, () => runInThread<CalibrationReport>(REPORT_TASKS, 'calibrateTask', input));
     return { ...report, judgeNotes: await baselineNotes(database, report.judges) };
   }, CALIBRATION_TABLES);
 }

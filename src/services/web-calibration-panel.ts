@@ -7,7 +7,7 @@ import { loadRunCalibration } from './grading/calibration-labels.ts';
 import { loadOrderSensitivity } from './grading/calibration-order.ts';
 import { loadReliability } from './grading/calibration-reliability.ts';
 import type { OrderSensitivity } from '../analysis/calibration/order-sensitivity.ts';
-import { cachedReport, memoByContent, reportKey } from './report-cache.ts';
+import { cachedReport, memoLast, reportKey } from './report-cache.ts';
 import { LEXICAL_BASELINE_NOTE } from './report-data.ts';
 import { rowsOfScale } from './web-calibration.ts';
 
@@ -159,9 +159,9 @@ export async function pagePanelCalibration(database: Database, ask: { panel?: st
     if (!kept.some((r) => r.kind === 'human')) return { ...empty, reason: `run '${chosen.run}' has no human item verdicts` };
     let report: CalibrationReport;
     try {
-      // Kept by the rows' content too (report-analysis.ts calibrationReport says why).
+      // Reused while the rows equal the last ones (report-analysis.ts calibrationReport says why).
       const task = { rows: kept, opts: { scale: 'verdict' as const, seed, source: `run ${chosen.run}` } };
-      report = await memoByContent('calibrate', task, () => runInThread<CalibrationReport>(REPORT_TASKS, 'calibrateTask', task));
+      report = await memoLast(reportKey('panel-calibrate', { ...ask, seed }), task, () => runInThread<CalibrationReport>(REPORT_TASKS, 'calibrateTask', task));
     } catch (e) {
       if (isAssayError(e) && e.code === 'bad_input') return { ...empty, reason: e.message };
       throw e;

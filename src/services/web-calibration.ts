@@ -8,7 +8,7 @@ import { exampleAnswers, excludedByJudge } from './grading/example-exclusion.ts'
 import { baselineNotes } from './report-data.ts';
 import { CLAIM_PREFIX } from './web-annotation.ts';
 import { runInThread, taskModule } from '../threads/pool.ts';
-import { CALIBRATION_TABLES, cachedReport, memoByContent, reportKey } from './report-cache.ts';
+import { CALIBRATION_TABLES, cachedReport, memoLast, reportKey } from './report-cache.ts';
 
 const REPORT_TASKS = taskModule('report-tasks', import.meta.url);
 
@@ -38,9 +38,9 @@ export async function pageCalibration(database: Database, opts: { scale: LabelSc
   const input = { scale: opts.scale, seed: opts.seed ?? 1, ...(opts.judge ? { judge: opts.judge } : {}), ...(opts.humans && opts.humans !== 'each' ? { humans: opts.humans } : {}) };
   return cachedReport(database, reportKey('page-calibration', input), async () => {
     const rows = await calibrationRows(database, opts.scale, opts.judge ? { judge: opts.judge } : {}, opts.humans);
-    // Kept by the rows' content too (report-analysis.ts calibrationReport says why).
+    // Reused while the rows equal the last ones (report-analysis.ts calibrationReport says why).
     const task = { rows, ...input };
-    const r = await memoByContent('page-calibrate', task, () => runInThread<Omit<PageCalibration, 'judgeNotes' | 'excludedExamples'>>(REPORT_TASKS, 'pageCalibrationTask', task));
+    const r = await memoLast(reportKey('page-calibrate', input), task, () => runInThread<Omit<PageCalibration, 'judgeNotes' | 'excludedExamples'>>(REPORT_TASKS, 'pageCalibrationTask', task));
     const excludedExamples = excludedByJudge(await exampleAnswers(database, { key: 'answerId', judges: opts.judge ? [opts.judge] : null }));
     return { ...r, judgeNotes: r.report ? await baselineNotes(database, r.report.judges) : {}, excludedExamples };
   }, CALIBRATION_TABLES);

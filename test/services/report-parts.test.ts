@@ -4,7 +4,7 @@ import { fillReportDatabase } from '../../bench/lib/report-db.ts';
 import type { Database } from '../../src/db/client.ts';
 import { calibrate } from '../../src/analysis/calibration/index.ts';
 import { calibrationRows } from '../../src/services/report-analysis.ts';
-import { memoEachByContent } from '../../src/services/report-cache.ts';
+import { memoEachByContent, memoLast, sameData } from '../../src/services/report-cache.ts';
 import { calibrationReport, leaderboard } from '../../src/services/reports.ts';
 import { pageCalibration } from '../../src/services/web-calibration.ts';
 import { stopThreads } from '../../src/threads/pool.ts';
@@ -105,5 +105,29 @@ describe('memoEachByContent', () => {
     // A failed computation is not remembered.
     await expect(memoEachByContent(name, [8], async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
     expect(await memoEachByContent(name, [8], square)).toEqual([64]);
+  });
+});
+
+describe('memoLast', () => {
+  it('reuses the value while the input equals the last one under the key, and computes again when it does not', async () => {
+    let computed = 0;
+    const f = (input: unknown) => memoLast('test-memo-last', input, async () => ++computed);
+    const rows = [{ answer: '1', label: 'correct', rater: 'h' }, { answer: '2', label: 0.5, rater: 'j' }];
+    expect(await f({ rows, seed: 1 })).toBe(1);
+    expect(await f({ rows: structuredClone(rows), seed: 1 })).toBe(1);
+    expect(await f({ rows: [...rows, { answer: '3', label: 'missing', rater: 'h' }], seed: 1 })).toBe(2);
+    expect(await f({ rows: [...rows, { answer: '3', label: 'missing', rater: 'h' }], seed: 2 })).toBe(3);
+    expect(await f({ rows: [...rows, { answer: '3', label: 'missing', rater: 'h' }], seed: 2 })).toBe(3);
+  });
+
+  it('compares plain data structurally: -0 is not 0, a missing key is not an undefined one, key order counts', () => {
+    expect(sameData({ a: [1, 'x', null, { b: true }] }, { a: [1, 'x', null, { b: true }] })).toBe(true);
+    expect(sameData(0, -0)).toBe(false);
+    expect(sameData(Number.NaN, Number.NaN)).toBe(true);
+    expect(sameData({ a: 1 }, { a: 1, b: undefined })).toBe(false);
+    expect(sameData({ a: 1, b: 2 }, { b: 2, a: 1 })).toBe(false);
+    expect(sameData([1, 2], { 0: 1, 1: 2 })).toBe(false);
+    expect(sameData([[1], [2]], [[1], [3]])).toBe(false);
+    expect(sameData(new Date(0), new Date(1))).toBe(false);
   });
 });
