@@ -2,7 +2,7 @@ import type { OpenAPIHono, RouteConfig, RouteHandler } from '@hono/zod-openapi';
 import type { Handler, MiddlewareHandler } from 'hono';
 import type { AppDeps, AppEnv } from './context.ts';
 import { inputGuardFor } from './input-guard.ts';
-import { declaredQueryNames, queryGuard } from './query-guard.ts';
+import { declaredQueryNames, queryGuard, repeatableQueryNames } from './query-guard.ts';
 import type { RouteScope } from './scopes.ts';
 
 /**
@@ -74,7 +74,7 @@ export function defineRoute<R extends RouteConfig>(api: Api, def: { scope: Route
     description: `${route.description ?? ''}${route.description ? '\n\n' : ''}Scope: \`${scope}\`.`,
     // Authentication first (no body of an unauthenticated request is read), then the edge input check,
     // then the query names: an undeclared one is refused before any handler or validator runs.
-    middleware: [...api.guard(scope), inputGuardFor(api), queryGuard(queryNames), ...(route.middleware ? [route.middleware].flat() : [])],
+    middleware: [...api.guard(scope), inputGuardFor(api), queryGuard(queryNames, repeatableQueryNames(route.request?.query)), ...(route.middleware ? [route.middleware].flat() : [])],
   };
   api.app.openapi(described as R, def.handler as never);
 }

@@ -32,8 +32,27 @@ export function declaredQueryNames(schema: unknown, route: string): readonly str
   return Object.keys(schema.shape);
 }
 
-/** The middleware for one route; `names` as declaredQueryNames returns them. */
-export function queryGuard(names: readonly string[] | null): MiddlewareHandler<AppEnv> {
+/** A field's own type under optional/nullable/default wrappers (zod 4 keeps the inner schema in def.innerType). */
+function baseType(field: unknown): string | undefined {
+  let s = field as { _zod?: { def: { type: string; innerType?: unknown } } } | undefined;
+  while (s?._zod && ['optional', 'nullable', 'default', 'prefault', 'readonly', 'catch'].includes(s._zod.def.type)) s = s._zod.def.innerType as typeof s;
+  return s?._zod?.def.type;
+}
+
+/** The declared names that take several values (an array field): only they may be given more than once. */
+export function repeatableQueryNames(schema: unknown): readonly string[] {
+  if (!isObjectSchema(schema)) return [];
+  return Object.entries(schema.shape)
+    .filter(([, f]) => baseType(f) === 'array')
+    .map(([n]) => n);
+}
+
+/**
+ * The middleware for one route; `names` as declaredQueryNames returns them. A one-value parameter given
+ * twice (`?run=a&run=b`) is refused too: the validator would keep one of them without a word.
+ */
+export function queryGuard(names: readonly string[] | null, repeatable: readonly string[] = []): MiddlewareHandler<AppEnv> {
+  const several = new Set(repeatable);
   const allowed = new Set(names ?? []);
   const takes = names && names.length > 0 ? `this operation takes: ${names.join(', ')}` : 'this operation takes no query parameters';
   return async (c, next) => {
@@ -44,6 +63,13 @@ export function queryGuard(names: readonly string[] | null): MiddlewareHandler<A
       const unknown = [...new Set(new URLSearchParams(url.slice(q + 1).split('#')[0]).keys())].filter((n) => !allowed.has(n));
       if (unknown.length === 1) throw badInput(`unknown query parameter '${clip(unknown[0]!)}' (${takes})`);
       if (unknown.length > 1) throw badInput(`unknown query parameters ${unknown.slice(0, 5).map((n) => `'${clip(n)}'`).join(', ')}${unknown.length > 5 ? ', …' : ''} (${takes})`);
+    }
+    if (q >= 0) {
+      const seen = new Set<string>();
+      for (const n of new URLSearchParams(url.slice(q + 1).split('#')[0]).keys()) {
+        if (seen.has(n) && !several.has(n)) throw badInput(`query parameter '${clip(n)}' is given more than once; it takes one value`);
+        seen.add(n);
+      }
     }
     await next();
   };

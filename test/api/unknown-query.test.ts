@@ -166,6 +166,17 @@ describeDb('unknown query parameters', (ctx) => {
     expect((await send(api.keys.read, 'GET', '/api/runs/mine')).body).toMatchObject({ name: 'mine', model: 'm-declared' });
   });
 
+  it('refuses a one-value parameter given twice (the validator kept one of them without a word), writing nothing', async () => {
+    const line = JSON.stringify({ id: 'twice-1', task: 'describe', rubric: 'farmyard-54', text: 'A red barn.' });
+    const before = await allRowCounts(ctx.database);
+    const up = await send(api.keys.write, 'POST', '/api/answers?run=a&run=b&model=m-twice', line, 'application/x-ndjson');
+    expect(up).toEqual({ status: 400, body: { error: { code: 'bad_input', message: "query parameter 'run' is given more than once; it takes one value" } } });
+    expect(await allRowCounts(ctx.database)).toEqual(before);
+    const grades = await send(api.keys.read, 'GET', '/api/grades?judge=lexical&judge=panel-lexical');
+    expect(grades.body.error.message).toBe("query parameter 'judge' is given more than once; it takes one value");
+    expect((await send(api.keys.read, 'GET', '/api/grades?judge=lexical&limit=5')).status).toBe(200);
+  });
+
   it('names every unknown parameter, decoded; checks the key first; treats a parameter without a value as given', async () => {
     const several = await send(api.keys.read, 'GET', '/api/grades?run=farmyard-describe&judeg=x&r%75n2=y');
     expect(several.body).toEqual({
