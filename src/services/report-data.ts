@@ -2,7 +2,7 @@ import type { Database } from '../db/client.ts';
 import { notFound } from '../domain/errors.ts';
 import { cachedPart, reportKey } from './report-cache.ts';
 import { assemblyFacts, descriptionFacts } from './report-facts.ts';
-import { assemblyRowsFrom, descriptionRowsFrom } from './report-rows.ts';
+import { assemblyRowsOf, descriptionRowsOf } from './report-rows.ts';
 
 /**
  * The rows every report is computed from: description answers with the grade of one judge, and assembly
@@ -132,12 +132,15 @@ export async function assemblyRowsText(database: Database, f: ReportFilters): Pr
   return JSON.stringify(await assemblyRows(database, f));
 }
 
+/** Fresh row objects for the caller (the report thread's decoded rows are shared between its tasks, these are not). */
 export async function descriptionRows(database: Database, f: ReportFilters, judge: JudgeRef | null): Promise<DescriptionRow[]> {
-  return descriptionRowsFrom(await descriptionFacts(database, f, judge));
+  const facts = await descriptionFacts(database, f, judge);
+  return descriptionRowsOf(facts.answers.text, facts.figures.text);
 }
 
 export async function assemblyRows(database: Database, f: ReportFilters): Promise<AssemblyRow[]> {
-  return assemblyRowsFrom(await assemblyFacts(database, f));
+  const facts = await assemblyFacts(database, f);
+  return assemblyRowsOf(facts.answers.text, facts.figures.text);
 }
 
 /** The filters that change a report, for its cache key (whatever else the caller's object carries). */

@@ -78,7 +78,7 @@ export const assemblyRowsOf = (answers: string, scores: string): AssemblyRow[] =
 const KEPT = 4;
 const kept = new Map<string, unknown[]>();
 
-function remembered<T>(id: string, decode: () => T[]): T[] {
+function remembered<T extends object>(id: string, decode: () => T[]): T[] {
   const hit = kept.get(id);
   if (hit) {
     kept.delete(id);
@@ -86,6 +86,9 @@ function remembered<T>(id: string, decode: () => T[]): T[] {
     return hit as T[];
   }
   const rows = decode();
+  // Frozen: a task that tried to change a shared row would throw rather than change the next task's data.
+  for (const r of rows) Object.freeze(r);
+  Object.freeze(rows);
   kept.set(id, rows);
   while (kept.size > KEPT) kept.delete(kept.keys().next().value!);
   return rows;
