@@ -3,7 +3,8 @@
 // each report page through the app in-process (cold: what the regrade touched recomputes), and each stage of
 // the report computations on its own: the judge choice, the fact queries, the tasks (decoding included).
 //   node --import tsx bench/lib/report-profile.ts [dataDir]     (PROF_ANSWERS, default 10000; PROF_ROUNDS, default 3)
-//   node --cpu-prof --cpu-prof-dir=/tmp/prof --import tsx bench/lib/report-profile.ts   (threads profile too)
+//   node --cpu-prof --cpu-prof-dir=/tmp/prof --import tsx bench/lib/report-profile.ts   (the main thread: the report
+//   thread starts with no execArgv, so its tasks are profiled through the in-thread stage timings)
 import { existsSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { createApp } from '../../src/app.ts';
