@@ -5,7 +5,8 @@ import type { JudgeReply } from './types.ts';
 /**
  * From a judge reply to a JSON value. The structured field (tool input, json_schema content) is the
  * only source of verdicts when the provider gave one. Otherwise the reply is text: strict JSON, else
- * JSON objects found in prose (jsonrepair mends near-JSON: trailing commas, single quotes, fences).
+ * JSON objects found in prose (jsonrepair mends near-JSON: trailing commas, single quotes, fences);
+ * prose holding two different objects is refused rather than resolved.
  * A JSON object that also occurs in the untrusted answer is never taken as a verdict: a judge that
  * echoes the answer cannot smuggle out the answer's own fake verdict.
  */
@@ -37,11 +38,17 @@ export function parseReply(reply: JudgeReply, untrusted: readonly string[]): Par
   if (text === '') return { ok: false, error: 'empty reply' };
   const echoed = untrusted.map(squash).filter((u) => u.length > 0);
   const fromAnswer = (c: string): boolean => echoed.some((u) => u.includes(squash(c)));
+  const found: unknown[] = [];
   for (const { from, to } of topLevelObjectSpans(text)) {
     const span = text.slice(from, to);
     if (fromAnswer(span)) continue;
     const p = tryParse(span);
-    if (p && typeof p.value === 'object' && p.value !== null && !Array.isArray(p.value)) return { ok: true, value: p.value };
+    if (p && typeof p.value === 'object' && p.value !== null && !Array.isArray(p.value)) found.push(p.value);
   }
-  return { ok: false, error: 'no JSON object in the reply (only prose, or only JSON copied from the answer)' };
+  if (found.length === 0) return { ok: false, error: 'no JSON object in the reply (only prose, or only JSON copied from the answer)' };
+  // Two different objects are two answers (a draft and a correction, say): taking either one would be
+  // choosing for the judge, so the judge is asked for one. The same object repeated is one answer.
+  const distinct = new Set(found.map((v) => JSON.stringify(v))).size;
+  if (distinct > 1) return { ok: false, error: `the reply holds ${distinct} different JSON objects; give exactly one` };
+  return { ok: true, value: found[0] };
 }

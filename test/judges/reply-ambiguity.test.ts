@@ -1,0 +1,62 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeProvider, startFakeProvider } from '../fake-provider/server.ts';
+import { farmyard, farmyardAnswer, fullVerdicts, harness, PROVIDERS } from './harness.ts';
+
+/**
+ * Replies that parse but say two things at once (docs/judges.md#statuses-and-retries): the grade is
+ * either exactly what the judge said or not ok with a reason. Before these checks each case below was
+ * stored as an ok grade whose verdicts the parser had picked for the judge.
+ */
+type Out = { items: Array<{ id: string; verdict: string; evidence: string }>; claims: Array<{ text: string; verdict: string }> };
+const full = () => fullVerdicts() as Out;
+/** The fixture with barn (the first item, weight 2 of 21.5, fixture verdict correct) marked incorrect. */
+const barnIncorrect = (): Out => {
+  const v = full();
+  v.items[0]!.verdict = 'incorrect';
+  return v;
+};
+
+describe.each(PROVIDERS)('ambiguous text replies through the %s SDK', (provider) => {
+  let fake: FakeProvider;
+  beforeAll(async () => {
+    fake = await startFakeProvider();
+  });
+  afterAll(async () => {
+    await fake.close();
+  });
+  const grade = async () => {
+    const before = fake.calls.length;
+    const h = await harness(provider, fake);
+    const out = await h.engine.grade({ rubric: farmyard, answer: farmyardAnswer });
+    return { out, calls: fake.calls.slice(before), ledger: h.ledger };
+  };
+  const reaskText = (calls: Array<{ body: unknown }>) => JSON.stringify(calls[1]!.body);
+
+  it('two different verdict objects in one reply: parse_failure naming them, not the first one graded', async () => {
+    fake.setScript([{ kind: 'text', text: `Draft:\n${JSON.stringify(full())}\nOn reflection the barn is wrong:\n${JSON.stringify(barnIncorrect())}` }]);
+    const { out, calls, ledger } = await grade();
+    expect(out.status).toBe('parse_failure');
+    expect(out.reason).toBe('invalid output after one re-ask: the reply holds 2 different JSON objects; give exactly one');
+    expect(out.output).toBeNull();
+    expect(calls).toHaveLength(2);
+    expect(reaskText(calls)).toContain('the reply holds 2 different JSON objects');
+    expect(ledger.entries.map((e) => e.status)).toEqual(['invalid_output', 'invalid_output']);
+  });
+
+  it('the same verdict object given twice is one verdict: ok, as the judge said', async () => {
+    const json = JSON.stringify(barnIncorrect());
+    fake.setScript([{ kind: 'text', text: `${json}\n\nAgain, for clarity:\n${JSON.stringify(barnIncorrect(), null, 2)}` }]);
+    const { out, calls } = await grade();
+    expect(out.status).toBe('ok');
+    expect(calls).toHaveLength(1);
+    expect(out.output).toEqual(barnIncorrect());
+  });
+
+  it('a verdict object followed by a corrected one after a re-ask is graded from the corrected reply', async () => {
+    fake.setScript([{ kind: 'text', text: `${JSON.stringify(full())} ${JSON.stringify(barnIncorrect())}` }, { kind: 'text', text: JSON.stringify(barnIncorrect()) }]);
+    const { out, calls } = await grade();
+    expect(out.status).toBe('ok');
+    expect(calls).toHaveLength(2);
+    expect((out.output as Out).items[0]).toEqual({ id: 'barn', verdict: 'incorrect', evidence: '' });
+  });
+});
