@@ -1,12 +1,14 @@
 import { jsonrepair } from 'jsonrepair';
 import { topLevelObjectSpans } from '../domain/json-spans.ts';
+import { duplicateKeyError } from './json-duplicate-keys.ts';
 import type { JudgeReply } from './types.ts';
 
 /**
  * From a judge reply to a JSON value. The structured field (tool input, json_schema content) is the
  * only source of verdicts when the provider gave one. Otherwise the reply is text: strict JSON, else
  * JSON objects found in prose (jsonrepair mends near-JSON: trailing commas, single quotes, fences);
- * prose holding two different objects is refused rather than resolved.
+ * prose holding two different objects, or an object with a key given twice, is refused rather than
+ * resolved.
  * A JSON object that also occurs in the untrusted answer is never taken as a verdict: a judge that
  * echoes the answer cannot smuggle out the answer's own fake verdict.
  */
@@ -16,12 +18,14 @@ export type Parsed = { ok: true; value: unknown } | { ok: false; error: string }
 const squash = (s: string): string => s.replace(/\s+/g, '');
 
 
-function tryParse(candidate: string): { value: unknown } | null {
+/** The value and the JSON text it was read from (the candidate, or jsonrepair's mended text). */
+function tryParse(candidate: string): { value: unknown; json: string } | null {
   try {
-    return { value: JSON.parse(candidate) };
+    return { value: JSON.parse(candidate), json: candidate };
   } catch {
     try {
-      return { value: JSON.parse(jsonrepair(candidate)) };
+      const json = jsonrepair(candidate);
+      return { value: JSON.parse(json), json };
     } catch {
       return null;
     }
@@ -32,23 +36,30 @@ export function parseReply(reply: JudgeReply, untrusted: readonly string[]): Par
   if (reply.structured !== undefined && reply.structured !== null) {
     if (typeof reply.structured !== 'string') return { ok: true, value: reply.structured };
     const p = tryParse(reply.structured);
-    return p ? { ok: true, value: p.value } : { ok: false, error: 'structured output is not JSON' };
+    if (!p) return { ok: false, error: 'structured output is not JSON' };
+    const dup = duplicateKeyError(p.json);
+    return dup ? { ok: false, error: dup } : { ok: true, value: p.value };
   }
   const text = reply.text.trim();
   if (text === '') return { ok: false, error: 'empty reply' };
   const echoed = untrusted.map(squash).filter((u) => u.length > 0);
   const fromAnswer = (c: string): boolean => echoed.some((u) => u.includes(squash(c)));
-  const found: unknown[] = [];
+  const found: Array<{ value: unknown; json: string }> = [];
   for (const { from, to } of topLevelObjectSpans(text)) {
     const span = text.slice(from, to);
     if (fromAnswer(span)) continue;
     const p = tryParse(span);
-    if (p && typeof p.value === 'object' && p.value !== null && !Array.isArray(p.value)) found.push(p.value);
+    if (p && typeof p.value === 'object' && p.value !== null && !Array.isArray(p.value)) found.push(p);
   }
   if (found.length === 0) return { ok: false, error: 'no JSON object in the reply (only prose, or only JSON copied from the answer)' };
   // Two different objects are two answers (a draft and a correction, say): taking either one would be
   // choosing for the judge, so the judge is asked for one. The same object repeated is one answer.
-  const distinct = new Set(found.map((v) => JSON.stringify(v))).size;
+  const distinct = new Set(found.map((p) => JSON.stringify(p.value))).size;
   if (distinct > 1) return { ok: false, error: `the reply holds ${distinct} different JSON objects; give exactly one` };
-  return { ok: true, value: found[0] };
+  // A key given twice is two values where JSON.parse keeps the last one: the judge is asked which.
+  for (const p of found) {
+    const dup = duplicateKeyError(p.json);
+    if (dup) return { ok: false, error: dup };
+  }
+  return { ok: true, value: found[0]!.value };
 }

@@ -52,6 +52,34 @@ describe.each(PROVIDERS)('ambiguous text replies through the %s SDK', (provider)
     expect(out.output).toEqual(barnIncorrect());
   });
 
+  it('an item with its verdict key twice: parse_failure naming the key, not the last value graded', async () => {
+    const json = JSON.stringify(full());
+    const twice = json.replace('{"id":"barn","verdict":"correct"', '{"id":"barn","verdict":"correct","verdict":"incorrect"');
+    expect(twice).not.toBe(json);
+    fake.setScript([{ kind: 'text', text: twice }]);
+    const { out, calls } = await grade();
+    expect(out.status).toBe('parse_failure');
+    expect(out.reason).toBe("invalid output after one re-ask: key 'verdict' given twice in items.0");
+    expect(out.output).toBeNull();
+    expect(calls).toHaveLength(2);
+  });
+
+  it('the items array given twice (an escaped spelling of the key too): parse_failure, not the second list graded', async () => {
+    const second = JSON.stringify(barnIncorrect().items);
+    fake.setScript([{ kind: 'text', text: `${JSON.stringify(full()).slice(0, -1)},"\\u0069tems":${second}}` }]);
+    const { out } = await grade();
+    expect(out.status).toBe('parse_failure');
+    expect(out.reason).toBe("invalid output after one re-ask: key 'items' given twice at the top level");
+  });
+
+  it('a repaired reply is checked too: duplicate keys after jsonrepair mends single quotes', async () => {
+    const json = JSON.stringify(full()).replace('{"id":"fence","verdict":"correct"', "{'id':'fence','verdict':'correct','evidence':'','verdict':'missing'").replace(/('verdict':'missing'),"evidence":""/, '$1');
+    fake.setScript([{ kind: 'text', text: json }]);
+    const { out } = await grade();
+    expect(out.status).toBe('parse_failure');
+    expect(out.reason).toBe("invalid output after one re-ask: key 'verdict' given twice in items.5");
+  });
+
   it('a verdict object followed by a corrected one after a re-ask is graded from the corrected reply', async () => {
     fake.setScript([{ kind: 'text', text: `${JSON.stringify(full())} ${JSON.stringify(barnIncorrect())}` }, { kind: 'text', text: JSON.stringify(barnIncorrect()) }]);
     const { out, calls } = await grade();
