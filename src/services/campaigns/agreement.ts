@@ -31,13 +31,18 @@ export async function campaignAgreement(database: Database, ref: number | string
   const ids = new Set(
     (await rowsOf<{ id: number }>(database.db, sql`select answer_id as id from campaign_answers where campaign_id = ${campaign.id}`)).map((r) => String(r.id)),
   );
-  const annotators = new Set(campaign.annotators);
+  // An annotator's labels count where they hold the answer (campaign-labels.ts: never more than k people a unit).
+  const held = new Set(
+    (await rowsOf<{ id: number; annotator: string }>(database.db, sql`select answer_id as id, annotator from campaign_assignments where campaign_id = ${campaign.id}`)).map(
+      (r) => `${r.id}\u0000${r.annotator}`,
+    ),
+  );
   const out: ScaleAgreement[] = [];
   for (const [own, scale] of CALIBRATION_SCALES) {
     if (!campaign.spec.scales[own]) continue;
     const all = await calibrationLabels(database, { key: 'answerId', scale, ...(campaign.spec.answers.run ? { run: campaign.spec.answers.run } : {}), ...(campaign.spec.answers.model ? { model: campaign.spec.answers.model } : {}) });
     // Each scale reads its own labels only: a campaign's item verdicts are no binary labels (rowsOnScale).
-    const rows = rowsOnScale(all, scale).kept.filter((r) => ids.has(r.answer) && (r.kind === 'judge' || annotators.has(r.rater)));
+    const rows = rowsOnScale(all, scale).kept.filter((r) => ids.has(r.answer) && (r.kind === 'judge' || held.has(`${r.answer}\u0000${r.rater}`)));
     if (!rows.some((r) => r.kind === 'human')) {
       out.push({ scale, report: null, reason: 'no labels yet' });
       continue;

@@ -18,7 +18,11 @@ export interface CampaignLabel {
   createdAt: string;
 }
 
-/** Every human label the campaign's annotators gave its answers, in answer, unit, annotator order. */
+/**
+ * Every human label the campaign's annotators gave the answers they hold, in answer, unit, annotator
+ * order. Only holders: the plain annotation routes and label imports know no k, so a label of an
+ * annotator who holds no slot of the answer would make it a unit of k + 1 people here.
+ */
 export async function campaignLabels(db: Queryable, campaign: Campaign): Promise<CampaignLabel[]> {
   const rows = await rowsOf<CampaignLabel & { createdAt: string | Date }>(
     db,
@@ -27,6 +31,7 @@ export async function campaignLabels(db: Queryable, campaign: Campaign): Promise
           from campaign_answers ca join labels l on l.answer_id = ca.answer_id
           join answers a on a.id = ca.answer_id join runs r on r.id = a.run_id
          where ca.campaign_id = ${campaign.id} and l.kind = 'human' and l.annotator in ${textList(campaign.annotators)}
+           and exists (select 1 from campaign_assignments x where x.campaign_id = ca.campaign_id and x.answer_id = ca.answer_id and x.annotator = l.annotator)
          order by ca.rank, l.item_key, l.annotator`,
   );
   return rows.map((r) => ({

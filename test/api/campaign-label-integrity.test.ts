@@ -1,0 +1,73 @@
+import { beforeAll, expect, it } from 'vitest';
+import { createKey } from '../../src/services/keys.ts';
+import { describeDb, rowCounts } from '../helpers/db.ts';
+import { seedCampaignWorld } from '../services/campaigns/fixture.ts';
+import { useApi } from './app-fixture.ts';
+
+/**
+ * A campaign's labels over HTTP, where they used to go silently wrong: labels of an annotator who does
+ * not hold the answer, items of an older rubric version, and assignments left "done" once the units the
+ * campaign asks for changed (a new rubric version) or lost their labels.
+ */
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Json = any;
+const json = async (r: Promise<Response>): Promise<Json> => (await r).json();
+const verdicts = (a: string, b: string) => [
+  { scale: 'verdict', item: 'a', label: a },
+  { scale: 'verdict', item: 'b', label: b },
+];
+
+describeDb('campaign label integrity over HTTP', (ctx) => {
+  const api = useApi(ctx);
+  const key: Record<string, string> = {};
+  beforeAll(async () => {
+    for (const name of ['ann', 'bea', 'cai', 'judy']) key[name] = (await createKey(ctx.database, { scopes: ['annotate'], name })).key;
+  });
+  const create = async (name: string, run: string) => {
+    const spec = { name, answers: { run }, scales: { verdict: true }, annotators: ['ann', 'bea', 'cai'], adjudicators: ['judy'], overlap: 2 };
+    expect((await api.call(api.keys.admin, 'POST', '/api/campaigns', { body: spec })).status).toBe(201);
+  };
+  const save = (who: string, campaign: string, answerId: number, marks: unknown[]) => api.call(key[who]!, 'POST', `/api/campaigns/${campaign}/labels`, { body: { answerId, marks } });
+  const agreementRows = async (campaign: string) =>
+    (await json(api.call(api.keys.admin, 'GET', `/campaigns/${campaign}?table=agreement&format=json`))).rows.map((r: Json) => [r.between, r.value, r.n]);
+
+  it('a label of an annotator who does not hold the answer is no label of the campaign (k = 2 stays 2)', async () => {
+    const { answerIds } = await seedCampaignWorld(ctx.database, { run: 'hold-run', n: 2, disagree: [] });
+    const [q0, q1] = answerIds as [number, number];
+    await create('hold', 'hold-run');
+    for (const who of ['ann', 'bea']) expect(await json(save(who, 'hold', q0, verdicts('correct', 'missing')))).toEqual({ created: 2, updated: 0, done: true });
+    // cai is refused a third slot of q0, and then labels it on the plain annotation route, which has no k.
+    expect((await save('cai', 'hold', q0, verdicts('correct', 'correct'))).status).toBe(409);
+    expect((await api.call(key.cai!, 'POST', '/api/annotations', { body: { answerId: q0, item: 'b', label: 'correct' } })).status).toBe(200);
+    // ann labels q1 on the plain page before she takes it: a label of an answer she holds counts.
+    for (const item of ['a', 'b']) expect((await api.call(key.ann!, 'POST', '/api/annotations', { body: { answerId: q1, item, label: 'correct' } })).status).toBe(200);
+    expect((await json(api.call(key.ann!, 'GET', '/api/campaigns/hold/next'))).next).toMatchObject({ answerId: q1 });
+
+    // Before: cai's label made b of q0 a disagreement of three annotators (k = 2), waiting for adjudication,
+    // was exported as a campaign label and counted in alpha and the pairs.
+    expect((await json(api.call(api.keys.admin, 'GET', '/api/campaigns/hold/disagreements'))).disagreements).toEqual([]);
+    const adj = await api.call(key.judy!, 'POST', '/api/campaigns/hold/adjudications', { body: { answerId: q0, unit: 'b', label: 'correct' } });
+    expect(adj.status).toBe(400);
+    const rows = (await json(api.call(api.keys.admin, 'GET', '/api/campaigns/hold/export'))).rows.map((r: Json) => `${r.answer}/${r.unit} ${r.rater}=${r.label} ${r.campaign_id ?? '-'}`);
+    expect(rows).toEqual(['q0/a ann=correct 1', 'q0/a bea=correct 1', 'q0/b ann=missing 1', 'q0/b bea=missing 1', 'q1/a ann=correct -', 'q1/b ann=correct -']);
+    // By hand: ann and bea agree on both units of q0 (1, 1 and 0, 0 points): alpha 1, kappa 1 over 2 units.
+    // The majority is correct on q0/a and both q1 units (ann alone), missing on q0/b; the judges say correct
+    // on all four: agreement 3/4, chance 3/4, kappa 0.
+    expect(await agreementRows('hold')).toEqual([
+      ['humans (ann, bea)', 1, 2],
+      ['ann ~ bea', 1, 2],
+      ['judge j1 ~ human majority', 0, 4],
+      ['judge j2 ~ human majority', 0, 4],
+    ]);
+    const progress = await json(api.call(api.keys.admin, 'GET', '/api/campaigns/hold'));
+    expect(progress.perAnswer.map((p: Json) => p.annotators)).toEqual([
+      [{ name: 'ann', done: true }, { name: 'bea', done: true }],
+      [{ name: 'ann', done: true }],
+    ]);
+    // cai's label is not lost: it is a plain label of hers.
+    const hers = await json(api.call(api.keys.read, 'GET', '/api/labels?annotator=cai'));
+    expect(hers.items.map((l: Json) => [l.answerId, l.item, l.label])).toEqual([[q0, 'b', 'correct']]);
+  });
+
+});
