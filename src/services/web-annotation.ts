@@ -1,13 +1,13 @@
 import { and, eq } from 'drizzle-orm';
-import type { Database } from '../db/client.ts';
-import { answers, labels } from '../db/schema.ts';
+import type { Database, Queryable } from '../db/client.ts';
+import { answers, labels, rubricItems, rubricVersions } from '../db/schema.ts';
 import { ANSWER_SCALE_KEYS } from '../domain/campaigns.ts';
 import { badInput, notFound } from '../domain/errors.ts';
 import { CLAIM_VERDICTS, ITEM_VERDICTS } from '../domain/verdicts.ts';
 import { splitSentences } from '../scoring/description/sentences.ts';
 import { SCALES } from '../domain/labels.ts';
 import { getAnswer } from './answers.ts';
-import { itemKeys, upsertLabels } from './labels.ts';
+import { upsertLabels } from './labels.ts';
 import { getRubric } from './rubrics.ts';
 
 /**
@@ -153,6 +153,32 @@ export type AnnotationInput = { answerId: number; annotator: string } & Annotati
 /** The 1..k rating of the plain queue (a campaign names its own k and anchors). */
 export const PLAIN_RATING_K = 5;
 
+/** The items an annotator can label: those of the rubric's newest version, the one the workspace shows and a campaign asks. */
+export interface AnnotatableItems {
+  version: number;
+  current: Set<string>;
+  /** Items only earlier versions have: named as such when refused (a tab opened before the rubric changed). */
+  older: Set<string>;
+}
+
+export async function annotatableItems(tx: Queryable, rubricId: number): Promise<AnnotatableItems> {
+  const rows = await tx
+    .select({ version: rubricVersions.version, key: rubricItems.itemKey })
+    .from(rubricItems)
+    .innerJoin(rubricVersions, eq(rubricVersions.id, rubricItems.rubricVersionId))
+    .where(eq(rubricVersions.rubricId, rubricId));
+  const version = rows.reduce((v, r) => Math.max(v, r.version), 0);
+  const current = new Set(rows.filter((r) => r.version === version).map((r) => r.key));
+  return { version, current, older: new Set(rows.filter((r) => !current.has(r.key)).map((r) => r.key)) };
+}
+
+/** Why an item cannot be labelled on this answer, or null when it can. */
+export function itemProblem(items: AnnotatableItems, item: string): string | null {
+  if (items.current.has(item)) return null;
+  if (items.older.has(item)) return `item '${item}': not an item of version ${items.version} (the current one) of this answer's rubric`;
+  return `item '${item}': unknown item for this answer's rubric`;
+}
+
 const markName = (m: AnnotationMark): string =>
   'item' in m ? `item '${m.item}'` : 'claim' in m ? `claim ${String(m.claim)}` : 'binary' in m ? 'binary' : 'rating';
 
@@ -161,13 +187,12 @@ const markName = (m: AnnotationMark): string =>
  * item of the rubric, a claim mark for a claim that exists, pass/fail (stored as true/false, as
  * campaigns store it), a whole rating 1..PLAIN_RATING_K.
  */
-function markRow(m: AnnotationMark, items: Set<string> | null, claims: number): { key: string; label: string } | string {
+function markRow(m: AnnotationMark, items: AnnotatableItems | null, claims: number): { key: string; label: string } | string {
   if ('item' in m) {
     if (!(ITEM_VERDICTS as readonly string[]).includes(m.label)) return `item '${m.item}': label must be one of ${ITEM_VERDICTS.join('|')}, got '${m.label}'`;
     if (m.item.startsWith(CLAIM_PREFIX) || m.item.startsWith('answer:')) return `item '${m.item}': not a rubric item`;
     if (items === null) return `item '${m.item}': the answer has no rubric, so items cannot be labelled`;
-    if (!items.has(m.item)) return `item '${m.item}': unknown item for this answer's rubric`;
-    return { key: m.item, label: m.label };
+    return itemProblem(items, m.item) ?? { key: m.item, label: m.label };
   }
   if ('claim' in m) {
     if (!(CLAIM_VERDICTS as readonly string[]).includes(m.label)) return `claim ${m.claim}: label must be one of ${CLAIM_VERDICTS.join('|')}, got '${m.label}'`;
@@ -195,7 +220,7 @@ export async function saveAnnotations(
   return database.db.transaction(async (tx) => {
     const [a] = await tx.select({ id: answers.id, rubricId: answers.rubricId, text: answers.text }).from(answers).where(eq(answers.id, input.answerId));
     if (!a) throw notFound(`answer ${input.answerId} not found`);
-    const items = a.rubricId === null ? null : ((await itemKeys(tx, [a.rubricId])).get(a.rubricId) ?? new Set<string>());
+    const items = a.rubricId === null ? null : await annotatableItems(tx, a.rubricId);
     const claims = splitClaims(a.text ?? '').length;
     const problems: string[] = [];
     const seen = new Map<string, string>();

@@ -70,4 +70,29 @@ describeDb('campaign label integrity over HTTP', (ctx) => {
     expect(hers.items.map((l: Json) => [l.answerId, l.item, l.label])).toEqual([[q0, 'b', 'correct']]);
   });
 
+  const newVersion = async (run: string) => {
+    const v2 = { id: `rb-${run}`, title: 'Farm', reference: 'A red barn and a dog.', items: [{ id: 'a', text: 'a red barn', weight: 1 }, { id: 'c', text: 'a dog', weight: 1 }] };
+    expect(await json(api.call(api.keys.write, 'POST', '/api/rubrics', { body: v2 }))).toMatchObject({ versioned: 1 });
+  };
+
+  it('a new rubric version drops an item: a label of it is refused (campaign and plain saves), nothing written', async () => {
+    const { answerIds } = await seedCampaignWorld(ctx.database, { run: 'drop-run', n: 1, disagree: [] });
+    const q0 = answerIds[0]!;
+    await create('drop', 'drop-run');
+    expect(await json(save('ann', 'drop', q0, verdicts('correct', 'correct')))).toMatchObject({ done: true });
+    await newVersion('drop-run');
+    // Before: the save of b was accepted (200) as a label of an item the workspace no longer shows or asks.
+    const before = await rowCounts(ctx.database);
+    const refused = await save('ann', 'drop', q0, [{ scale: 'verdict', item: 'b', label: 'missing' }]);
+    expect(refused.status).toBe(400);
+    const message = `answer ${q0}: item 'b': not an item of version 2 (the current one) of this answer's rubric; nothing saved`;
+    expect(((await refused.json()) as Json).error).toEqual({ code: 'bad_input', message });
+    const plain = await api.call(key.ann!, 'PUT', `/annotate/${q0}/labels`, { body: { item: 'b', label: 'missing' } });
+    expect([plain.status, ((await plain.json()) as Json).error.message]).toEqual([400, message]);
+    const unknown = await save('ann', 'drop', q0, [{ scale: 'verdict', item: 'zz', label: 'missing' }]);
+    expect(((await unknown.json()) as Json).error.message).toBe(`answer ${q0}: item 'zz': unknown item for this answer's rubric; nothing saved`);
+    expect(await rowCounts(ctx.database)).toEqual(before);
+    expect(await json(save('ann', 'drop', q0, [{ scale: 'verdict', item: 'c', label: 'correct' }]))).toEqual({ created: 1, updated: 0, done: true });
+  });
+
 });

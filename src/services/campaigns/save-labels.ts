@@ -4,15 +4,14 @@ import { answers, campaignAnswers, campaignAssignments, labels } from '../../db/
 import { ANSWER_SCALE_KEYS, type CampaignMark } from '../../domain/campaigns.ts';
 import { AssayError, badInput } from '../../domain/errors.ts';
 import { SCALES } from '../../domain/labels.ts';
-import { itemKeys } from '../labels.ts';
-import { CLAIM_PREFIX, splitClaims } from '../web-annotation.ts';
+import { annotatableItems, CLAIM_PREFIX, itemProblem, splitClaims, type AnnotatableItems } from '../web-annotation.ts';
 import { findCampaign, type Campaign } from './load.ts';
 import { requireAnnotator } from './next.ts';
 import { lockAnnotator, takeSlotOf } from './queue.ts';
 import { refreshDone } from './units.ts';
 
 interface AnswerFacts {
-  items: Set<string> | null;
+  items: AnnotatableItems | null;
   claims: number;
 }
 
@@ -20,7 +19,7 @@ type Stored = { key: string; label: string } | string;
 type Scales = Campaign['spec']['scales'];
 /** Per scale: the stored (item_key, label) of one mark, or the problem with it; a lookup, one entry per scale. */
 const MARK_ROWS: { [S in CampaignMark['scale']]: (s: Scales, m: Extract<CampaignMark, { scale: S }>, a: AnswerFacts) => Stored } = {
-  verdict: (s, m, a) => (!s.verdict ? NOT_ASKED(m.scale) : !a.items?.has(m.item) ? `item '${m.item}': unknown item for this answer's rubric` : { key: m.item, label: m.label }),
+  verdict: (s, m, a) => (!s.verdict ? NOT_ASKED(m.scale) : !a.items ? `item '${m.item}': unknown item for this answer's rubric` : (itemProblem(a.items, m.item) ?? { key: m.item, label: m.label })),
   claims: (s, m, a) => (!s.claims ? NOT_ASKED(m.scale) : m.claim >= a.claims ? `claim ${m.claim}: the answer has claims 0..${a.claims - 1}` : { key: `${CLAIM_PREFIX}${m.claim}`, label: m.label }),
   binary: (s, m) => {
     if (!s.binary) return NOT_ASKED(m.scale);
@@ -39,7 +38,7 @@ function markRow(campaign: Campaign, m: CampaignMark, a: AnswerFacts): Stored {
 
 async function answerFacts(tx: Queryable, answerId: number): Promise<AnswerFacts> {
   const [a] = await tx.select({ rubricId: answers.rubricId, text: answers.text }).from(answers).where(eq(answers.id, answerId));
-  const items = a!.rubricId === null ? null : ((await itemKeys(tx, [a!.rubricId])).get(a!.rubricId) ?? new Set<string>());
+  const items = a!.rubricId === null ? null : await annotatableItems(tx, a!.rubricId);
   return { items, claims: splitClaims(a!.text ?? '').length };
 }
 
