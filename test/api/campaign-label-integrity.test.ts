@@ -95,4 +95,31 @@ describeDb('campaign label integrity over HTTP', (ctx) => {
     expect(await json(save('ann', 'drop', q0, [{ scale: 'verdict', item: 'c', label: 'correct' }]))).toEqual({ created: 1, updated: 0, done: true });
   });
 
+  it('a new rubric version adds an item: finished answers are open again and come back to their annotators', async () => {
+    const { answerIds } = await seedCampaignWorld(ctx.database, { run: 'add-run', n: 1, disagree: [] });
+    const q0 = answerIds[0]!;
+    await create('add', 'add-run');
+    for (const who of ['ann', 'bea']) expect(await json(save(who, 'add', q0, verdicts('correct', 'correct')))).toMatchObject({ done: true });
+    await newVersion('add-run');
+    // Item c has nobody's label yet: before, both stayed "done", the answer "complete", and nobody was ever asked c.
+    const progress = await json(api.call(api.keys.admin, 'GET', '/api/campaigns/add'));
+    expect([progress.complete, progress.perAnswer[0].annotators]).toEqual([0, [{ name: 'ann', done: false }, { name: 'bea', done: false }]]);
+    expect((await json(api.call(key.ann!, 'GET', '/api/campaigns/add/next'))).next).toMatchObject({ answerId: q0, resumed: true });
+    expect(await json(save('ann', 'add', q0, [{ scale: 'verdict', item: 'c', label: 'missing' }]))).toEqual({ created: 1, updated: 0, done: true });
+    expect((await json(api.call(api.keys.admin, 'GET', '/api/campaigns/add'))).perAnswer[0].annotators).toEqual([{ name: 'ann', done: true }, { name: 'bea', done: false }]);
+  });
+
+  it('k = 2 with one annotator\'s labels deleted: the answer is no longer complete and comes back to her', async () => {
+    const { answerIds } = await seedCampaignWorld(ctx.database, { run: 'del-run', n: 1, disagree: [] });
+    const q0 = answerIds[0]!;
+    await create('del', 'del-run');
+    for (const who of ['ann', 'bea']) await save(who, 'del', q0, verdicts('correct', 'partial'));
+    expect((await json(api.call(api.keys.admin, 'GET', '/api/campaigns/del'))).complete).toBe(1);
+    await ctx.database.execute(`delete from labels where annotator = 'bea' and answer_id = $1`, [q0]);
+    const progress = await json(api.call(api.keys.admin, 'GET', '/api/campaigns/del'));
+    expect([progress.complete, progress.annotators.map((a: Json) => [a.name, a.assigned, a.done])]).toEqual([0, [['ann', 1, 1], ['bea', 1, 0], ['cai', 0, 0]]]);
+    // Her slot is kept for her (cai cannot take a third), and her next answer is this one again.
+    expect((await json(api.call(key.cai!, 'GET', '/api/campaigns/del/next'))).next).toBeNull();
+    expect((await json(api.call(key.bea!, 'GET', '/api/campaigns/del/next'))).next).toMatchObject({ answerId: q0, resumed: true });
+  });
 });

@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Queryable } from '../../db/client.ts';
 import { answers, campaignAssignments, labels } from '../../db/schema.ts';
 import { ANSWER_SCALE_KEYS } from '../../domain/campaigns.ts';
@@ -38,16 +38,19 @@ export async function requiredUnits(tx: Queryable, campaign: Campaign, answerIds
 }
 
 /**
- * Marks the annotator's open assignments done where every required unit has their label. Derived from
- * the labels themselves, so labels saved by any front (the workspace, the API, an import) count.
+ * Marks each of the annotator's assignments done exactly when every required unit has their label, both
+ * ways: a finished answer is open again once a unit lacks their label (a new rubric version added an
+ * item, a label was deleted), so it comes back to them first and never counts as complete meanwhile.
+ * Derived from the labels themselves, so labels saved by any front (the workspace, the API, an import) count.
  */
 export async function refreshDone(tx: Queryable, campaign: Campaign, annotator: string, only?: readonly number[]): Promise<void> {
-  const open = await tx
-    .select({ answerId: campaignAssignments.answerId })
+  const held = await tx
+    .select({ answerId: campaignAssignments.answerId, doneAt: campaignAssignments.doneAt })
     .from(campaignAssignments)
-    .where(and(eq(campaignAssignments.campaignId, campaign.id), eq(campaignAssignments.annotator, annotator), isNull(campaignAssignments.doneAt)));
-  const ids = open.map((o) => o.answerId).filter((id) => !only || only.includes(id));
-  if (ids.length === 0) return;
+    .where(and(eq(campaignAssignments.campaignId, campaign.id), eq(campaignAssignments.annotator, annotator)));
+  const mine = held.filter((h) => !only || only.includes(h.answerId));
+  if (mine.length === 0) return;
+  const ids = mine.map((h) => h.answerId);
   const need = await requiredUnits(tx, campaign, ids);
   const have = await tx
     .select({ answerId: labels.answerId, item: labels.itemKey })
@@ -55,10 +58,14 @@ export async function refreshDone(tx: Queryable, campaign: Campaign, annotator: 
     .where(and(inArray(labels.answerId, ids), eq(labels.annotator, annotator), eq(labels.kind, 'human')));
   const by = new Map<number, Set<string>>();
   for (const h of have) by.set(h.answerId, (by.get(h.answerId) ?? new Set()).add(h.item));
-  const done = ids.filter((id) => (need.get(id) ?? []).every((u) => by.get(id)?.has(u)));
-  if (done.length === 0) return;
-  await tx
-    .update(campaignAssignments)
-    .set({ doneAt: sql`now()` })
-    .where(and(eq(campaignAssignments.campaignId, campaign.id), eq(campaignAssignments.annotator, annotator), inArray(campaignAssignments.answerId, done)));
+  const finished = (id: number) => (need.get(id) ?? []).every((u) => by.get(id)?.has(u));
+  const done = mine.filter((h) => h.doneAt === null && finished(h.answerId)).map((h) => h.answerId);
+  const reopened = mine.filter((h) => h.doneAt !== null && !finished(h.answerId)).map((h) => h.answerId);
+  for (const [list, doneAt] of [[done, sql`now()`], [reopened, null]] as const) {
+    if (list.length === 0) continue;
+    await tx
+      .update(campaignAssignments)
+      .set({ doneAt })
+      .where(and(eq(campaignAssignments.campaignId, campaign.id), eq(campaignAssignments.annotator, annotator), inArray(campaignAssignments.answerId, list)));
+  }
 }
