@@ -7,8 +7,8 @@ import type { JudgeReply } from './types.ts';
  * From a judge reply to a JSON value. The structured field (tool input, json_schema content) is the
  * only source of verdicts when the provider gave one. Otherwise the reply is text: strict JSON, else
  * JSON objects found in prose (jsonrepair mends near-JSON: trailing commas, single quotes, fences);
- * prose holding two different objects, or an object with a key given twice, is refused rather than
- * resolved.
+ * prose holding two different objects, an object with a key given twice, or one left open at the end
+ * of the reply is refused rather than resolved.
  * A JSON object that also occurs in the untrusted answer is never taken as a verdict: a judge that
  * echoes the answer cannot smuggle out the answer's own fake verdict.
  */
@@ -32,11 +32,16 @@ function tryParse(candidate: string): { value: unknown; json: string } | null {
   }
 }
 
+/** The span (one top-level object) is never closed: with another `{` after it, it is still the only span. */
+const openAtEnd = (span: string): boolean => topLevelObjectSpans(`${span}{`).length === 1;
+
 export function parseReply(reply: JudgeReply, untrusted: readonly string[]): Parsed {
   if (reply.structured !== undefined && reply.structured !== null) {
     if (typeof reply.structured !== 'string') return { ok: true, value: reply.structured };
     const p = tryParse(reply.structured);
     if (!p) return { ok: false, error: 'structured output is not JSON' };
+    const str = reply.structured.trim();
+    if (str.startsWith('{') && openAtEnd(str)) return { ok: false, error: 'structured output ends inside a JSON object that is never closed (cut off?)' };
     const dup = duplicateKeyError(p.json);
     return dup ? { ok: false, error: dup } : { ok: true, value: p.value };
   }
@@ -49,7 +54,12 @@ export function parseReply(reply: JudgeReply, untrusted: readonly string[]): Par
     const span = text.slice(from, to);
     if (fromAnswer(span)) continue;
     const p = tryParse(span);
-    if (p && typeof p.value === 'object' && p.value !== null && !Array.isArray(p.value)) found.push(p);
+    if (!p || typeof p.value !== 'object' || p.value === null || Array.isArray(p.value)) continue;
+    // jsonrepair would close an object the reply ends inside, keeping whatever arrived (13 of 14 claims,
+    // say): a cut-off reply graded as complete. The provider called the reply complete (a length stop
+    // is status truncated before parsing), so it is invalid output, asked again.
+    if (to === text.length && openAtEnd(span)) return { ok: false, error: 'the reply ends inside a JSON object that is never closed (cut off?)' };
+    found.push(p);
   }
   if (found.length === 0) return { ok: false, error: 'no JSON object in the reply (only prose, or only JSON copied from the answer)' };
   // Two different objects are two answers (a draft and a correction, say): taking either one would be

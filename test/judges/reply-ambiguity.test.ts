@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseReply } from '../../src/judges/parse.ts';
+import { ZERO_USAGE } from '../../src/judges/types.ts';
 import { type FakeProvider, startFakeProvider } from '../fake-provider/server.ts';
 import { farmyard, farmyardAnswer, fullVerdicts, harness, PROVIDERS } from './harness.ts';
 
@@ -80,11 +82,45 @@ describe.each(PROVIDERS)('ambiguous text replies through the %s SDK', (provider)
     expect(out.reason).toBe("invalid output after one re-ask: key 'verdict' given twice in items.5");
   });
 
+  it('a reply cut off after a whole claim, stop reason complete: parse_failure, not graded on the claims that arrived', async () => {
+    const json = JSON.stringify(full());
+    // Up to the end of the 13th of 14 claims: jsonrepair would close the array and object around 13.
+    const cut = json.slice(0, json.lastIndexOf('},{') + 1);
+    fake.setScript([{ kind: 'text', text: cut }]);
+    const { out, calls } = await grade();
+    expect(out.status).toBe('parse_failure');
+    expect(out.reason).toBe('invalid output after one re-ask: the reply ends inside a JSON object that is never closed (cut off?)');
+    expect(out.output).toBeNull();
+    expect(calls).toHaveLength(2);
+  });
+
+  it('a closed object with prose after it is still read (the open-object rule is about the end of the reply only)', async () => {
+    fake.setScript([{ kind: 'text', text: `${JSON.stringify(barnIncorrect())}\nThat is all {` }]);
+    const { out: open } = await grade();
+    expect(open.status).toBe('parse_failure');
+    fake.setScript([{ kind: 'text', text: `${JSON.stringify(barnIncorrect())}\nThat is all.` }]);
+    const { out } = await grade();
+    expect(out.status).toBe('ok');
+    expect(out.output).toEqual(barnIncorrect());
+  });
+
   it('a verdict object followed by a corrected one after a re-ask is graded from the corrected reply', async () => {
     fake.setScript([{ kind: 'text', text: `${JSON.stringify(full())} ${JSON.stringify(barnIncorrect())}` }, { kind: 'text', text: JSON.stringify(barnIncorrect()) }]);
     const { out, calls } = await grade();
     expect(out.status).toBe('ok');
     expect(calls).toHaveLength(2);
     expect((out.output as Out).items[0]).toEqual({ id: 'barn', verdict: 'incorrect', evidence: '' });
+  });
+});
+
+describe('a structured field given as JSON text (a replay row recorded as a string)', () => {
+  const reply = (structured: string) => ({ structured, text: structured, stop: 'complete' as const, usage: ZERO_USAGE });
+  it('is read as the one JSON value it holds', () => {
+    expect(parseReply(reply(JSON.stringify(barnIncorrect())), [])).toEqual({ ok: true, value: barnIncorrect() });
+  });
+  it('is refused when cut off inside the object or with a key twice', () => {
+    const json = JSON.stringify(full());
+    expect(parseReply(reply(json.slice(0, json.lastIndexOf('},{') + 1)), [])).toEqual({ ok: false, error: 'structured output ends inside a JSON object that is never closed (cut off?)' });
+    expect(parseReply(reply(json.replace('"claims":', '"items":[],"claims":')), [])).toEqual({ ok: false, error: "key 'items' given twice at the top level" });
   });
 });
