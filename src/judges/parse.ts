@@ -36,6 +36,7 @@ function tryParse(candidate: string): { value: unknown; json: string } | null {
 const openAtEnd = (span: string): boolean => topLevelObjectSpans(`${span}{`).length === 1;
 
 export function parseReply(reply: JudgeReply, untrusted: readonly string[]): Parsed {
+  if (reply.problem) return { ok: false, error: reply.problem };
   if (reply.structured !== undefined && reply.structured !== null) {
     if (typeof reply.structured !== 'string') return { ok: true, value: reply.structured };
     const p = tryParse(reply.structured);

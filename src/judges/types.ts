@@ -50,6 +50,11 @@ export interface JudgeReply {
   /** Provider's own words for the stop (stop_reason / finish_reason / refusal text). */
   stopDetail?: string;
   usage: TokenUsage;
+  /**
+   * Why the reply cannot be read as one verdict although it is well-formed (Anthropic: the verdict tool
+   * called twice with different input): invalid output, re-asked like a validation error.
+   */
+  problem?: string;
   /** Provider-side id of a tool call (Anthropic re-asks answer it with a tool_result). */
   toolUseId?: string;
   /** Per-item verdict probabilities from token log-probabilities, when the judge asked for them (OpenAI adapters). */

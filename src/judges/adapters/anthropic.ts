@@ -74,13 +74,18 @@ export function buildAnthropicBody(model: string, params: JudgeParams, req: Judg
 /** A Messages reply as a JudgeReply (shared with the Message Batches client). */
 export function anthropicReply(res: Anthropic.Message): JudgeReply {
   const content = (res.content ?? []) as Array<{ type: string; text?: string; input?: unknown; id?: string; name?: string }>;
-  const tool = content.find((b) => b.type === 'tool_use' && b.name === TOOL);
+  const calls = content.filter((b) => b.type === 'tool_use' && b.name === TOOL);
+  const tool = calls[0];
+  // tool_choice forces the tool, not a single call of it: two different inputs are two verdict sets, and
+  // neither is the judge's answer (a re-ask replays and answers the first). The same input twice is one.
+  const different = new Set(calls.map((b) => JSON.stringify(b.input))).size > 1;
   const text = content.filter((b) => b.type === 'text').map((b) => b.text ?? '').join('\n');
   const u = res.usage ?? ({} as Partial<Anthropic.Usage>);
   const stopReason = String(res.stop_reason ?? '');
   return {
     ...(tool ? { structured: tool.input, toolUseId: tool.id } : {}),
-    text: tool ? JSON.stringify(tool.input) : text,
+    ...(different ? { problem: `the reply called ${TOOL} ${calls.length} times with different verdicts; call it once` } : {}),
+    text: different ? JSON.stringify(calls.map((b) => b.input)) : tool ? JSON.stringify(tool.input) : text,
     stop: STOPS[stopReason] ?? 'complete',
     stopDetail: stopReason === 'refusal' && text ? `${stopReason}: ${text.slice(0, 300)}` : stopReason,
     usage: {
