@@ -29,6 +29,11 @@ if (state === 'fresh') {
     const why = state === 'missing' ? 'no build in dist/' : 'dist/ is older than src/';
     process.stderr.write(`assay: running from source (${why}; \`npm run build\` makes start-up fast)\n`);
   }
+  // tsx takes the tsconfig.json it finds from the cwd, and applies it only to files that config's
+  // `include` matches relative to where it was found: started elsewhere (or from a directory of symlinks
+  // to this tree), src/ got none, so .tsx compiled to React.createElement and every page was a 500.
+  // Always this project's; worker threads inherit the variable (src/threads/entry.mjs names it too).
+  process.env.TSX_TSCONFIG_PATH = join(ROOT, 'tsconfig.json');
   await import('tsx');
   file = join(SRC, `${entry}.ts`);
 }
