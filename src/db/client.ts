@@ -177,9 +177,10 @@ export function unixSocketOf(url: string): { url: string; path: string } | null 
  * Applies every pending migration in migrations/ (idempotent: the migrator records what it ran). A
  * database already at the journal's last migration is left alone after one query (schemaIsCurrent),
  * without the migrator reading and hashing every SQL file and re-checking its table at each start.
+ * True when it applied migrations (the caller may then make what goes with a new schema).
  */
-export async function migrate(database: Database): Promise<void> {
-  if (await schemaIsCurrent(database)) return;
+export async function migrate(database: Database): Promise<boolean> {
+  if (await schemaIsCurrent(database)) return false;
   const config = { migrationsFolder: MIGRATIONS_DIR };
   if (database.kind === 'pglite') {
     const m = await import('drizzle-orm/pglite/migrator');
@@ -188,6 +189,7 @@ export async function migrate(database: Database): Promise<void> {
     const m = await import('drizzle-orm/postgres-js/migrator');
     await m.migrate(database.db as any, config);
   }
+  return true;
 }
 
 /**

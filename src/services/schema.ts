@@ -1,5 +1,5 @@
 import type PgBoss from 'pg-boss';
-import { migrate, schemaIsCurrent, type Database } from '../db/client.ts';
+import { migrate, type Database } from '../db/client.ts';
 
 /**
  * The whole schema assay uses: its migrations and, applied with them, the grading queue's. pg-boss
@@ -10,8 +10,7 @@ import { migrate, schemaIsCurrent, type Database } from '../db/client.ts';
  * this existed gets the queue's schema from pg-boss's first start, as before).
  */
 export async function migrateDatabase(database: Database): Promise<void> {
-  if (await schemaIsCurrent(database)) return;
-  await migrate(database);
+  if (!(await migrate(database))) return;
   const { startBoss } = await import('../jobs/boss.ts');
   // No maintenance: only the schema and the queues are wanted; the queue's settings are refreshed by
   // whoever starts it next with others.
