@@ -1,4 +1,5 @@
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { Ajv2020 } from 'ajv/dist/2020.js';
+import { openApiValidator } from './openapi-ajv.ts';
 import { beforeAll, expect, it } from 'vitest';
 import { createKey } from '../../src/services/keys.ts';
 import { seedExamples } from '../../src/services/seed.ts';
@@ -116,15 +117,7 @@ describeDb('the examples of the OpenAPI document', (ctx) => {
   beforeAll(async () => {
     await seedExamples(ctx.database);
     doc = (await (await api.call(null, 'GET', '/openapi.json')).json()) as typeof doc;
-    ajv = new Ajv2020({
-      strict: false, // OpenAPI's own keywords (example, discriminator) sit beside JSON Schema's
-      allErrors: true,
-      formats: {
-        'date-time': (s: string) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/.test(s) && !Number.isNaN(Date.parse(s)),
-        uuid: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i,
-      },
-    });
-    ajv.addSchema({ $id: 'openapi.json', components: doc.components });
+    ajv = openApiValidator(doc.components);
     keys.admin = api.keys.admin;
     for (const name of ['bea', 'judy'] as const) keys[name] = (await createKey(ctx.database, { scopes: ['annotate'], name })).key;
   }, 180_000);
