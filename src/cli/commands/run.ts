@@ -63,11 +63,11 @@ const run: Command = {
     const { checkJudgeRef } = await import('../../services/grading/run-queue.ts');
     checkJudgeRef(judgeRef);
     if (values.batch) (await import('../../services/grading/batch.ts')).checkBatchJudge(judgeRef);
+    const { preloadJudgeSdks, startWorker } = await import('../../services/grading/worker.ts');
     // The provider SDK loads while the database opens and the run is enqueued, not after.
-    if (!values.batch && !values['enqueue-only']) (await import('../../services/grading/worker.ts')).preloadJudgeSdks(providerKeys(config));
+    if (!values.batch && !values['enqueue-only']) preloadJudgeSdks(providerKeys(config));
 
     const { gradingQueue } = await import('../../services/grading/queue.ts');
-    const { startWorker } = await import('../../services/grading/worker.ts');
     const { enqueueRunGrading } = await import('../../services/grading/run-queue.ts');
     const { findRun } = await import('../../services/grading/run-ref.ts');
     const { getProgress } = await import('../../services/grading/progress.ts');
