@@ -3,15 +3,25 @@ import type { Database } from '../db/client.ts';
 /**
  * Opens the configured database (PGlite in ASSAY_DATA_DIR, or DATABASE_URL), migrates it, runs `fn`, and
  * closes it. Loaded lazily so commands that never touch the database start fast.
+ *
+ * `opening`: the database already being opened by openDatabaseEarly, so that the opening (PGlite's is
+ * ~0.3 s, much of it reading files and compiling WebAssembly off the main thread) overlaps the command's
+ * own module loading. It is then this function's to migrate and close, exactly as if it had opened it.
  */
-export async function withDatabase<T>(fn: (database: Database) => Promise<T>): Promise<T> {
+export async function withDatabase<T>(fn: (database: Database) => Promise<T>, opening?: Promise<Database>): Promise<T> {
   const { loadConfig, openConfiguredDatabase } = await import('../config.ts');
   const { migrateDatabase } = await import('../services/schema.ts');
   const config = loadConfig(process.env);
   // Tracing (when an OTLP endpoint is set) spans the command's grading; its buffer is sent before exit.
   const { startTelemetry } = await import('../telemetry.ts');
   const stopTelemetry = await startTelemetry(config);
-  const database = await openConfiguredDatabase(config);
+  let database: Database;
+  try {
+    database = await (opening ?? openConfiguredDatabase(config));
+  } catch (e) {
+    await stopTelemetry();
+    throw e;
+  }
   try {
     await migrateDatabase(database);
     return await fn(database);
@@ -19,4 +29,18 @@ export async function withDatabase<T>(fn: (database: Database) => Promise<T>): P
     await database.close();
     await stopTelemetry();
   }
+}
+
+/**
+ * Starts opening the configured database now, for withDatabase to use. Call it only once every check of
+ * the command's input has passed (opening a new PGlite directory creates it: bad input must change
+ * nothing), and hand the promise to withDatabase on every path after it.
+ */
+export async function openDatabaseEarly(): Promise<{ opening: Promise<Database> }> {
+  const { loadConfig, openConfiguredDatabase } = await import('../config.ts');
+  const opening = openConfiguredDatabase(loadConfig(process.env));
+  // Awaited by withDatabase; until then a failure must not surface as an unhandled rejection.
+  opening.catch(() => {});
+  // In an object: an async function returning the promise itself would wait for the opening.
+  return { opening };
 }

@@ -1,6 +1,6 @@
 import { badInput } from '../../domain/errors.ts';
 import type { Command } from '../command.ts';
-import { withDatabase } from '../database.ts';
+import { openDatabaseEarly, withDatabase } from '../database.ts';
 import { numberFlag, requireFlag } from '../io.ts';
 
 /**
@@ -63,6 +63,8 @@ const run: Command = {
     const { checkJudgeRef } = await import('../../services/grading/run-queue.ts');
     checkJudgeRef(judgeRef);
     if (values.batch) (await import('../../services/grading/batch.ts')).checkBatchJudge(judgeRef);
+    // Every check of the input has passed: the database opens while the rest of the command loads.
+    const { opening } = await openDatabaseEarly();
     const { preloadJudgeSdks, startWorker } = await import('../../services/grading/worker.ts');
     // The provider SDK loads while the database opens and the run is enqueued, not after.
     if (!values.batch && !values['enqueue-only']) preloadJudgeSdks(providerKeys(config));
@@ -143,7 +145,7 @@ const run: Command = {
         if (worker) await worker.stop({ graceful: false }).catch(() => {});
         await queue.stop();
       }
-    });
+    }, opening);
   },
 };
 
