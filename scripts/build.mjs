@@ -60,8 +60,27 @@ const entries = [
 // tracer the bundled Anthropic SDK took from a second copy before that would never reach it.
 const EXTERNAL = ['@electric-sql/*', 'swagger-ui-dist', 'vega', 'vega-lite', '@opentelemetry/*', 'pg-native', 'cloudflare:sockets'];
 
+// pg-boss requires `pg` (its own pool) and `cron-parser` (schedules, with luxon) at load. assay always
+// hands it its connection (src/jobs/boss.ts, `db`) and starts it with `schedule: false`, so neither is
+// ever called, yet together they are ~470 KB to compile and run at every start of a queue. In the bundle
+// pg-boss gets stand-ins that fail loudly if that ever changes; source mode loads the real ones.
+const UNUSED_BY_PG_BOSS = {
+  pg: "module.exports = { Pool: class { constructor() { throw new Error('assay: pg-boss was about to open its own pg pool; assay passes it the database (src/jobs/boss.ts)'); } } };",
+  'cron-parser': "module.exports = { parseExpression() { throw new Error('assay: pg-boss schedules are off (schedule: false); cron-parser is not bundled'); } };",
+};
+const pgBossStandIns = {
+  name: 'pg-boss-stand-ins',
+  setup(b) {
+    b.onResolve({ filter: /^(pg|cron-parser)$/ }, (args) =>
+      /[\\/]node_modules[\\/]pg-boss[\\/]/.test(args.importer) ? { path: args.path, namespace: 'assay-stand-in' } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'assay-stand-in' }, (args) => ({ contents: UNUSED_BY_PG_BOSS[args.path], loader: 'js' }));
+  },
+};
+
 try {
   await build({
+    plugins: [pgBossStandIns],
     entryPoints: [...new Set(entries)],
     outdir: tmp,
     outbase: SRC,

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -58,6 +58,17 @@ describe('the compiled tree', () => {
     const table = JSON.parse(readFileSync(join(ROOT, 'dist/cli/commands.json'), 'utf8')) as { path: string[]; file: string }[];
     expect(table.map((c) => c.path.join(' '))).toContain('stats wilson');
     expect(table.find((c) => c.path.join(' ') === 'stats wilson')?.file).toBe('stats.js');
+  });
+
+  it.runIf(process.env.ASSAY_RUN_FROM === 'build')('bundles pg-boss without pg and cron-parser (stand-ins that fail loudly if ever reached)', () => {
+    const chunks = join(ROOT, 'dist/chunks');
+    const boss = readdirSync(chunks).filter((f) => f.endsWith('.js') && readFileSync(join(chunks, f), 'utf8').includes('// node_modules/pg-boss/src/index.js'));
+    expect(boss).toHaveLength(1);
+    const text = readFileSync(join(chunks, boss[0]!), 'utf8');
+    for (const pkg of ['pg', 'pg-pool', 'pg-protocol', 'cron-parser', 'luxon']) expect(text).not.toContain(`// node_modules/${pkg}/`);
+    // In their place, stand-ins that say why they are never called (src/jobs/boss.ts passes `db`, schedule off).
+    expect(text).toContain('pg-boss was about to open its own pg pool');
+    expect(text).toContain('pg-boss schedules are off');
   });
 
   it('an unknown entry is refused in one line', () => {
