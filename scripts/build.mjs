@@ -68,19 +68,23 @@ const UNUSED_BY_PG_BOSS = {
   pg: "module.exports = { Pool: class { constructor() { throw new Error('assay: pg-boss was about to open its own pg pool; assay passes it the database (src/jobs/boss.ts)'); } } };",
   'cron-parser': "module.exports = { parseExpression() { throw new Error('assay: pg-boss schedules are off (schedule: false); cron-parser is not bundled'); } };",
 };
-const pgBossStandIns = {
-  name: 'pg-boss-stand-ins',
+// zod re-exports all of its ~50 message locales (360 KB) from one index; assay uses its default, English,
+// which zod configures from en.js directly. The index keeps that one.
+const ZOD_LOCALES = /[\\/]node_modules[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/;
+const standIns = {
+  name: 'assay-stand-ins',
   setup(b) {
     b.onResolve({ filter: /^(pg|cron-parser)$/ }, (args) =>
       /[\\/]node_modules[\\/]pg-boss[\\/]/.test(args.importer) ? { path: args.path, namespace: 'assay-stand-in' } : undefined,
     );
     b.onLoad({ filter: /.*/, namespace: 'assay-stand-in' }, (args) => ({ contents: UNUSED_BY_PG_BOSS[args.path], loader: 'js' }));
+    b.onLoad({ filter: ZOD_LOCALES }, () => ({ contents: 'export { default as en } from "./en.js";\n', loader: 'js' }));
   },
 };
 
 try {
   await build({
-    plugins: [pgBossStandIns],
+    plugins: [standIns],
     entryPoints: [...new Set(entries)],
     outdir: tmp,
     outbase: SRC,

@@ -71,6 +71,13 @@ describe('the compiled tree', () => {
     expect(text).toContain('pg-boss schedules are off');
   });
 
+  it.runIf(process.env.ASSAY_RUN_FROM === 'build')("bundles zod's English messages only (the one locale assay uses)", () => {
+    const chunks = join(ROOT, 'dist/chunks');
+    const all = readdirSync(chunks).filter((f) => f.endsWith('.js')).map((f) => readFileSync(join(chunks, f), 'utf8')).join('\n');
+    expect(all).toContain('// node_modules/zod/v4/locales/en.js');
+    for (const other of ['de', 'fr', 'ja', 'zh-CN']) expect(all).not.toContain(`// node_modules/zod/v4/locales/${other}.js`);
+  });
+
   it('an unknown entry is refused in one line', () => {
     const r = spawnSync(process.execPath, [join(ROOT, 'bin/launch.mjs'), 'nope'], { encoding: 'utf8' });
     expect(r.status).toBe(1);
