@@ -14,12 +14,17 @@ import { judgeCache } from './schema.ts';
 // Every grade reads the cache once and, on a paid call, writes a ledger row and a cache entry: both go
 // through group commit (group-commit.ts), so concurrent jobs share one prepared statement per batch.
 const CACHE_GET = `select key, response from judge_cache where key in (select jsonb_array_elements_text($1::jsonb))`;
+// Content-addressed, so a concurrent writer's entry for the key is kept, except one checked under older
+// reply rules (src/judges/reply-rules.ts): the engine treats that as a miss, and keeping it would make
+// every later grade of the key a paid call again.
+const STALE_ENTRY = `coalesce(judge_cache.response->'replyRules', '0') < coalesce(excluded.response->'replyRules', '0')`;
+const CACHE_UPSERT = `on conflict (key) do update set response = excluded.response, created_at = now() where ${STALE_ENTRY}`;
 
 export function dbResponseCache(database: Database, group: GroupOptions = {}): ResponseCache {
   const setQ = database.db
     .insert(judgeCache)
     .values({ key: sql.placeholder('key'), response: sql.placeholder('response') })
-    .onConflictDoNothing()
+    .onConflictDoUpdate({ target: judgeCache.key, set: { response: sql`excluded.response`, createdAt: sql`now()` }, setWhere: sql.raw(STALE_ENTRY) })
     .prepare('assay_cache_set');
   const get = groupCommit(async (keys: string[]) => {
     const r = await database.execute(CACHE_GET, [JSON.stringify([...new Set(keys)])], { prepare: true });
@@ -29,7 +34,6 @@ export function dbResponseCache(database: Database, group: GroupOptions = {}): R
   return {
     get,
     async set(key: string, value: CachedResponse): Promise<void> {
-      // Content-addressed: a concurrent writer stored the same response for the same key.
       await setQ.execute({ key, response: value });
     },
   };
@@ -152,7 +156,7 @@ const RECORD_AND_CACHE = `
     select ${LEDGER_COLUMNS} from input order by k
     ${SETTLE}
   )
-  insert into judge_cache (key, response) select distinct on (key) key, response from input order by key, k on conflict do nothing`;
+  insert into judge_cache (key, response) select distinct on (key) key, response from input order by key, k ${CACHE_UPSERT}`;
 
 /**
  * The ok call's ledger settle and cached verdict in one statement: both are written or neither, and it

@@ -8,6 +8,7 @@ import { type JudgeOutput, outputJsonSchema, validateOutput } from './contract.t
 import { unresolvedExamples } from './example-prompt.ts';
 import { keptConfidence } from './logprob-confidence.ts';
 import { parseReply } from './parse.ts';
+import { meetsReplyRules, REPLY_RULES_VERSION } from './reply-rules.ts';
 import { loadPrices, costUsd, type PriceTable } from './prices.ts';
 import { assemblePrompt, type AssembledPrompt, type JudgeImage, loadTemplate, type PromptTemplate } from './prompt.ts';
 import { DEFAULT_BACKOFF, retryDelayMs, type BackoffOptions } from './retry.ts';
@@ -207,9 +208,10 @@ export function createJudgeEngine(o: EngineOptions): JudgeEngine {
     if (stopped) return finish('provider_error', `run stopped: ${stopped}`, null, null, { stopRun: true });
     // With a combined lookup the cache is read in the first attempt's pending write (inside the gate).
     const combined = ledger.beginUnlessCached?.bind(ledger);
+    // An entry checked under older reply rules is a miss (reply-rules.ts): never an ok grade unchecked.
     if (!combined) {
       const hit = await cache.get(cacheKey);
-      if (hit) return finish('ok', null, hit.output, hit.raw, { cached: true, ...(hit.confidence ? { confidence: hit.confidence } : {}) });
+      if (hit && meetsReplyRules(hit)) return finish('ok', null, hit.output, hit.raw, { cached: true, ...(hit.confidence ? { confidence: hit.confidence } : {}) });
     }
 
     const req: JudgeRequest = {
@@ -259,6 +261,8 @@ export function createJudgeEngine(o: EngineOptions): JudgeEngine {
       lookedUp = true;
       const r = await combined!(cacheKey, entry, input.lease);
       if ('begun' in r) return r.begun;
+      // A stale entry wrote no pending row: this is a miss, so the call begins as any other (same gate pass).
+      if (!meetsReplyRules(r.hit)) return ledger.begin(entry, input.lease);
       cachedHit = r.hit;
       throw new Error('cache hit');
     };
@@ -310,7 +314,7 @@ export function createJudgeEngine(o: EngineOptions): JudgeEngine {
         const entry = account('ok', reply.usage, clock() - t0);
         // Kept with the verdicts (and in the cache with them), so a cached grade has the same confidence.
         const confidence = 'items' in v.output ? keptConfidence(reply.confidence, v.output.items) : undefined;
-        const value: CachedResponse = { output: v.output, raw: reply.text, stop: reply.stop, usage, calls, model: cfg.model, promptHash: prompt.promptHash, ...(confidence ? { confidence } : {}) };
+        const value: CachedResponse = { output: v.output, raw: reply.text, stop: reply.stop, usage, calls, model: cfg.model, promptHash: prompt.promptHash, ...(confidence ? { confidence } : {}), replyRules: REPLY_RULES_VERSION };
         if (o.ledgerAndCache) await o.ledgerAndCache.recordAndCache(entry, cacheKey, value);
         else {
           await ledger.record(entry);

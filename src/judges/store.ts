@@ -18,6 +18,11 @@ export interface CachedResponse {
   promptHash: string;
   /** Item id → probability of its verdict (token log-probabilities), when the reply had them; a hit carries it like the verdicts. */
   confidence?: Record<string, number>;
+  /**
+   * The reply rules version the reply passed (reply-rules.ts); absent on entries written before it. An
+   * entry below today's version is a miss, never served.
+   */
+  replyRules?: number;
 }
 
 export interface ResponseCache {
