@@ -30,6 +30,8 @@ const GradeLine = z.strictObject({
   judge_config_hash: z.string().min(1),
   rubric: z.string().nullable(),
   rubric_version: z.number().int().positive().nullable(),
+  // Optional: exports written before these columns were exported lack them (the grade then has none).
+  prompt_hash: z.string().nullable().optional(),
   status: z.string().min(1),
   reason: z.string().nullable(),
   completeness: share,
@@ -41,6 +43,8 @@ const GradeLine = z.strictObject({
   raw_output: z.string().nullable(),
   input_tokens: z.number().int().nullable(),
   output_tokens: z.number().int().nullable(),
+  cache_read_tokens: z.number().int().nullable().optional(),
+  cache_write_tokens: z.number().int().nullable().optional(),
   cost_usd: z.number().nullable(),
   latency_ms: z.number().int().nullable(),
   created_at: z.iso.datetime({ offset: true }),
@@ -115,9 +119,10 @@ export async function importRunExport(database: Database, dir: string): Promise<
       const written = await tx
         .insert(grades)
         .values({
-          answerId, judgeId: judgeIds.get(g.judge_config_hash)!, rubricVersionId, status: g.status as never, reason: g.reason,
+          answerId, judgeId: judgeIds.get(g.judge_config_hash)!, rubricVersionId, promptHash: g.prompt_hash ?? null, status: g.status as never, reason: g.reason,
           completeness: g.completeness, correctness: g.correctness, f1: g.f1, items: g.items as never, claims: g.claims as never, meta: g.meta,
-          rawOutput: g.raw_output, inputTokens: g.input_tokens, outputTokens: g.output_tokens, costUsd: g.cost_usd, latencyMs: g.latency_ms, createdAt: new Date(g.created_at),
+          rawOutput: g.raw_output, inputTokens: g.input_tokens, outputTokens: g.output_tokens,
+          cacheReadTokens: g.cache_read_tokens ?? null, cacheWriteTokens: g.cache_write_tokens ?? null, costUsd: g.cost_usd, latencyMs: g.latency_ms, createdAt: new Date(g.created_at),
         })
         .onConflictDoNothing()
         .returning({ id: grades.id });

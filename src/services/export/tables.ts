@@ -30,15 +30,15 @@ export const TABLES: readonly TableSpec[] = [
   {
     name: 'grades',
     columns: [
-      ['answer', 'STRING'], ['judge', 'STRING'], ['judge_config_hash', 'STRING'], ['rubric', 'STRING'], ['rubric_version', 'INT32'], ['status', 'STRING'], ['reason', 'STRING'],
+      ['answer', 'STRING'], ['judge', 'STRING'], ['judge_config_hash', 'STRING'], ['rubric', 'STRING'], ['rubric_version', 'INT32'], ['prompt_hash', 'STRING'], ['status', 'STRING'], ['reason', 'STRING'],
       ['completeness', 'DOUBLE'], ['correctness', 'DOUBLE'], ['f1', 'DOUBLE'], ['items', 'JSON'], ['claims', 'JSON'], ['meta', 'JSON'], ['raw_output', 'STRING'],
-      ['input_tokens', 'INT32'], ['output_tokens', 'INT32'], ['cost_usd', 'DOUBLE'], ['latency_ms', 'INT32'], ['created_at', 'STRING'],
+      ['input_tokens', 'INT32'], ['output_tokens', 'INT32'], ['cache_read_tokens', 'INT32'], ['cache_write_tokens', 'INT32'], ['cost_usd', 'DOUBLE'], ['latency_ms', 'INT32'], ['created_at', 'STRING'],
     ],
     rows: (x) =>
       x.grades.map((g) => ({
-        answer: g.answer, judge: g.judge, judge_config_hash: g.judgeHash, rubric: g.rubric, rubric_version: g.rubricVersion, status: g.status, reason: g.reason,
+        answer: g.answer, judge: g.judge, judge_config_hash: g.judgeHash, rubric: g.rubric, rubric_version: g.rubricVersion, prompt_hash: g.promptHash, status: g.status, reason: g.reason,
         completeness: g.completeness, correctness: g.correctness, f1: g.f1, items: g.items, claims: g.claims, meta: g.meta, raw_output: g.rawOutput,
-        input_tokens: g.inputTokens, output_tokens: g.outputTokens, cost_usd: g.costUsd, latency_ms: g.latencyMs, created_at: iso(g.createdAt),
+        input_tokens: g.inputTokens, output_tokens: g.outputTokens, cache_read_tokens: g.cacheReadTokens, cache_write_tokens: g.cacheWriteTokens, cost_usd: g.costUsd, latency_ms: g.latencyMs, created_at: iso(g.createdAt),
       })),
   },
   {
