@@ -1,9 +1,9 @@
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, desc, eq, isNull } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Database } from '../db/client.ts';
-import { grades, judges } from '../db/schema.ts';
+import { grades, judges, rubrics, rubricVersions } from '../db/schema.ts';
 import { badInput } from '../domain/errors.ts';
 import { parseCheckedJson } from '../domain/json-check.ts';
 import { RubricSchema } from '../domain/rubric.ts';
@@ -12,7 +12,7 @@ import { parseLabelFile, storeLabelFile } from './import-labels.ts';
 import { locatedError, parseJsonl, parseLocated, type ImportFile } from './import-parse.ts';
 import { readImportFiles } from './imports.ts';
 import { parsePuzzleFiles, storePuzzles } from './puzzles.ts';
-import { storeRubric } from './rubrics.ts';
+import { rubricContentHash, storeRubric } from './rubrics.ts';
 
 /**
  * `assay import export DIR`: a run written by `assay export` back into a database — its rubric versions,
@@ -97,9 +97,25 @@ export async function importRunExport(database: Database, dir: string): Promise<
     const versionIds = new Map<string, number>();
     const rub = { created: 0, unchanged: 0 };
     for (const { line } of rubricLines) {
+      const key = `${line.rubric.id}\u0000${line.version}`;
+      // A version stored with this content is this version. storeRubric compares with the latest only, so an
+      // export graded against v1 and v2, imported where it came from, added v3 = v1 and v4 = v2 (v1's content
+      // made current again) and stored every grade a second time under them.
+      const [same] = await tx
+        .select({ id: rubricVersions.id })
+        .from(rubricVersions)
+        .innerJoin(rubrics, eq(rubrics.id, rubricVersions.rubricId))
+        .where(and(eq(rubrics.slug, line.rubric.id), eq(rubricVersions.contentHash, rubricContentHash(line.rubric))))
+        .orderBy(desc(rubricVersions.version))
+        .limit(1);
+      if (same) {
+        rub.unchanged++;
+        versionIds.set(key, same.id);
+        continue;
+      }
       const r = await storeRubric(tx, line.rubric);
       rub[r.outcome === 'unchanged' ? 'unchanged' : 'created']++;
-      versionIds.set(`${line.rubric.id}\u0000${line.version}`, r.versionId);
+      versionIds.set(key, r.versionId);
     }
     const puz = puzzleList.length ? await storePuzzles(tx, puzzleList) : { created: 0, updated: 0, unchanged: 0 };
     const stored = await storeAnswers(tx, prepared, {});
