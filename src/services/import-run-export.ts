@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { and, desc, eq, isNull } from 'drizzle-orm';
+import { and, desc, eq, isNull, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Database } from '../db/client.ts';
 import { grades, judges, rubrics, rubricVersions } from '../db/schema.ts';
@@ -144,14 +144,29 @@ export async function importRunExport(database: Database, dir: string): Promise<
         .returning({ id: grades.id });
       gradesStored += written.length;
       if (written.length === 0) {
-        // The database holds a grade under this key already: unchanged only if it is this grade.
+        // The database holds a grade under this key already: unchanged only if it is this grade — its
+        // scores and also its verdicts (items, claims), reason and raw output: with the scores alone, a file
+        // whose item verdicts differ was reported unchanged while the stored verdicts stayed. jsonb compares
+        // by value (key order, 1 vs 1.0), as the stored items are read back in their own key order.
         const judgeId = judgeIds.get(g.judge_config_hash)!;
+        const same = (column: typeof grades.items | typeof grades.claims, v: unknown) => (v === null ? sql`${column} is null` : sql`${column} = ${JSON.stringify(v)}::jsonb`);
         const [before] = await tx
-          .select({ status: grades.status, completeness: grades.completeness, correctness: grades.correctness, f1: grades.f1 })
+          .select({
+            status: grades.status, completeness: grades.completeness, correctness: grades.correctness, f1: grades.f1, reason: grades.reason, rawOutput: grades.rawOutput,
+            items: sql<boolean>`${same(grades.items, g.items)}`, claims: sql<boolean>`${same(grades.claims, g.claims)}`,
+          })
           .from(grades)
           .where(and(eq(grades.answerId, answerId), eq(grades.judgeId, judgeId), rubricVersionId === null ? isNull(grades.rubricVersionId) : eq(grades.rubricVersionId, rubricVersionId)));
-        if (before && (before.status !== g.status || before.completeness !== g.completeness || before.correctness !== g.correctness || before.f1 !== g.f1)) {
-          throw locatedError(loc, [], `the database holds another grade of answer '${g.answer}' by ${g.judge} under this rubric version (status ${before.status}, f1 ${before.f1}); grades are not replaced by an import`);
+        if (!before) continue;
+        const differs = [
+          ...(before.status !== g.status || before.completeness !== g.completeness || before.correctness !== g.correctness || before.f1 !== g.f1 ? ['status or scores'] : []),
+          ...(before.items ? [] : ['items']),
+          ...(before.claims ? [] : ['claims']),
+          ...(before.reason !== g.reason ? ['reason'] : []),
+          ...(before.rawOutput !== g.raw_output ? ['raw_output'] : []),
+        ];
+        if (differs.length) {
+          throw locatedError(loc, [], `the database holds another grade of answer '${g.answer}' by ${g.judge} under this rubric version (status ${before.status}, f1 ${before.f1}; ${differs.join(', ')} differ); grades are not replaced by an import`);
         }
       }
     }

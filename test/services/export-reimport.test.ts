@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -9,7 +9,8 @@ import { seedRun, storedGrades } from './export-fixture.ts';
 
 /**
  * `assay import export` into the database the run came from changes nothing (docs/formats.md#run-exports),
- * also when the run's grades were made against two versions of its rubric.
+ * also when the run's grades were made against two versions of its rubric; a grade that is not the stored
+ * one under its key is refused, never counted unchanged.
  */
 
 const dir = mkdtempSync(join(tmpdir(), 'assay-export-reimport-'));
@@ -29,5 +30,18 @@ describeDb('run export imported into its own database', (ctx) => {
     expect(r).toMatchObject({ rubrics: { created: 0 }, answers: { imported: 0 }, grades: { stored: 0, unchanged: 4 }, labels: { inserted: 0 } });
     expect(await rowCounts(ctx.database)).toEqual(before);
     expect(await storedGrades(ctx.database)).toEqual(grades);
+  }, 60_000);
+
+  it('refuses a grade whose items differ from the stored one (same scores), writing nothing', async () => {
+    const edited = `${out}-items`;
+    cpSync(out, edited, { recursive: true });
+    const grades = readFileSync(join(edited, 'grades.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { items: Array<{ evidence: string; verdict: string }> | null });
+    // Same status and scores; the first item's verdict and evidence say something else.
+    const target = grades.findIndex((g) => (g.items?.length ?? 0) > 0);
+    grades[target]!.items![0] = { ...grades[target]!.items![0]!, verdict: 'partial', evidence: 'another reading' };
+    writeFileSync(join(edited, 'grades.jsonl'), grades.map((g) => `${JSON.stringify(g)}\n`).join(''));
+    const before = await storedGrades(ctx.database);
+    await expect(importRunExport(ctx.database, edited)).rejects.toThrow(new RegExp(`grades\\.jsonl:${target + 1}: .*items.* grades are not replaced by an import`));
+    expect(await storedGrades(ctx.database)).toEqual(before);
   }, 60_000);
 });
