@@ -3,12 +3,13 @@ import type { Context } from 'hono';
 /**
  * RFC 4180 CSV for list endpoints (Accept: text/csv): CRLF line ends, a header row, fields quoted when
  * they hold a comma, quote, CR or LF (quotes doubled). Nested values are written as JSON strings and
- * null as an empty field, so every row has the same columns.
+ * null as an empty field, so every row has the same columns. An empty string is a quoted empty field ("")
+ * as PostgreSQL's COPY writes it: unquoted, an answer with text '' read back as one without text (null).
  */
 export function csvField(v: unknown): string {
   if (v === null || v === undefined) return '';
   const s = v instanceof Date ? v.toISOString() : typeof v === 'object' ? JSON.stringify(v) : String(v);
-  return /[",\r\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
+  return s === '' || /[",\r\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
 }
 
 export function toCsv(rows: readonly Record<string, unknown>[], columns?: readonly string[]): string {
