@@ -48,29 +48,37 @@ export function repeatableQueryNames(schema: unknown): readonly string[] {
 }
 
 /**
+ * Refuses the query of `url` when it holds a name outside `names` (null: any name) or gives a name not in
+ * `repeatable` more than once; `takes` ends the message (what the operation or page accepts). The API's
+ * operations and the server-rendered pages (src/web/page-query.ts) share it, so both refuse alike.
+ */
+export function checkQueryNames(url: string, names: readonly string[] | null, repeatable: readonly string[], takes: string): void {
+  const q = url.indexOf('?');
+  if (q < 0) return;
+  // The edge check (input-guard.ts) ran first, so every name here decodes strictly.
+  const keys = [...new URLSearchParams(url.slice(q + 1).split('#')[0]).keys()];
+  if (names !== null) {
+    const allowed = new Set(names);
+    const unknown = [...new Set(keys)].filter((n) => !allowed.has(n));
+    if (unknown.length === 1) throw badInput(`unknown query parameter '${clip(unknown[0]!)}' (${takes})`);
+    if (unknown.length > 1) throw badInput(`unknown query parameters ${unknown.slice(0, 5).map((n) => `'${clip(n)}'`).join(', ')}${unknown.length > 5 ? ', …' : ''} (${takes})`);
+  }
+  const several = new Set(repeatable);
+  const seen = new Set<string>();
+  for (const n of keys) {
+    if (seen.has(n) && !several.has(n)) throw badInput(`query parameter '${clip(n)}' is given more than once; it takes one value`);
+    seen.add(n);
+  }
+}
+
+/**
  * The middleware for one route; `names` as declaredQueryNames returns them. A one-value parameter given
  * twice (`?run=a&run=b`) is refused too: the validator would keep one of them without a word.
  */
 export function queryGuard(names: readonly string[] | null, repeatable: readonly string[] = []): MiddlewareHandler<AppEnv> {
-  const several = new Set(repeatable);
-  const allowed = new Set(names ?? []);
   const takes = names && names.length > 0 ? `this operation takes: ${names.join(', ')}` : 'this operation takes no query parameters';
   return async (c, next) => {
-    const url = c.req.url;
-    const q = url.indexOf('?');
-    if (names !== null && q >= 0) {
-      // The edge check (input-guard.ts) ran first, so every name here decodes strictly.
-      const unknown = [...new Set(new URLSearchParams(url.slice(q + 1).split('#')[0]).keys())].filter((n) => !allowed.has(n));
-      if (unknown.length === 1) throw badInput(`unknown query parameter '${clip(unknown[0]!)}' (${takes})`);
-      if (unknown.length > 1) throw badInput(`unknown query parameters ${unknown.slice(0, 5).map((n) => `'${clip(n)}'`).join(', ')}${unknown.length > 5 ? ', …' : ''} (${takes})`);
-    }
-    if (q >= 0) {
-      const seen = new Set<string>();
-      for (const n of new URLSearchParams(url.slice(q + 1).split('#')[0]).keys()) {
-        if (seen.has(n) && !several.has(n)) throw badInput(`query parameter '${clip(n)}' is given more than once; it takes one value`);
-        seen.add(n);
-      }
-    }
+    checkQueryNames(c.req.url, names, repeatable, takes);
     await next();
   };
 }

@@ -46,3 +46,9 @@ export async function getRun(database: Database | { db: Queryable }, name: strin
   if (!row) throw notFound(`run '${name}' not found`);
   return { ...row.run, answers: row.answers };
 }
+
+/** Every condition tag some run carries, sorted (a page naming a tag no run has answers 404, not an empty comparison). */
+export async function runTags(database: Database): Promise<string[]> {
+  const r = await database.execute(`select distinct jsonb_array_elements_text(tags) as tag from runs order by tag`);
+  return r.rows.map((x) => String(x.tag));
+}

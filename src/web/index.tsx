@@ -1,4 +1,4 @@
-import type { Context, Handler, MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../api/context.ts';
 import { routeRegistry, type Api } from '../api/define-route.ts';
 import { inputGuardFor } from '../api/input-guard.ts';
@@ -12,6 +12,7 @@ import { registerAnswerPages } from './pages/answers.tsx';
 import { registerCampaignPages } from './pages/campaigns.tsx';
 import { registerAuthPages } from './pages/login.tsx';
 import { registerReportPages } from './pages/reports.tsx';
+import { pageParams, pageQueries, pageQueryCheck, type PageParams, type QueryDecl } from './page-query.ts';
 import { pageError, type PageFrame } from './respond.tsx';
 import { SessionStore } from './session.ts';
 import { registerStatic } from './static.ts';
@@ -30,9 +31,12 @@ export interface Web {
   /** Scope of the report pages: 'public' on loopback, 'read' otherwise. */
   readScope: RouteScope;
   judge: string;
-  page(method: 'GET' | 'POST' | 'PUT', path: string, scope: RouteScope, handler: Handler<AppEnv>): void;
+  /** A page route: its scope, the query parameters it reads (page-query.ts; any other is refused) and its handler, which gets that query. */
+  page(method: 'GET' | 'POST' | 'PUT', path: string, scope: RouteScope, query: QueryDecl, handler: PageHandler): void;
   frame(c: Context): Promise<PageFrame>;
 }
+
+export type PageHandler = (c: Context<AppEnv>, q: PageParams) => Response | Promise<Response>;
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 
@@ -62,11 +66,14 @@ export function registerWeb(api: Api): void {
     judge,
     readScope: isLoopbackHost(api.deps.config.host) ? 'public' : 'read',
     frame,
-    page(method, path, scope, handler) {
-      routeRegistry(api.app).set(`${method} ${path}`, { method, path, scope });
+    page(method, path, scope, query, handler) {
+      const key = `${method} ${path}`;
+      routeRegistry(api.app).set(key, { method, path, scope });
+      pageQueries(api.app).set(key, query);
       // The input check runs before the page guard: the CSRF check may read a form body, and the raw
-      // bytes must be checked first (bounded by the body limit, as /login's body always was).
-      api.app.on(method, path, htmlErrors, inputGuardFor(api), ...pageGuard(api, auth, scope), handler);
+      // bytes must be checked first (bounded by the body limit, as /login's body always was). The query
+      // names are checked after the guard, as the API checks them after authentication.
+      api.app.on(method, path, htmlErrors, inputGuardFor(api), ...pageGuard(api, auth, scope), pageQueryCheck(query), (c) => handler(c, pageParams(c.req.url, query, key)));
     },
   };
   registerStatic(web);

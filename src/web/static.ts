@@ -3,6 +3,7 @@ import { extname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { notFound } from '../domain/errors.ts';
 import { getPuzzle } from '../services/puzzles.ts';
 import type { Web } from './index.tsx';
+import { NO_QUERY } from './page-query.ts';
 import { SECURITY_HEADERS } from './respond.tsx';
 import { projectPath } from '../paths.ts';
 
@@ -23,7 +24,7 @@ const FILES = ['style.css', 'annotate.js', 'annotate.css'];
 
 export function registerStatic(web: Web): void {
   const assets = new Map(FILES.map((f) => [f, readFileSync(STATIC_DIR + f)]));
-  web.page('GET', '/static/:file', 'public', (c) => {
+  web.page('GET', '/static/:file', 'public', NO_QUERY, (c) => {
     const name = c.req.param('file') ?? '';
     const body = assets.get(name);
     if (!body) throw notFound(`no static file '${name}'`);
@@ -32,7 +33,7 @@ export function registerStatic(web: Web): void {
 
   // Only picture files under the working directory, and only image types: a puzzle's picture path is
   // imported data, so it must not become a way to read arbitrary files.
-  web.page('GET', '/pictures/:puzzle', web.readScope, async (c) => {
+  web.page('GET', '/pictures/:puzzle', web.readScope, NO_QUERY, async (c) => {
     const p = await getPuzzle(web.api.deps.database, c.req.param('puzzle') ?? '');
     const file = pictureFile(p.picture);
     if (!file) throw notFound(`puzzle '${p.id}' has no picture file`);

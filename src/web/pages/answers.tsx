@@ -1,6 +1,8 @@
 import { TASK_KINDS } from '../../domain/answers.ts';
+import { notFound } from '../../domain/errors.ts';
 import { parseRowId } from '../../domain/limits.ts';
 import { puzzleTruth } from '../../services/puzzles.ts';
+import { getRun, listRuns } from '../../services/runs.ts';
 import { answerDetail, listAnswerRows } from '../../services/web-answer.ts';
 import { assemblyPicture } from '../assembly-svg.ts';
 import type { Web } from '../index.tsx';
@@ -9,18 +11,26 @@ import { SelectField } from '../select-field.tsx';
 import { pictureFile } from '../static.ts';
 import { DataTable, type Table } from '../table.tsx';
 import { GradeSection, gradeTables } from './grade.tsx';
-import { knownParams, numberIn, oneOf, param, reportPage } from './report-page.ts';
+import { declareQuery } from '../page-query.ts';
+import { numberIn, oneOf, param, reportPage } from './report-page.ts';
 
 /** Answers: a filtered list, and one answer with its grades and (for assemblies) the rebuilt puzzle. */
 
 const PAGE = 50;
 
+/** The query parameters of each page (page-query.ts: any other name is refused). */
+export const ANSWERS_QUERY = declareQuery(['run', 'model', 'task', 'offset'], { downloads: true });
+export const ANSWER_QUERY = declareQuery([], { downloads: true });
+
 async function listPage(q: URLSearchParams, web: Web): Promise<PageSpec> {
-  knownParams(q, ['run', 'model', 'task', 'offset']);
   const run = param(q, 'run');
   const model = param(q, 'model');
   const task = param(q, 'task') ? oneOf(q, 'task', TASK_KINDS, 'describe') : undefined;
   const offset = numberIn(q, 'offset', 0, 2_147_483_647, 0, { integer: true });
+  // A run or model that names nothing is a 404: "No answers match" would pass for a real, empty filter.
+  const database = web.api.deps.database;
+  if (run) await getRun(database, run);
+  if (model && (await listRuns(database, { model, limit: 1 })).total === 0) throw notFound(`model '${model}' not found: no run is of that model`);
   // A download holds every matching answer; the screen shows one page of PAGE.
   const download = q.get('table') === 'answers' && q.has('format');
   const r = await listAnswerRows(web.api.deps.database, { run, model, task, limit: download ? 2_147_483_647 : PAGE, offset: download ? 0 : offset });
@@ -136,9 +146,6 @@ async function detailPage(id: number, q: URLSearchParams, web: Web): Promise<Pag
 }
 
 export function registerAnswerPages(web: Web): void {
-  reportPage(web, '/answers', (_c, q) => listPage(q, web));
-  reportPage(web, '/answers/:id', (c, q) => {
-    knownParams(q, []);
-    return detailPage(parseRowId(c.req.param('id') ?? '', 'answer id'), q, web);
-  });
+  reportPage(web, '/answers', ANSWERS_QUERY, (_c, q) => listPage(q, web));
+  reportPage(web, '/answers/:id', ANSWER_QUERY, (c, q) => detailPage(parseRowId(c.req.param('id') ?? '', 'answer id'), q, web));
 }

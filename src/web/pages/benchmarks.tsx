@@ -1,18 +1,29 @@
 import type { Database } from '../../db/client.ts';
+import { notFound } from '../../domain/errors.ts';
 import { ablationTable, effortTable, orientationTable } from '../../services/reports.ts';
+import { runTags } from '../../services/runs.ts';
 import { JudgeNote } from '../judge-note.tsx';
 import type { PageSpec } from '../respond.tsx';
 import { DataTable, type Table } from '../table.tsx';
-import { cachedPage, knownParams, param } from './report-page.ts';
+import { cachedPage, param } from './report-page.ts';
+import { declareQuery } from '../page-query.ts';
 import { ciOrSmallN, SmallNNote } from '../small-n.tsx';
 
 /** Benchmark tables: orientation, condition ablation (plain vs tagged), reasoning effort. */
 
 const frac = (k: string, n: string) => (r: Record<string, unknown>) => `${String(r[k] ?? 0)} / ${String(r[n] ?? 0)}`;
 
+/** The page's query parameters (page-query.ts: any other name is refused). */
+export const BENCHMARKS_QUERY = declareQuery(['tag'], { downloads: true });
+
 export async function benchmarksPage(q: URLSearchParams, database: Database): Promise<PageSpec> {
-  knownParams(q, ['tag']);
-  const tag = param(q, 'tag') ?? 'tagged';
+  const asked = param(q, 'tag');
+  if (asked !== undefined) {
+    // A tag no run carries would compare nothing with plain and look like an empty result.
+    const tags = await runTags(database);
+    if (!tags.includes(asked)) throw notFound(`tag: no run has the condition tag '${asked.slice(0, 40)}' (tags: ${tags.join(', ') || 'none'})`);
+  }
+  const tag = asked ?? 'tagged';
   const load = () => Promise.all([orientationTable(database), ablationTable(database, { tag }, { seed: 1 }), effortTable(database, {}, { seed: 1 })]);
   return cachedPage(database, 'benchmarks', q, load, (tables) => view(q, tag, tables));
 }

@@ -8,6 +8,8 @@ import { SelectField } from '../select-field.tsx';
 import { DataTable, type Row, type Table } from '../table.tsx';
 import { reliabilityCharts } from './calibration-panel-charts.ts';
 import { cachedPage, param } from './report-page.ts';
+import { chooseJudge } from '../../services/report-data.ts';
+import { getRun } from '../../services/runs.ts';
 
 /**
  * The calibration page's section for a panel judge, per run (docs/web-pages.md#a-panel-judge): the panel
@@ -148,8 +150,11 @@ function view(q: URLSearchParams, p: PanelCalibration): PageSpec {
 }
 
 /** The section as a cached page part (data and body HTML per data version and query, like every report page). */
-export function panelSection(q: URLSearchParams, database: Database): Promise<PageSpec> {
+export async function panelSection(q: URLSearchParams, database: Database): Promise<PageSpec> {
   const ask = { ...(param(q, 'panel') ? { panel: param(q, 'panel')! } : {}), ...(param(q, 'judge') ? { judge: param(q, 'judge')! } : {}), ...(param(q, 'run') ? { run: param(q, 'run')! } : {}) };
+  // A panel or run that does not exist is a 404; one that exists but has nothing to show is the section's stated reason.
+  if (ask.panel) await chooseJudge(database, ask.panel);
+  if (ask.run) await getRun(database, ask.run);
   return cachedPage(database, 'calibration-panel', q, () => pagePanelCalibration(database, ask), (p) => view(q, p));
 }
 

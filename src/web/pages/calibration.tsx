@@ -10,7 +10,9 @@ import type { PageSpec } from '../respond.tsx';
 import { SelectField } from '../select-field.tsx';
 import { DataTable, type Row, type Table } from '../table.tsx';
 import { charts, type HeatmapInput } from './report-charts.ts';
-import { cachedPage, knownParams, oneOf, param } from './report-page.ts';
+import { cachedPage, oneOf, param } from './report-page.ts';
+import { declareQuery } from '../page-query.ts';
+import { chooseJudge } from '../../services/report-data.ts';
 import { PANEL_PARAMS, withPanelSection } from './calibration-panel.tsx';
 import { ciOrSmallN, SMALL_N_RULE } from '../small-n.tsx';
 import { HUMAN_RANGE_RULE } from '../../analysis/calibration/trust.ts';
@@ -114,15 +116,16 @@ function confusion(j: JudgeReport): HeatmapInput | null {
   return { categories: cm.categories.map(String), matrix: cm.matrix.map((row) => [...row]), o: { rowTitle: `judge ${j.rater}`, colTitle: 'human majority' } };
 }
 
-/** The page's query parameters (any other name is refused with a message: report-page.ts knownParams). */
-export const CALIBRATION_PARAMS: string[] = ['scale', 'judge', 'humans', ...PANEL_PARAMS];
+/** The page's query parameters, its panel section's among them (page-query.ts: any other name is refused). */
+export const CALIBRATION_QUERY = declareQuery(['scale', 'judge', 'humans', ...PANEL_PARAMS], { downloads: true });
 
 export async function calibrationPage(q: URLSearchParams, database: Database): Promise<PageSpec> {
-  knownParams(q, CALIBRATION_PARAMS);
   const scale = oneOf<LabelScale>(q, 'scale', LABEL_SCALES, 'verdict');
   const judge = param(q, 'judge');
   // ?humans=majority|adjudicated: the human side as one reference rater (docs/annotation.md).
   const humans = oneOf<HumansMode>(q, 'humans', HUMANS_MODES, 'each');
+  // A judge named but unknown is a 404, not the report of no judge passing for its report.
+  if (judge) await chooseJudge(database, judge);
   const load = () => pageCalibration(database, { scale, humans, ...(judge ? { judge } : {}) });
   // A panel judge's section (calibration-panel.tsx) follows the report.
   return withPanelSection(q, database, await cachedPage(database, 'calibration', q, load, (cal) => view(q, scale, judge, cal)));

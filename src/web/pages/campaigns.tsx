@@ -18,6 +18,7 @@ import {
   type ScaleAgreement,
 } from '../../services/campaigns/index.ts';
 import type { Web } from '../index.tsx';
+import { declareQuery, NO_QUERY } from '../page-query.ts';
 import { respondPage, SECURITY_HEADERS } from '../respond.tsx';
 import { DataTable, type Row, type Table } from '../table.tsx';
 
@@ -79,10 +80,14 @@ function AdjudicationForm(props: { ref_: string; d: Disagreement; csrf: string }
   );
 }
 
+/** The query of each page (page-query.ts): the two pages' table downloads, the export's format. */
+const TABLES_QUERY = declareQuery([], { downloads: true });
+const EXPORT_QUERY = declareQuery(['format']);
+
 export function registerCampaignPages(web: Web): void {
   const db = web.api.deps.database;
 
-  web.page('GET', '/campaigns', 'admin', async (c) => {
+  web.page('GET', '/campaigns', 'admin', TABLES_QUERY, async (c, q) => {
     const list = await listCampaigns(db);
     const table: Table = {
       id: 'campaigns',
@@ -97,11 +102,10 @@ export function registerCampaignPages(web: Web): void {
       rows: list.map((x) => ({ ...x, annotators: x.annotators.join(', '), createdAt: x.createdAt.toISOString() })),
       empty: 'No campaigns yet: create one with bin/assay campaign create SPEC.yaml (docs/annotation.md).',
     };
-    const q = new URL(c.req.url).searchParams;
     return respondPage(c, await web.frame(c), { title: 'Annotation campaigns', tables: [table], body: () => <DataTable table={table} search={q} /> });
   });
 
-  web.page('GET', '/campaigns/:ref', 'admin', async (c) => {
+  web.page('GET', '/campaigns/:ref', 'admin', TABLES_QUERY, async (c, q) => {
     const ref = refOf(c);
     const [progress, disagreements, agreement] = [await campaignProgress(db, ref), await campaignDisagreements(db, ref), await campaignAgreement(db, ref)];
     const waiting = disagreements.filter((d) => d.adjudication === null);
@@ -152,7 +156,6 @@ export function registerCampaignPages(web: Web): void {
         empty: 'The annotators agree on every unit labelled so far.',
       },
     ];
-    const q = new URL(c.req.url).searchParams;
     const frame = await web.frame(c);
     const csrf = frame.user?.csrf ?? '';
     const base = `/campaigns/${encodeURIComponent(name)}`;
@@ -191,8 +194,8 @@ export function registerCampaignPages(web: Web): void {
     });
   });
 
-  web.page('GET', '/campaigns/:ref/export', 'admin', async (c) => {
-    const format = c.req.query('format') ?? 'csv';
+  web.page('GET', '/campaigns/:ref/export', 'admin', EXPORT_QUERY, async (c, q) => {
+    const format = q.get('format') ?? 'csv';
     if (format !== 'csv' && format !== 'json') throw badInput(`format: must be csv or json, got '${format}'`);
     const r = await exportCampaign(db, refOf(c));
     const headers = { ...SECURITY_HEADERS, 'Content-Disposition': `attachment; filename="campaign-${r.campaign.replace(/[^A-Za-z0-9._-]/g, '_')}-labels.${format}"` };
@@ -201,7 +204,7 @@ export function registerCampaignPages(web: Web): void {
   });
 
   // The page guard checked the session's CSRF token and origin before this runs (every unsafe method).
-  web.page('POST', '/campaigns/:ref/adjudicate', 'admin', async (c: Context<AppEnv>) => {
+  web.page('POST', '/campaigns/:ref/adjudicate', 'admin', NO_QUERY, async (c: Context<AppEnv>) => {
     const ref = refOf(c);
     const form = await c.req.parseBody();
     const text = (k: string) => (typeof form[k] === 'string' ? (form[k] as string) : '');

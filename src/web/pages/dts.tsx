@@ -7,7 +7,8 @@ import type { PageSpec } from '../respond.tsx';
 import { SelectField } from '../select-field.tsx';
 import { DataTable, type Table } from '../table.tsx';
 import { charts } from './report-charts.ts';
-import { cachedPage, knownParams, numberIn, oneOf } from './report-page.ts';
+import { cachedPage, numberIn, oneOf } from './report-page.ts';
+import { declareQuery } from '../page-query.ts';
 import { reportModels } from '../../services/report-models.ts';
 import { colourScale, modelColours, type ColourMap } from '../model-colours.ts';
 import { ciOrSmallN, isSmallN, SmallNNote } from '../small-n.tsx';
@@ -19,8 +20,10 @@ const MEASURES = ['P(P✓)', 'P(A✓|P✓)', 'P(A✓|P✗)'] as const;
 /** τ for both sides, in the API's range (proximity can be negative); anything else is a message, not 0.5. */
 const threshold = (q: URLSearchParams): number => numberIn(q, 'threshold', -1, 1, 0.5);
 
+/** The page's query parameters (page-query.ts: any other name is refused). */
+export const DTS_QUERY = declareQuery(['metric', 'perception', 'threshold'], { downloads: true });
+
 export async function dtsPage(q: URLSearchParams, database: Database): Promise<PageSpec> {
-  knownParams(q, ['metric', 'perception', 'threshold']);
   const metric = oneOf<DtsMetric>(q, 'metric', DTS_METRICS, 'neighbour');
   const perception = oneOf(q, 'perception', ['f1', 'label'] as const, 'f1');
   const tau = threshold(q);

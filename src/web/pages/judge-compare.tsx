@@ -4,7 +4,8 @@ import { isAssayError, type ErrorCode } from '../../domain/errors.ts';
 import { judgeCompare, type JudgeCompareReport } from '../../services/judge-compare.ts';
 import type { PageSpec } from '../respond.tsx';
 import { DataTable, type Table } from '../table.tsx';
-import { cachedPage, knownParams, param } from './report-page.ts';
+import { cachedPage, param } from './report-page.ts';
+import { declareQuery } from '../page-query.ts';
 
 /**
  * /judges/compare?run=R&a=A&b=B: the figures of `assay judge compare` (stored grades, same human labels).
@@ -27,8 +28,10 @@ async function load(database: Database, run: string, a: string, b: string): Prom
   }
 }
 
+/** The page's query parameters (page-query.ts: any other name is refused). */
+export const JUDGE_COMPARE_QUERY = declareQuery(['run', 'a', 'b'], { downloads: true });
+
 export async function judgeComparePage(q: URLSearchParams, database: Database): Promise<PageSpec> {
-  knownParams(q, ['run', 'a', 'b']);
   const [run, a, b] = [param(q, 'run'), param(q, 'a'), param(q, 'b')];
   if (!run || !a || !b) return view(q, { problem: 'Name a run and two judges (run, a, b) to compare.', status: 200 }, run, a, b);
   return cachedPage(database, 'judge-compare', q, () => load(database, run, a, b), (data) => view(q, data, run, a, b));

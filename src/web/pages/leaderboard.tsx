@@ -13,7 +13,8 @@ import { Figure } from '../layout.tsx';
 import type { PageSpec } from '../respond.tsx';
 import { DataTable, type Table } from '../table.tsx';
 import { charts, type DotChartInput } from './report-charts.ts';
-import { cachedPage, knownParams, param } from './report-page.ts';
+import { cachedPage, param } from './report-page.ts';
+import { declareQuery } from '../page-query.ts';
 
 /** Runs and the leaderboard: per model × size bucket, with a dot-and-interval chart of each metric by size. */
 
@@ -29,8 +30,10 @@ const BASELINE_SERIES = 'random arrangement';
 
 type Runs = Awaited<ReturnType<typeof listRuns>>;
 
+/** The page's query parameters (page-query.ts: any other name is refused). */
+export const LEADERBOARD_QUERY = declareQuery(['judge'], { downloads: true });
+
 export async function leaderboardPage(_c: Context, q: URLSearchParams, database: Database): Promise<PageSpec> {
-  knownParams(q, ['judge']);
   const judge = param(q, 'judge');
   const load = async () => {
     const [lb, runs, models] = await Promise.all([leaderboard(database, judge ? { judge } : {}, { seed: 1 }), allRuns(database), reportModels(database)]);

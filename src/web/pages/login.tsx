@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import { AssayError } from '../../domain/errors.ts';
 import { enforceCsrf, requestSource, sessionCaller } from '../guard.ts';
 import type { Web } from '../index.tsx';
+import { declareQuery, NO_QUERY } from '../page-query.ts';
 import { renderHtml } from '../respond.tsx';
 import { SESSION_MAX_AGE_SECONDS, sessionCookie } from '../session.ts';
 
@@ -55,10 +56,14 @@ function LoginForm(props: { next: string; error?: string }) {
   );
 }
 
-export function registerAuthPages(web: Web): void {
-  web.page('GET', '/login', 'public', async (c) => renderHtml(c, await web.frame(c), 'Log in', <LoginForm next={safeNext(c.req.query('next'))} />));
+/** /login?next=PATH: where the login redirect sends the browser back to (safeNext keeps it on this origin). */
+const LOGIN_QUERY = declareQuery(['next']);
 
-  web.page('POST', '/login', 'public', async (c) => {
+export function registerAuthPages(web: Web): void {
+  web.page('GET', '/login', 'public', LOGIN_QUERY, async (c, q) => renderHtml(c, await web.frame(c), 'Log in', <LoginForm next={safeNext(q.get('next') ?? undefined)} />));
+
+  // The form's own `next` is a body field, not a query parameter.
+  web.page('POST', '/login', 'public', NO_QUERY, async (c) => {
     // Login CSRF (logging a browser into someone else's session): a browser always sends Origin on a
     // POST, so a foreign one is refused; a client sending neither Origin nor Referer is not a browser.
     if (requestSource(c) === 'cross') throw new AssayError('forbidden', 'cross-origin login refused');
@@ -74,7 +79,7 @@ export function registerAuthPages(web: Web): void {
     return c.redirect(next, 303);
   });
 
-  web.page('POST', '/logout', 'public', async (c: Context) => {
+  web.page('POST', '/logout', 'public', NO_QUERY, async (c: Context) => {
     const s = await sessionCaller(web.auth, c);
     if (s) {
       await enforceCsrf(c, s.session);

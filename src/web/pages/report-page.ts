@@ -5,6 +5,7 @@ import type { Database } from '../../db/client.ts';
 import { badInput } from '../../domain/errors.ts';
 import { cachedReport, cachedResponse, GRADED_TABLES, REPORT_TABLES, reportKey, type ReportTable } from '../../services/report-cache.ts';
 import type { Web } from '../index.tsx';
+import type { PageParams, QueryDecl } from '../page-query.ts';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { respondPage, SECURITY_HEADERS, type PageSpec } from '../respond.tsx';
 
@@ -28,9 +29,8 @@ const PAGE_INPUTS: Record<string, readonly ReportTable[]> = {
 };
 const inputsOf = (name: string) => PAGE_INPUTS[name] ?? REPORT_TABLES;
 
-export function reportPage(web: Web, path: string, build: (c: Context, q: URLSearchParams) => Promise<PageSpec>): void {
-  web.page('GET', path, web.readScope, async (c) => {
-    const q = new URL(c.req.url).searchParams;
+export function reportPage(web: Web, path: string, query: QueryDecl, build: (c: Context, q: PageParams) => Promise<PageSpec>): void {
+  web.page('GET', path, web.readScope, query, async (c, q) => {
     const frame = await web.frame(c);
     if (frame.user !== null) return respondPage(c, frame, await build(c, q));
     const kept = await cachedResponse(web.api.deps.database, reportKey(`response:${c.req.path}`, q.toString()), async () => {
@@ -61,23 +61,12 @@ export async function cachedPage<D>(database: Database, name: string, q: URLSear
 }
 
 /*
- * Query parameters of the report pages. A value that cannot be read is bad input (HTTP 400; browsers get
+ * Query parameters of the report pages. Which names a page takes is its declaration (page-query.ts,
+ * checked before the handler runs); a value that cannot be read is bad input (HTTP 400; browsers get
  * the message as a page, other clients the API's envelope), never replaced by the default: a page that
  * silently shows τ = 0.5 for ?threshold=abc looks like an answer to a question nobody asked. An empty
- * value (a blank form field) means "not given". Unknown names are refused too, so a misspelt filter
- * cannot pass for an unfiltered page.
+ * value (a blank form field) means "not given".
  */
-
-/** Names every page takes: one of its tables as a download (respond.tsx). */
-const DOWNLOAD_PARAMS = ['table', 'format'] as const;
-
-/** Refuses a parameter the page does not take, naming the ones it does. */
-export function knownParams(q: URLSearchParams, names: readonly string[]): void {
-  const allowed = new Set([...names, ...DOWNLOAD_PARAMS]);
-  for (const name of new Set(q.keys())) {
-    if (!allowed.has(name)) throw badInput(`unknown query parameter '${name.slice(0, 40)}' (this page takes ${[...allowed].join(', ')})`);
-  }
-}
 
 /** A query parameter, trimmed; undefined when blank (so empty form fields mean "no filter"). */
 export function param(q: URLSearchParams, name: string): string | undefined {
