@@ -63,7 +63,7 @@ describeDb('API CSV downloads', (ctx) => {
     const { json, csv } = await both('/api/answers?run=rt-run&limit=10');
     const [header, ...rows] = csv;
     expect(rows).toHaveLength(ANSWERS.length);
-    expect(rows).toEqual(json.items.map((a: Json) => header!.map((c) => asCsv(a[c]))));
+    expect(rows).toEqual(json.items.map((a: Json) => header!.map((c) => asCsv(a[c!]))));
     const text = header!.indexOf('text');
     expect(rows.map((r) => r[text])).toEqual([TEXT, '', 'x'.repeat(200_000), null]);
   });
