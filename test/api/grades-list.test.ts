@@ -65,7 +65,9 @@ describeDb('GET /api/grades', (ctx) => {
     expect((await get('/api/grades?model=model-a')).total).toBe(8);
     expect((await get('/api/grades?judge=panel-lexical')).total).toBe(7);
     expect((await get('/api/grades?judge=panel-lexical&run=IIW-P5B')).total).toBe(0);
-    expect((await get('/api/grades?judge=no-such-judge')).total).toBe(0);
+    // A judge id that names no judge is 404, not an empty list a typo would pass for (a known judge with
+    // no grades of the run, above, stays an empty list).
+    expect((await get('/api/grades?judge=no-such-judge', 404)).error.code).toBe('not_found');
     // A run by its id lists the same grades as by its name.
     const id = Number((await ctx.database.execute(`select id from runs where name = 'farmyard-describe'`)).rows[0]!.id);
     expect((await get(`/api/grades?run=${id}&limit=1000`)).items).toEqual((await get('/api/grades?run=farmyard-describe&limit=1000')).items);

@@ -8,9 +8,10 @@ import { submitAssembly } from '../../services/assembly-submit.ts';
 import { jsonlBody, jsonlRequestBody } from '../body.ts';
 import { respondList } from '../csv.ts';
 import { defineRoute, type Api } from '../define-route.ts';
+import { requireNamed } from '../filter-values.ts';
 import { ANSWERS_EXAMPLE, ASSEMBLY_EXAMPLE } from '../examples/request-examples.ts';
 import { AnswerImportSchema, AnswerPage, AnswerSchema, AssemblyScorePage, AssemblyScoreSchema, SubmittedAssemblySchema } from '../answer-schema.ts';
-import { bodyResponses, errorResponses, jsonOrCsvResponse, jsonResponse, notFoundResponse, PageQuery } from '../schemas.ts';
+import { bodyResponses, errorResponses, jsonOrCsvResponse, jsonResponse, notFoundResponse, PageQuery, unknownFilterResponse } from '../schemas.ts';
 
 /** Answers (bulk JSON Lines upload, lists, one answer) and assembly scoring. */
 
@@ -72,10 +73,11 @@ export function registerAnswers(api: Api): void {
       tags: ['answers'],
       summary: 'List answers, filtered by run, model, rubric, puzzle, task, status',
       request: { query: AnswerFilters },
-      responses: { 200: jsonOrCsvResponse('A page of answers (or CSV)', AnswerPage), ...errorResponses },
+      responses: { 200: jsonOrCsvResponse('A page of answers (or CSV)', AnswerPage), ...errorResponses, ...unknownFilterResponse },
     }),
     handler: async (c) => {
       const q = c.req.valid('query');
+      await requireNamed(database, q, { run: 'run', model: 'model', rubric: 'rubric', puzzle: 'puzzle' });
       const r = await listAnswers(database, q);
       return respondList(c, { items: r.answers, total: r.total, limit: q.limit, offset: q.offset });
     },
@@ -148,10 +150,11 @@ export function registerAnswers(api: Api): void {
       tags: ['assemblies'],
       summary: 'List stored assembly scores, filtered by run, model, puzzle',
       request: { query: PageQuery.extend({ run: Fields.run.optional(), model: Fields.model.optional(), puzzle: Fields.ref.optional() }) },
-      responses: { 200: jsonOrCsvResponse('A page of scores (or CSV)', AssemblyScorePage), ...errorResponses },
+      responses: { 200: jsonOrCsvResponse('A page of scores (or CSV)', AssemblyScorePage), ...errorResponses, ...unknownFilterResponse },
     }),
     handler: async (c) => {
       const q = c.req.valid('query');
+      await requireNamed(database, q, { run: 'run', model: 'model', puzzle: 'puzzle' });
       const r = await listAssemblyScores(database, q);
       return respondList(c, { items: r.scores, total: r.total, limit: q.limit, offset: q.offset });
     },

@@ -8,9 +8,10 @@ import { getRun, listRuns } from '../../services/runs.ts';
 import { jsonlBody, jsonlRequestBody } from '../body.ts';
 import { respondList } from '../csv.ts';
 import { defineRoute, type Api } from '../define-route.ts';
+import { requireNamed } from '../filter-values.ts';
 import { PUZZLE_IMPORT_RESPONSE, PUZZLES_EXAMPLE, RUBRIC_EXAMPLE, RUBRIC_IMPORT_RESPONSE } from '../examples/request-examples.ts';
 import { PuzzleImportSchema, PuzzlePage, PuzzleSchema, RubricImportSchema, RubricPage, RubricVersionSchema, RunPage, RunSchema } from '../catalog-schema.ts';
-import { bodyResponses, errorResponses, ErrorSchema, jsonOrCsvResponse, jsonResponse, notFoundResponse, PageQuery, withExample } from '../schemas.ts';
+import { bodyResponses, errorResponses, ErrorSchema, jsonOrCsvResponse, jsonResponse, notFoundResponse, PageQuery, unknownFilterResponse, withExample } from '../schemas.ts';
 
 /** Rubrics, puzzles and runs: the things answers are given against. */
 
@@ -79,10 +80,11 @@ export function registerCatalog(api: Api): void {
       tags: ['puzzles'],
       summary: 'List puzzles',
       request: { query: PageQuery.extend({ sizeBucket: Fields.sizeBucket.optional(), rubric: Slug.optional() }) },
-      responses: { 200: jsonOrCsvResponse('A page of puzzles (or CSV)', PuzzlePage), ...errorResponses },
+      responses: { 200: jsonOrCsvResponse('A page of puzzles (or CSV)', PuzzlePage), ...errorResponses, ...unknownFilterResponse },
     }),
     handler: async (c) => {
       const q = c.req.valid('query');
+      await requireNamed(database, q, { rubric: 'rubric' });
       const r = await listPuzzles(database, q);
       return respondList(c, { items: r.puzzles, total: r.total, limit: q.limit, offset: q.offset });
     },
@@ -134,10 +136,11 @@ export function registerCatalog(api: Api): void {
       tags: ['runs'],
       summary: 'List runs (a model at an effort under condition tags) with answer counts',
       request: { query: PageQuery.extend({ model: Fields.model.optional() }) },
-      responses: { 200: jsonOrCsvResponse('A page of runs (or CSV)', RunPage), ...errorResponses },
+      responses: { 200: jsonOrCsvResponse('A page of runs (or CSV)', RunPage), ...errorResponses, ...unknownFilterResponse },
     }),
     handler: async (c) => {
       const q = c.req.valid('query');
+      await requireNamed(database, q, { model: 'model' });
       const r = await listRuns(database, q);
       return respondList(c, { items: r.runs, total: r.total, limit: q.limit, offset: q.offset });
     },

@@ -6,8 +6,9 @@ import { NO_QUORUM_STATUS } from '../../domain/panel.ts';
 import { getGrade, listGrades } from '../../services/grading/grade-list.ts';
 import { toCsv, wantsCsv } from '../csv.ts';
 import { defineRoute, type Api } from '../define-route.ts';
+import { requireNamed } from '../filter-values.ts';
 import { GradePageSchema, GradeSchema } from '../grade-schema.ts';
-import { errorResponses, jsonOrCsvResponse, jsonResponse, notFoundResponse } from '../schemas.ts';
+import { errorResponses, jsonOrCsvResponse, jsonResponse, notFoundResponse, unknownFilterResponse } from '../schemas.ts';
 
 /**
  * GET /api/grades and /api/grades/{id}: stored grades in the one grade shape. The list holds every
@@ -18,7 +19,7 @@ import { errorResponses, jsonOrCsvResponse, jsonResponse, notFoundResponse } fro
 const Id = z.string().pipe(RowIdParamSchema).openapi({ type: 'integer', minimum: 1, maximum: INT4_MAX });
 
 const GradeQuery = z.object({
-  run: Fields.run.optional().openapi({ description: 'Run name or id (unknown: 404)' }),
+  run: Fields.run.optional().openapi({ description: 'Run name or id' }),
   model: Fields.model.optional().openapi({ description: "The run's model" }),
   judge: Fields.judgeId.optional().openapi({ description: 'Judge id as in judges/ (the grade\'s judge.id): every configuration of it' }),
   status: z.enum([...GRADE_STATUSES, NO_QUORUM_STATUS]).optional(),
@@ -39,10 +40,12 @@ export function registerGradeReads(api: Api): void {
       tags: ['grades'],
       summary: 'List stored grades (every version), newest first, filtered by run, model, judge, status, answer; cursor-paginated',
       request: { query: GradeQuery },
-      responses: { 200: jsonOrCsvResponse('A page of grades (or its grades as CSV, X-Next-Cursor and X-Total-Count in headers)', GradePageSchema), ...errorResponses, ...notFoundResponse },
+      responses: { 200: jsonOrCsvResponse('A page of grades (or its grades as CSV, X-Next-Cursor and X-Total-Count in headers)', GradePageSchema), ...errorResponses, ...unknownFilterResponse },
     }),
     handler: async (c) => {
       const { answer, ...q } = c.req.valid('query');
+      // The run as the list takes it: by name, or by id (findRun); the service would refuse it too.
+      await requireNamed(database, { ...q, answer }, { run: 'runRef', model: 'model', judge: 'judge', answer: 'answer' });
       const page = await listGrades(database, { ...q, ...(answer !== undefined ? { answerId: answer } : {}) });
       if (wantsCsv(c)) {
         return c.body(toCsv(page.items as unknown as Record<string, unknown>[]), 200, {

@@ -2,12 +2,14 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { badInput } from '../../domain/errors.ts';
 import { Fields } from '../../domain/fields.ts';
 import { getRunProgress } from '../../services/grading/progress.ts';
+import { findRun } from '../../services/grading/run-ref.ts';
 import { gradingQueue } from '../../services/grading/queue.ts';
 import { cancelRunGrading, enqueueRunGrading } from '../../services/grading/run-queue.ts';
 import { JOB_STATES, listJobs, retryFailedJobs } from '../../services/jobs.ts';
 import { defineRoute, type Api } from '../define-route.ts';
+import { requireNamed } from '../filter-values.ts';
 import { JOBS_RETRY_EXAMPLE, RUN_GRADE_CANCEL_EXAMPLE, RUN_GRADE_EXAMPLE } from '../examples/request-examples.ts';
-import { bodyResponses, errorResponses, ErrorSchema, notFoundResponse } from '../schemas.ts';
+import { bodyResponses, errorResponses, ErrorSchema, notFoundResponse, unknownFilterResponse } from '../schemas.ts';
 
 /**
  * Batch grading over HTTP: enqueue a run for a judge, watch its progress, list, retry and cancel jobs.
@@ -128,11 +130,14 @@ export function registerJobs(api: Api): void {
       tags: ['jobs'],
       summary: 'Done, failed and remaining answers, rate, ETA, tokens and cost of grading a run with a judge',
       request: { params: RunParam, query: z.object({ judge: Id.optional().openapi({ description: 'Needed when several judges grade the run' }) }) },
-      responses: { 200: { description: 'Progress', content: { 'application/json': { schema: Progress } } }, ...errorResponses, ...notFoundResponse },
+      responses: { 200: { description: 'Progress', content: { 'application/json': { schema: Progress } } }, ...errorResponses, 404: { description: 'No such run, or `judge` names no judge', content: { 'application/json': { schema: ErrorSchema } } } },
     }),
     handler: async (c) => {
       const { id } = c.req.valid('param');
       const { judge } = c.req.valid('query');
+      // An unknown judge is 404 (before: 400 "not enqueued", as for a judge that never graded the run); the run first.
+      await findRun(database, id);
+      await requireNamed(database, { judge }, { judge: 'judge' });
       return c.json(await getRunProgress(database, id, judge), 200);
     },
   });
@@ -149,10 +154,12 @@ export function registerJobs(api: Api): void {
       responses: {
         200: { description: 'Jobs', content: { 'application/json': { schema: z.object({ counts: z.record(z.string(), z.number().int()), jobs: z.array(Job), workers: z.array(Worker), unsettledCalls: z.number().int().openapi({ description: 'Pending ledger rows whose worker is dead: calls sent, likely billed, never settled' }) }).openapi('GradingJobs') } } },
         ...errorResponses,
+        ...unknownFilterResponse,
       },
     }),
     handler: async (c) => {
       const q = c.req.valid('query');
+      await requireNamed(database, q, { run: 'run' });
       return c.json(await listJobs(database, { limit: q.limit, ...(q.state ? { state: q.state } : {}), ...(q.run ? { run: q.run } : {}) }), 200);
     },
   });

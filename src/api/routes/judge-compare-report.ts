@@ -3,7 +3,8 @@ import { ITEM_VERDICTS } from '../../domain/verdicts.ts';
 import { DROP_REASONS } from '../../analysis/judge-compare/units.ts';
 import { JUDGE_COMPARE_DEFAULTS, JUDGE_COMPARE_LIMITS, judgeCompare } from '../../services/judge-compare.ts';
 import { defineRoute, type Api } from '../define-route.ts';
-import { errorResponses, notFoundResponse } from '../schemas.ts';
+import { requireNamed } from '../filter-values.ts';
+import { errorResponses, unknownFilterResponse } from '../schemas.ts';
 
 /**
  * GET /api/reports/judge-compare: `assay judge compare` over HTTP; the response is validated against its
@@ -72,10 +73,12 @@ export function registerJudgeCompareReport(api: Api): void {
       tags: ['reports'],
       summary: "Two judges' stored grades of a run against its human labels: kappas, paired bootstrap of B − A, verdict flips, F1 moves",
       request: { query: Query },
-      responses: { 200: { description: 'The comparison', content: { 'application/json': { schema: JudgeCompareSchema } } }, ...errorResponses, ...notFoundResponse },
+      responses: { 200: { description: 'The comparison', content: { 'application/json': { schema: JudgeCompareSchema } } }, ...errorResponses, ...unknownFilterResponse },
     }),
     handler: async (c) => {
       const q = c.req.valid('query');
+      // An unknown judge is 404 (before: 400 "has no grades for run", as for a judge that never graded it).
+      await requireNamed(database, q, { run: 'runRef', a: 'judge', b: 'judge' });
       return c.json(JudgeCompareSchema.parse(await judgeCompare(database, q)), 200);
     },
   });

@@ -8,9 +8,10 @@ import { AssayError } from '../../domain/errors.ts';
 import { jsonlBody, jsonlRequestBody } from '../body.ts';
 import { respondList } from '../csv.ts';
 import { defineRoute, type Api } from '../define-route.ts';
+import { requireNamed } from '../filter-values.ts';
 import { ANNOTATION_EXAMPLE, LABELS_EXAMPLE } from '../examples/request-examples.ts';
 import { AnnotationQueuePage, LabelImportSchema, LabelPage, SavedLabelSchema } from '../label-schema.ts';
-import { bodyResponses, errorResponses, ErrorSchema, jsonOrCsvResponse, jsonResponse, notFoundResponse, PageQuery } from '../schemas.ts';
+import { bodyResponses, errorResponses, ErrorSchema, jsonOrCsvResponse, jsonResponse, notFoundResponse, PageQuery, unknownFilterResponse } from '../schemas.ts';
 
 /** Calibration labels (bulk, write scope) and one-at-a-time annotation (annotate scope). */
 
@@ -59,10 +60,11 @@ export function registerLabels(api: Api): void {
       tags: ['labels'],
       summary: 'List labels, filtered by run, annotator, kind',
       request: { query: PageQuery.extend({ run: Name.optional(), annotator: Name.optional(), kind: z.enum(LABEL_KINDS).optional() }) },
-      responses: { 200: jsonOrCsvResponse('A page of labels (or CSV)', LabelPage), ...errorResponses },
+      responses: { 200: jsonOrCsvResponse('A page of labels (or CSV)', LabelPage), ...errorResponses, ...unknownFilterResponse },
     }),
     handler: async (c) => {
       const q = c.req.valid('query');
+      await requireNamed(database, q, { run: 'run', annotator: 'annotator' });
       const r = await listLabels(database, q);
       return respondList(c, { items: r.labels, total: r.total, limit: q.limit, offset: q.offset });
     },
@@ -94,11 +96,13 @@ export function registerLabels(api: Api): void {
       tags: ['annotation'],
       summary: "Description answers the key's annotator has not labelled yet",
       request: { query: PageQuery.extend({ annotator: Name.optional().openapi({ description: "The key's name (the default); any other name is refused with 403" }), run: Name.optional() }) },
-      responses: { 200: jsonOrCsvResponse('A page of answers to label (or CSV)', AnnotationQueuePage), ...errorResponses },
+      responses: { 200: jsonOrCsvResponse('A page of answers to label (or CSV)', AnnotationQueuePage), ...errorResponses, ...unknownFilterResponse },
     }),
     handler: async (c) => {
       const q = c.req.valid('query');
-      const r = await annotationQueue(database, { ...q, annotator: ownName(c.get('caller'), q.annotator, 'annotator') });
+      const annotator = ownName(c.get('caller'), q.annotator, 'annotator');
+      await requireNamed(database, q, { run: 'run' });
+      const r = await annotationQueue(database, { ...q, annotator });
       return respondList(c, { items: r.items, total: r.total, limit: q.limit, offset: q.offset });
     },
   });

@@ -12,11 +12,12 @@ import {
 } from '../../services/reports.ts';
 import { respondRows } from '../csv.ts';
 import { defineRoute, type Api } from '../define-route.ts';
+import { requireNamed, type FilterKind } from '../filter-values.ts';
 import { CalibrationReportSchema } from '../calibration-schema.ts';
 import { DtsResultSchema } from '../dts-schema.ts';
 import { LeaderboardSchema } from '../leaderboard-schema.ts';
 import { AblationReportSchema, EffortReportSchema, OrientationReportSchema } from '../report-schema.ts';
-import { errorResponses, jsonOrCsvResponse, jsonResponse, notFoundResponse } from '../schemas.ts';
+import { errorResponses, jsonOrCsvResponse, jsonResponse, unknownFilterResponse } from '../schemas.ts';
 import { registerJudgeCompareReport } from './judge-compare-report.ts';
 
 /** Reports over stored data. Table reports answer CSV too (Accept: text/csv). */
@@ -38,8 +39,11 @@ export function registerReports(api: Api): void {
   const { database } = api.deps;
   /** A report route: `body` is the JSON document; the table reports answer their rows as CSV too (Accept: text/csv). */
   const tableRoute = (path: string, operationId: string, summary: string, query: z.ZodObject, body: ReturnType<typeof jsonResponse>) =>
-    createRoute({ method: 'get', path, operationId, tags: ['reports'], summary, request: { query }, responses: { 200: body, ...errorResponses, ...notFoundResponse } });
+    createRoute({ method: 'get', path, operationId, tags: ['reports'], summary, request: { query }, responses: { 200: body, ...errorResponses, ...unknownFilterResponse } });
   const rows = (schema: z.ZodType) => jsonOrCsvResponse('The report (or its rows as CSV)', schema);
+  /** A report's filters must name something (filter-values.ts): an unknown run would report nothing as if measured. */
+  const FILTERS: Record<string, FilterKind> = { run: 'run', model: 'model', rubric: 'rubric', judge: 'judge' };
+  const named = <T extends Record<string, unknown>>(q: T, more: Record<string, FilterKind> = {}): Promise<T> => requireNamed(database, q, { ...FILTERS, ...more }).then(() => q);
 
   defineRoute(api, {
     scope: 'read',
@@ -51,7 +55,7 @@ export function registerReports(api: Api): void {
       rows(LeaderboardSchema),
     ),
     handler: async (c) => {
-      const q = c.req.valid('query') as z.infer<typeof Seeded>;
+      const q = await named(c.req.valid('query') as z.infer<typeof Seeded>);
       return respondRows(c, await leaderboard(database, q, { seed: q.seed }));
     },
   });
@@ -59,7 +63,7 @@ export function registerReports(api: Api): void {
   defineRoute(api, {
     scope: 'read',
     route: tableRoute('/api/reports/orientation', 'getOrientationReport', 'Per model: correct landscape / portrait orientation counts, accuracy with a Wilson interval', Filters, rows(OrientationReportSchema)),
-    handler: async (c) => respondRows(c, await orientationTable(database, c.req.valid('query') as z.infer<typeof Filters>)),
+    handler: async (c) => respondRows(c, await orientationTable(database, await named(c.req.valid('query') as z.infer<typeof Filters>))),
   });
 
   const AblationQuery = Seeded.extend({ tag: Name.default('tagged').openapi({ description: 'Condition tag compared against runs without it' }) });
@@ -67,7 +71,8 @@ export function registerReports(api: Api): void {
     scope: 'read',
     route: tableRoute('/api/reports/ablation', 'getAblationReport', 'Condition ablation (e.g. tagged vs plain): F1 and piece-count error per model', AblationQuery, rows(AblationReportSchema)),
     handler: async (c) => {
-      const q = c.req.valid('query') as z.infer<typeof AblationQuery>;
+      // The tag only when asked: the default 'tagged' compares against no run where none carries it, as before.
+      const q = await named(c.req.valid('query') as z.infer<typeof AblationQuery>, c.req.query('tag') === undefined ? {} : { tag: 'tag' });
       return respondRows(c, await ablationTable(database, q, { seed: q.seed }));
     },
   });
@@ -76,7 +81,7 @@ export function registerReports(api: Api): void {
     scope: 'read',
     route: tableRoute('/api/reports/effort', 'getEffortReport', 'Per model × effort level: scores, median output tokens, missing answers', Seeded, rows(EffortReportSchema)),
     handler: async (c) => {
-      const q = c.req.valid('query') as z.infer<typeof Seeded>;
+      const q = await named(c.req.valid('query') as z.infer<typeof Seeded>);
       return respondRows(c, await effortTable(database, q, { seed: q.seed }));
     },
   });
@@ -91,7 +96,7 @@ export function registerReports(api: Api): void {
       CalibrationQuery,
       jsonResponse('The `assay calibrate --json` report over stored labels, with the lexical-baseline notes of its judges', StoredCalibrationSchema),
     ),
-    handler: async (c) => c.json(await calibrationReport(database, c.req.valid('query') as z.infer<typeof CalibrationQuery>), 200),
+    handler: async (c) => c.json(await calibrationReport(database, await named(c.req.valid('query') as z.infer<typeof CalibrationQuery>)), 200),
   });
 
   const DtsQuery = Filters.extend({
@@ -105,7 +110,7 @@ export function registerReports(api: Api): void {
     scope: 'read',
     route: tableRoute('/api/reports/describe-then-solve', 'getDescribeThenSolveReport', 'P(A✓|P✓), P(A✓|P✗), P(P✓), P(A✓) with Wilson intervals, per model and size bucket', DtsQuery, rows(DtsResultSchema)),
     handler: async (c) => {
-      const r = await describeThenSolveReport(database, c.req.valid('query') as z.infer<typeof DtsQuery>);
+      const r = await describeThenSolveReport(database, await named(c.req.valid('query') as z.infer<typeof DtsQuery>));
       return respondRows(c, { ...r, rows: flattenDts(r.report) });
     },
   });
