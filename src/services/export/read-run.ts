@@ -1,5 +1,6 @@
 import { asc, eq, inArray, or, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
+import { notFound } from '../../domain/errors.ts';
 import { answers, assemblyScores, grades, judges, labels, puzzles, rubricItems, rubrics, rubricVersions, runs } from '../../db/schema.ts';
 import type { Rubric } from '../../domain/rubric.ts';
 import { findRun } from '../grading/run-ref.ts';
@@ -8,6 +9,12 @@ import { findRun } from '../grading/run-ref.ts';
  * Everything stored about one run, read in one snapshot for `assay export`: the run, its answers, every
  * grade (all versions, with the judge configuration each was made with), the labels, the assembly scores,
  * and the rubrics (every version a grade points at) and puzzles they use.
+ *
+ * One snapshot: on PostgreSQL every statement of a READ COMMITTED transaction sees what committed before
+ * it, so an export taken while workers grade held answers read before a grade written after them. The
+ * read is one REPEATABLE READ, read-only transaction: every query sees the database as of the first. A
+ * PGlite session runs one transaction at a time (its other callers, and socket clients, wait for it), so
+ * the same transaction is already isolated there; it takes the same settings, which it accepts.
  */
 
 export interface RunExport {
@@ -22,10 +29,17 @@ export interface RunExport {
   puzzles: Array<Record<string, unknown>>;
 }
 
-export async function readRunExport(database: Database, runRef: string): Promise<RunExport> {
+export interface ReadRunExportOptions {
+  /** For tests: runs between the read of the answers and the rest (a concurrent writer commits there). */
+  hooks?: { afterAnswers?(): Promise<void> };
+}
+
+export async function readRunExport(database: Database, runRef: string, o: ReadRunExportOptions = {}): Promise<RunExport> {
   const found = await findRun(database, runRef);
   return database.db.transaction(async (tx) => {
     const [run] = await tx.select().from(runs).where(eq(runs.id, found.id));
+    // Deleted between the lookup and the snapshot.
+    if (!run) throw notFound(`run '${runRef}' not found`);
     const rows = await tx
       .select({ a: answers, puzzle: puzzles.slug, rubric: rubrics.slug })
       .from(answers)
@@ -33,6 +47,7 @@ export async function readRunExport(database: Database, runRef: string): Promise
       .leftJoin(rubrics, eq(rubrics.id, answers.rubricId))
       .where(eq(answers.runId, found.id))
       .orderBy(asc(answers.id));
+    await o.hooks?.afterAnswers?.();
     const ids = rows.map((r) => r.a.id);
     const external = new Map(rows.map((r) => [r.a.id, r.a.externalId]));
     const g = ids.length
@@ -68,7 +83,7 @@ export async function readRunExport(database: Database, runRef: string): Promise
       ? await tx.select({ p: puzzles, rubric: rubrics.slug }).from(puzzles).leftJoin(rubrics, eq(rubrics.id, puzzles.rubricId)).where(inArray(puzzles.id, puzzleIds)).orderBy(asc(puzzles.slug))
       : [];
     return {
-      run: { name: run!.name, model: run!.model, effort: run!.effort, tags: run!.tags },
+      run: { name: run.name, model: run.model, effort: run.effort, tags: run.tags },
       answers: rows.map((r) => ({ ...r.a, puzzle: r.puzzle, rubric: r.rubric })),
       grades: g.map((x) => ({ ...x.g, answer: external.get(x.g.answerId)!, judge: x.judge, judgeHash: x.judgeHash, rubric: x.rubric, rubricVersion: x.rubricVersion })),
       judges: judgeRows.map((j) => ({ slug: j.slug, provider: j.provider, model: j.model, configHash: j.configHash, config: j.config })),
@@ -98,5 +113,5 @@ export async function readRunExport(database: Database, runRef: string): Promise
         ...(p.rubric ? { rubric: p.rubric } : {}),
       })),
     };
-  });
+  }, { isolationLevel: 'repeatable read', accessMode: 'read only' });
 }
