@@ -1,4 +1,4 @@
-import { asc, eq, inArray, or, sql } from 'drizzle-orm';
+import { asc, eq, inArray, or, sql, type AnyColumn, type SQL } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import { notFound } from '../../domain/errors.ts';
 import { answers, assemblyScores, grades, judges, labels, puzzles, rubricItems, rubrics, rubricVersions, runs } from '../../db/schema.ts';
@@ -15,7 +15,14 @@ import { findRun } from '../grading/run-ref.ts';
  * read is one REPEATABLE READ, read-only transaction: every query sees the database as of the first. A
  * PGlite session runs one transaction at a time (its other callers, and socket clients, wait for it), so
  * the same transaction is already isolated there; it takes the same settings, which it accepts.
+ *
+ * No id list as query parameters: the per-answer tables are read by the run (a subquery), the sets derived
+ * from them as one int[] parameter — a run of more than 65,535 answers was past PostgreSQL's (and PGlite's)
+ * limit of parameters per statement, so it could not be exported.
  */
+
+/** `column = any($1::int[])`: a set of ids as one parameter, however many. */
+const anyId = (column: AnyColumn, ids: Iterable<number>): SQL => sql`${column} = any(${`{${[...ids].join(',')}}`}::int[])`;
 
 export interface RunExport {
   run: { name: string; model: string; effort: string | null; tags: string[] };
@@ -40,6 +47,7 @@ export async function readRunExport(database: Database, runRef: string, o: ReadR
     const [run] = await tx.select().from(runs).where(eq(runs.id, found.id));
     // Deleted between the lookup and the snapshot.
     if (!run) throw notFound(`run '${runRef}' not found`);
+    const ofRun = () => tx.select({ id: answers.id }).from(answers).where(eq(answers.runId, found.id));
     const rows = await tx
       .select({ a: answers, puzzle: puzzles.slug, rubric: rubrics.slug })
       .from(answers)
@@ -48,39 +56,43 @@ export async function readRunExport(database: Database, runRef: string, o: ReadR
       .where(eq(answers.runId, found.id))
       .orderBy(asc(answers.id));
     await o.hooks?.afterAnswers?.();
-    const ids = rows.map((r) => r.a.id);
     const external = new Map(rows.map((r) => [r.a.id, r.a.externalId]));
-    const g = ids.length
-      ? await tx
-          .select({ g: grades, judge: judges.slug, judgeHash: judges.configHash, rubric: rubrics.slug, rubricVersion: rubricVersions.version })
-          .from(grades)
-          .innerJoin(judges, eq(judges.id, grades.judgeId))
-          .leftJoin(rubricVersions, eq(rubricVersions.id, grades.rubricVersionId))
-          .leftJoin(rubrics, eq(rubrics.id, rubricVersions.rubricId))
-          .where(inArray(grades.answerId, ids))
-          .orderBy(asc(grades.answerId), asc(grades.createdAt), asc(grades.id))
-      : [];
-    const judgeRows = g.length
-      ? await tx.select().from(judges).where(inArray(judges.id, [...new Set(g.map((x) => x.g.judgeId))])).orderBy(asc(judges.slug), asc(judges.id))
-      : [];
-    const l = ids.length ? await tx.select().from(labels).where(inArray(labels.answerId, ids)).orderBy(asc(labels.answerId), asc(labels.itemKey), asc(labels.annotator)) : [];
-    const s = ids.length ? await tx.select().from(assemblyScores).where(inArray(assemblyScores.answerId, ids)).orderBy(asc(assemblyScores.answerId)) : [];
+    const g = await tx
+      .select({ g: grades, judge: judges.slug, judgeHash: judges.configHash, rubric: rubrics.slug, rubricVersion: rubricVersions.version })
+      .from(grades)
+      .innerJoin(judges, eq(judges.id, grades.judgeId))
+      .leftJoin(rubricVersions, eq(rubricVersions.id, grades.rubricVersionId))
+      .leftJoin(rubrics, eq(rubrics.id, rubricVersions.rubricId))
+      .where(inArray(grades.answerId, ofRun()))
+      .orderBy(asc(grades.answerId), asc(grades.createdAt), asc(grades.id));
+    const judgeRows = g.length ? await tx.select().from(judges).where(anyId(judges.id, new Set(g.map((x) => x.g.judgeId)))).orderBy(asc(judges.slug), asc(judges.id)) : [];
+    const l = await tx.select().from(labels).where(inArray(labels.answerId, ofRun())).orderBy(asc(labels.answerId), asc(labels.itemKey), asc(labels.annotator));
+    const s = await tx.select().from(assemblyScores).where(inArray(assemblyScores.answerId, ofRun())).orderBy(asc(assemblyScores.answerId));
     // The rubric versions the grades were made against, and the answers' rubrics at their latest version.
-    const versionIds = [...new Set(g.flatMap((x) => (x.g.rubricVersionId === null ? [] : [x.g.rubricVersionId])))];
-    const rubricIds = [...new Set(rows.flatMap((r) => (r.a.rubricId === null ? [] : [r.a.rubricId])))];
-    const versions = await tx
-      .select({ v: rubricVersions, slug: rubrics.slug })
-      .from(rubricVersions)
-      .innerJoin(rubrics, eq(rubrics.id, rubricVersions.rubricId))
-      .where(or(rubricIds.length ? inArray(rubricVersions.rubricId, rubricIds) : sql`false`, versionIds.length ? inArray(rubricVersions.id, versionIds) : sql`false`))
-      .orderBy(asc(rubrics.slug), asc(rubricVersions.version));
+    const versionIds = new Set(g.flatMap((x) => (x.g.rubricVersionId === null ? [] : [x.g.rubricVersionId])));
+    const rubricIds = new Set(rows.flatMap((r) => (r.a.rubricId === null ? [] : [r.a.rubricId])));
+    const versions =
+      versionIds.size || rubricIds.size
+        ? await tx
+            .select({ v: rubricVersions, slug: rubrics.slug })
+            .from(rubricVersions)
+            .innerJoin(rubrics, eq(rubrics.id, rubricVersions.rubricId))
+            .where(or(anyId(rubricVersions.rubricId, rubricIds), anyId(rubricVersions.id, versionIds)))
+            .orderBy(asc(rubrics.slug), asc(rubricVersions.version))
+        : [];
     const latest = new Map<number, number>();
     for (const v of versions) latest.set(v.v.rubricId, Math.max(latest.get(v.v.rubricId) ?? 0, v.v.version));
-    const wanted = versions.filter((v) => versionIds.includes(v.v.id) || latest.get(v.v.rubricId) === v.v.version);
-    const items = wanted.length ? await tx.select().from(rubricItems).where(inArray(rubricItems.rubricVersionId, wanted.map((v) => v.v.id))).orderBy(asc(rubricItems.position)) : [];
-    const puzzleIds = [...new Set(rows.flatMap((r) => (r.a.puzzleId === null ? [] : [r.a.puzzleId])))];
-    const puzzleRows = puzzleIds.length
-      ? await tx.select({ p: puzzles, rubric: rubrics.slug }).from(puzzles).leftJoin(rubrics, eq(rubrics.id, puzzles.rubricId)).where(inArray(puzzles.id, puzzleIds)).orderBy(asc(puzzles.slug))
+    const wanted = versions.filter((v) => versionIds.has(v.v.id) || latest.get(v.v.rubricId) === v.v.version);
+    const items = wanted.length ? await tx.select().from(rubricItems).where(anyId(rubricItems.rubricVersionId, wanted.map((v) => v.v.id))).orderBy(asc(rubricItems.position)) : [];
+    const itemsOf = new Map<number, typeof items>();
+    for (const i of items) {
+      const list = itemsOf.get(i.rubricVersionId);
+      if (list) list.push(i);
+      else itemsOf.set(i.rubricVersionId, [i]);
+    }
+    const puzzleIds = new Set(rows.flatMap((r) => (r.a.puzzleId === null ? [] : [r.a.puzzleId])));
+    const puzzleRows = puzzleIds.size
+      ? await tx.select({ p: puzzles, rubric: rubrics.slug }).from(puzzles).leftJoin(rubrics, eq(rubrics.id, puzzles.rubricId)).where(anyId(puzzles.id, puzzleIds)).orderBy(asc(puzzles.slug))
       : [];
     return {
       run: { name: run.name, model: run.model, effort: run.effort, tags: run.tags },
@@ -98,7 +110,7 @@ export async function readRunExport(database: Database, runRef: string, o: ReadR
           reference: v.v.reference,
           ...(v.v.image ? { image: v.v.image } : {}),
           ...(v.v.truth ? { truth: v.v.truth as Rubric['truth'] } : {}),
-          items: items.filter((i) => i.rubricVersionId === v.v.id).map((i) => ({ id: i.itemKey, text: i.text, weight: i.weight, ...(i.tags.length ? { tags: i.tags } : {}) })),
+          items: (itemsOf.get(v.v.id) ?? []).map((i) => ({ id: i.itemKey, text: i.text, weight: i.weight, ...(i.tags.length ? { tags: i.tags } : {}) })),
           ...(v.v.source ? { source: v.v.source } : {}),
         },
       })),
