@@ -76,7 +76,7 @@ export const badInputResponse = (e: BadInputExample) => ({
   },
 });
 export const notFoundResponse = { 404: errorResponse('No such resource') } as const;
-/** A list or report whose filter value names nothing (api/filter-values.ts): never an empty list for a typo. */
+/** A list or report whose filter value names nothing (services/filter-values.ts): never an empty list for a typo. */
 export const unknownFilterResponse = {
   404: errorResponse("A filter names nothing (an unknown run, model, rubric, puzzle, judge, annotator, tag or answer): the message starts with the parameter and quotes its value, e.g. `judge 'lexicl' not found: …`"),
 } as const;

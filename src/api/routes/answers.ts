@@ -8,7 +8,7 @@ import { submitAssembly } from '../../services/assembly-submit.ts';
 import { jsonlBody, jsonlRequestBody } from '../body.ts';
 import { respondList } from '../csv.ts';
 import { defineRoute, type Api } from '../define-route.ts';
-import { requireNamed } from '../filter-values.ts';
+import { requireNamed } from '../../services/filter-values.ts';
 import { ANSWERS_EXAMPLE, ASSEMBLY_EXAMPLE } from '../examples/request-examples.ts';
 import { AnswerImportSchema, AnswerPage, AnswerSchema, AssemblyScorePage, AssemblyScoreSchema, SubmittedAssemblySchema } from '../answer-schema.ts';
 import { bodyResponses, errorResponses, jsonOrCsvResponse, jsonResponse, notFoundResponse, PageQuery, unknownFilterResponse } from '../schemas.ts';

@@ -8,7 +8,7 @@ import { getRun, listRuns } from '../../services/runs.ts';
 import { jsonlBody, jsonlRequestBody } from '../body.ts';
 import { respondList } from '../csv.ts';
 import { defineRoute, type Api } from '../define-route.ts';
-import { requireNamed } from '../filter-values.ts';
+import { requireNamed } from '../../services/filter-values.ts';
 import { PUZZLE_IMPORT_RESPONSE, PUZZLES_EXAMPLE, RUBRIC_EXAMPLE, RUBRIC_IMPORT_RESPONSE } from '../examples/request-examples.ts';
 import { PuzzleImportSchema, PuzzlePage, PuzzleSchema, RubricImportSchema, RubricPage, RubricVersionSchema, RunPage, RunSchema } from '../catalog-schema.ts';
 import { bodyResponses, errorResponses, ErrorSchema, jsonOrCsvResponse, jsonResponse, notFoundResponse, PageQuery, unknownFilterResponse, withExample } from '../schemas.ts';

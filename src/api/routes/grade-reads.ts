@@ -6,7 +6,7 @@ import { NO_QUORUM_STATUS } from '../../domain/panel.ts';
 import { getGrade, listGrades } from '../../services/grading/grade-list.ts';
 import { toCsv, wantsCsv } from '../csv.ts';
 import { defineRoute, type Api } from '../define-route.ts';
-import { requireNamed } from '../filter-values.ts';
+import { requireNamed } from '../../services/filter-values.ts';
 import { GradePageSchema, GradeSchema } from '../grade-schema.ts';
 import { errorResponses, jsonOrCsvResponse, jsonResponse, notFoundResponse, unknownFilterResponse } from '../schemas.ts';
 

@@ -7,7 +7,7 @@ import { gradingQueue } from '../../services/grading/queue.ts';
 import { cancelRunGrading, enqueueRunGrading } from '../../services/grading/run-queue.ts';
 import { JOB_STATES, listJobs, retryFailedJobs } from '../../services/jobs.ts';
 import { defineRoute, type Api } from '../define-route.ts';
-import { requireNamed } from '../filter-values.ts';
+import { requireNamed } from '../../services/filter-values.ts';
 import { JOBS_RETRY_EXAMPLE, RUN_GRADE_CANCEL_EXAMPLE, RUN_GRADE_EXAMPLE } from '../examples/request-examples.ts';
 import { bodyResponses, errorResponses, ErrorSchema, notFoundResponse, unknownFilterResponse } from '../schemas.ts';
 

@@ -3,7 +3,7 @@ import { ITEM_VERDICTS } from '../../domain/verdicts.ts';
 import { DROP_REASONS } from '../../analysis/judge-compare/units.ts';
 import { JUDGE_COMPARE_DEFAULTS, JUDGE_COMPARE_LIMITS, judgeCompare } from '../../services/judge-compare.ts';
 import { defineRoute, type Api } from '../define-route.ts';
-import { requireNamed } from '../filter-values.ts';
+import { requireNamed } from '../../services/filter-values.ts';
 import { errorResponses, unknownFilterResponse } from '../schemas.ts';
 
 /**

@@ -8,7 +8,7 @@ import { AssayError } from '../../domain/errors.ts';
 import { jsonlBody, jsonlRequestBody } from '../body.ts';
 import { respondList } from '../csv.ts';
 import { defineRoute, type Api } from '../define-route.ts';
-import { requireNamed } from '../filter-values.ts';
+import { requireNamed } from '../../services/filter-values.ts';
 import { ANNOTATION_EXAMPLE, LABELS_EXAMPLE } from '../examples/request-examples.ts';
 import { AnnotationQueuePage, LabelImportSchema, LabelPage, SavedLabelSchema } from '../label-schema.ts';
 import { bodyResponses, errorResponses, ErrorSchema, jsonOrCsvResponse, jsonResponse, notFoundResponse, PageQuery, unknownFilterResponse } from '../schemas.ts';

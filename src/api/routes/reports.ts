@@ -12,7 +12,7 @@ import {
 } from '../../services/reports.ts';
 import { respondRows } from '../csv.ts';
 import { defineRoute, type Api } from '../define-route.ts';
-import { requireNamed, type FilterKind } from '../filter-values.ts';
+import { requireNamed, type FilterKind } from '../../services/filter-values.ts';
 import { CalibrationReportSchema } from '../calibration-schema.ts';
 import { DtsResultSchema } from '../dts-schema.ts';
 import { LeaderboardSchema } from '../leaderboard-schema.ts';

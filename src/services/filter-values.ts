@@ -3,12 +3,12 @@ import { join } from 'node:path';
 import type { Database } from '../db/client.ts';
 import { isAssayError, notFound } from '../domain/errors.ts';
 import { JUDGES_DIR } from '../judges/config.ts';
-import { findRun } from '../services/grading/run-ref.ts';
-import { runTags } from '../services/runs.ts';
+import { findRun } from './grading/run-ref.ts';
+import { runTags } from './runs.ts';
 
 /**
  * A list filter whose value names nothing is 404, not 200 with an empty list: a typo (`?judge=lexicl`)
- * would read as "no data" (the pages answer the same values 404 since web/page-query.ts). A value that
+ * would read as "no data" (the pages answer the same values 404 since web/page-query.ts); the API's list and report routes call it. A value that
  * names something but matches no rows stays an empty list. Each kind is looked up as the filter it guards
  * compares it (a run by name, or by name or id where the list takes both), so a value that passes here is
  * one the filter can match. The message starts with the parameter and quotes the value.
