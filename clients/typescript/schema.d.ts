@@ -3075,6 +3075,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A filter names nothing (an unknown run, model, rubric, puzzle, judge, annotator, tag or answer): the message starts with the parameter and quotes its value, e.g. `judge 'lexicl' not found: …` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limited (see Retry-After) */
             429: {
                 headers: {
@@ -3333,6 +3342,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A filter names nothing (an unknown run, model, rubric, puzzle, judge, annotator, tag or answer): the message starts with the parameter and quotes its value, e.g. `judge 'lexicl' not found: …` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limited (see Retry-After) */
             429: {
                 headers: {
@@ -3479,6 +3497,15 @@ export interface operations {
             };
             /** @description The key lacks the scope */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A filter names nothing (an unknown run, model, rubric, puzzle, judge, annotator, tag or answer): the message starts with the parameter and quotes its value, e.g. `judge 'lexicl' not found: …` */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3735,6 +3762,15 @@ export interface operations {
             };
             /** @description The key lacks the scope */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A filter names nothing (an unknown run, model, rubric, puzzle, judge, annotator, tag or answer): the message starts with the parameter and quotes its value, e.g. `judge 'lexicl' not found: …` */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4006,6 +4042,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A filter names nothing (an unknown run, model, rubric, puzzle, judge, annotator, tag or answer): the message starts with the parameter and quotes its value, e.g. `judge 'lexicl' not found: …` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limited (see Retry-After) */
             429: {
                 headers: {
@@ -4192,6 +4237,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A filter names nothing (an unknown run, model, rubric, puzzle, judge, annotator, tag or answer): the message starts with the parameter and quotes its value, e.g. `judge 'lexicl' not found: …` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Rate limited (see Retry-After) */
             429: {
                 headers: {
@@ -4369,7 +4423,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource */
+            /** @description A filter names nothing (an unknown run, model, rubric, puzzle, judge, annotator, tag or answer): the message starts with the parameter and quotes its value, e.g. `judge 'lexicl' not found: …` */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4450,7 +4504,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource */
+            /** @description A filter names nothing (an unknown run, model, rubric, puzzle, judge, annotator, tag or answer): the message starts with the parameter and quotes its value, e.g. `judge 'lexicl' not found: …` */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4535,7 +4589,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource */
+            /** @description A filter names nothing (an unknown run, model, rubric, puzzle, judge, annotator, tag or answer): the message starts with the parameter and quotes its value, e.g. `judge 'lexicl' not found: …` */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4618,7 +4672,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource */
+            /** @description A filter names nothing (an unknown run, model, rubric, puzzle, judge, annotator, tag or answer): the message starts with the parameter and quotes its value, e.g. `judge 'lexicl' not found: …` */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4701,7 +4755,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource */
+            /** @description A filter names nothing (an unknown run, model, rubric, puzzle, judge, annotator, tag or answer): the message starts with the parameter and quotes its value, e.g. `judge 'lexicl' not found: …` */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4788,7 +4842,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource */
+            /** @description A filter names nothing (an unknown run, model, rubric, puzzle, judge, annotator, tag or answer): the message starts with the parameter and quotes its value, e.g. `judge 'lexicl' not found: …` */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4874,7 +4928,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource */
+            /** @description A filter names nothing (an unknown run, model, rubric, puzzle, judge, annotator, tag or answer): the message starts with the parameter and quotes its value, e.g. `judge 'lexicl' not found: …` */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4906,7 +4960,7 @@ export interface operations {
     listGrades: {
         parameters: {
             query?: {
-                /** @description Run name or id (unknown: 404) */
+                /** @description Run name or id */
                 run?: string;
                 /** @description The run's model */
                 model?: string;
@@ -4963,7 +5017,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource */
+            /** @description A filter names nothing (an unknown run, model, rubric, puzzle, judge, annotator, tag or answer): the message starts with the parameter and quotes its value, e.g. `judge 'lexicl' not found: …` */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5563,7 +5617,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description No such resource */
+            /** @description No such run, or `judge` names no judge */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5634,6 +5688,15 @@ export interface operations {
             };
             /** @description The key lacks the scope */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A filter names nothing (an unknown run, model, rubric, puzzle, judge, annotator, tag or answer): the message starts with the parameter and quotes its value, e.g. `judge 'lexicl' not found: …` */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
