@@ -1252,6 +1252,10 @@ export interface components {
             /** @enum {string} */
             kind: "human" | "judge";
             label: string;
+            /** @description The campaign the label was given in (its own label, apart from the same person's elsewhere); null for a plain or imported label */
+            campaignId: number | null;
+            /** @description The version of the answer's rubric the label was given against; null when unknown */
+            rubricVersion: number | null;
             /**
              * Format: date-time
              * @description ISO 8601

@@ -17,6 +17,8 @@ const Label = z
     annotator: z.string(),
     kind: z.enum(LABEL_KINDS),
     label: z.string(),
+    campaignId: z.number().int().nullable().openapi({ description: 'The campaign the label was given in (its own label, apart from the same person\'s elsewhere); null for a plain or imported label' }),
+    rubricVersion: z.number().int().nullable().openapi({ description: "The version of the answer's rubric the label was given against; null when unknown" }),
     createdAt: Timestamp,
   })
   .openapi('Label');

@@ -243,13 +243,23 @@ export const labels = pgTable(
     annotator: text('annotator').notNull(),
     kind: text('kind').$type<LabelKind>().notNull().default('human'),
     label: text('label').notNull(),
-    /** The annotation campaign the label was given in (migration 0007); null for imported and ad hoc labels. */
+    /**
+     * The annotation campaign the label was given in (migration 0007); null for imported and ad hoc labels.
+     * Part of the key (migration 0010): one annotator in two campaigns over one answer has a label in each.
+     */
     campaignId: integer('campaign_id').references((): AnyPgColumn => campaigns.id, { onDelete: 'set null' }),
+    /**
+     * The rubric version the label was given against (migration 0010; rows before it: the version current
+     * when they were written); null when unknown (an import that did not say). Calibration compares item
+     * texts through it (services/grading/label-versions.ts).
+     */
+    rubricVersionId: integer('rubric_version_id').references(() => rubricVersions.id, { onDelete: 'restrict' }),
     createdAt: createdAt(),
   },
   (t) => [
     index('labels_campaign_idx').on(t.campaignId),
-    uniqueIndex('labels_answer_item_annotator_uq').on(t.answerId, t.itemKey, t.annotator),
+    unique('labels_answer_item_annotator_campaign_uq').on(t.answerId, t.itemKey, t.annotator, t.campaignId).nullsNotDistinct(),
+    index('labels_rubric_version_idx').on(t.rubricVersionId),
     index('labels_annotator_idx').on(t.annotator),
     check('labels_kind_check', isOneOf(t.kind, LABEL_KINDS)),
   ],

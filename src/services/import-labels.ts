@@ -1,11 +1,11 @@
-import { asc, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import { AssayError } from '../domain/errors.ts';
 import type { Database, Queryable } from '../db/client.ts';
-import { answers, labels, runs } from '../db/schema.ts';
+import { answers, labels, rubricItems, rubricVersions, runs } from '../db/schema.ts';
 import { parseCsv } from './import-csv.ts';
 import { locatedError, parseJsonl, parseLocated, where, type ImportFile, type Located } from './import-parse.ts';
-import { checkItem, CHUNK, itemKeys, LabelRowSchema } from './labels.ts';
+import { checkItem, CHUNK, itemKeys, LABEL_KEY, LabelRowSchema, versionForLabel } from './labels.ts';
 
 /**
  * `assay import labels` and POST /api/labels. A label file is calibration evidence: a label that lands
@@ -21,6 +21,11 @@ export interface LabelImportOptions {
   run?: string;
   /** Allow changing stored labels (otherwise such an import is refused as a conflict). */
   replace?: boolean;
+  /**
+   * Rows without `rubric_version` were given against their rubric's current version (the seed, which
+   * imports the rubrics and their labels together). Otherwise such a row's version is unknown (null).
+   */
+  currentVersion?: boolean;
 }
 
 export interface LabelImportResult {
@@ -88,16 +93,17 @@ function resolveAnswer(index: Awaited<ReturnType<typeof fetchCandidates>>, r: Re
   return found[0]!;
 }
 
-type Stored = Pick<typeof labels.$inferSelect, 'answerId' | 'itemKey' | 'annotator' | 'kind' | 'label'>;
+type Stored = Pick<typeof labels.$inferSelect, 'answerId' | 'itemKey' | 'annotator' | 'kind' | 'label' | 'rubricVersionId'>;
 const keyOf = (l: Pick<Stored, 'answerId' | 'itemKey' | 'annotator'>) => `${l.answerId}\u0000${l.itemKey}\u0000${l.annotator}`;
 
+/** The stored plain labels of the answers: an import writes plain labels (a campaign's are apart, labels.ts). */
 async function storedLabels(tx: Queryable, answerIds: number[]): Promise<Map<string, Stored>> {
   const out = new Map<string, Stored>();
   for (let i = 0; i < answerIds.length; i += CHUNK) {
     const rows = await tx
-      .select({ answerId: labels.answerId, itemKey: labels.itemKey, annotator: labels.annotator, kind: labels.kind, label: labels.label })
+      .select({ answerId: labels.answerId, itemKey: labels.itemKey, annotator: labels.annotator, kind: labels.kind, label: labels.label, rubricVersionId: labels.rubricVersionId })
       .from(labels)
-      .where(inArray(labels.answerId, answerIds.slice(i, i + CHUNK)));
+      .where(and(inArray(labels.answerId, answerIds.slice(i, i + CHUNK)), isNull(labels.campaignId)));
     for (const r of rows) out.set(keyOf(r), r);
   }
   return out;
@@ -105,9 +111,53 @@ async function storedLabels(tx: Queryable, answerIds: number[]): Promise<Map<str
 
 const quote = (s: string) => JSON.stringify(s);
 
-function describeChange(loc: Located, answer: Candidate, before: Stored, after: typeof labels.$inferInsert): string {
+/** A row that names its rubric version changes a stored label given against another (or an unknown) one. */
+const versionChanged = (before: Stored, after: typeof labels.$inferInsert) => after.rubricVersionId != null && after.rubricVersionId !== before.rubricVersionId;
+
+type Versions = Map<number, Map<number, { id: number; items: Set<string> }>>;
+
+/** Every version of the rubrics, by version number, with its items: what a row's `rubric_version` names. */
+async function rubricVersionIndex(tx: Queryable, rubricIds: number[]): Promise<Versions> {
+  const out: Versions = new Map();
+  for (let i = 0; i < rubricIds.length; i += CHUNK) {
+    const rows = await tx
+      .select({ rubricId: rubricVersions.rubricId, id: rubricVersions.id, version: rubricVersions.version, key: rubricItems.itemKey })
+      .from(rubricVersions)
+      .leftJoin(rubricItems, eq(rubricItems.rubricVersionId, rubricVersions.id))
+      .where(inArray(rubricVersions.rubricId, rubricIds.slice(i, i + CHUNK)));
+    for (const r of rows) {
+      const byNo = out.get(r.rubricId) ?? new Map<number, { id: number; items: Set<string> }>();
+      const v = byNo.get(r.version) ?? { id: r.id, items: new Set<string>() };
+      if (r.key !== null) v.items.add(r.key);
+      out.set(r.rubricId, byNo.set(r.version, v));
+    }
+  }
+  return out;
+}
+
+/** The rubric version row a label row was given against: the one it names, the current one for the seed, else unknown (null). */
+function rowVersion(r: Resolvable, answer: Candidate, item: string, versions: Versions, currentVersion: boolean): number | null {
+  const byNo = answer.rubricId === null ? undefined : versions.get(answer.rubricId);
+  const n = r.row.rubric_version;
+  if (n === undefined) {
+    if (!currentVersion || !byNo || byNo.size === 0) return null;
+    const newest = byNo.get(Math.max(...byNo.keys()))!;
+    return versionForLabel(newest, item);
+  }
+  if (!byNo) throw locatedError(r.loc, ['rubric_version'], `answer has no rubric, so it has no rubric version ${n}`);
+  const v = byNo.get(n);
+  if (!v) throw locatedError(r.loc, ['rubric_version'], `the answer's rubric has no version ${n} (it has ${[...byNo.keys()].sort((a, b) => a - b).join(', ')})`);
+  if (versionForLabel(v, item) === null) throw locatedError(r.loc, ['item'], `item '${item}' is not an item of version ${n} of the answer's rubric`);
+  return v.id;
+}
+
+function describeChange(loc: Located, answer: Candidate, before: Stored, after: typeof labels.$inferInsert, versionNo: (id: number | null | undefined) => string): string {
   const what = [`answer ${quote(answer.externalId)} of run ${quote(answer.run)}`, before.itemKey ? `item ${quote(before.itemKey)}` : 'whole answer', `rater ${quote(before.annotator)}`];
-  const change = [before.label !== after.label && `${quote(before.label)} → ${quote(after.label)}`, before.kind !== after.kind && `kind ${before.kind} → ${after.kind}`].filter(Boolean);
+  const change = [
+    before.label !== after.label && `${quote(before.label)} → ${quote(after.label)}`,
+    before.kind !== after.kind && `kind ${before.kind} → ${after.kind}`,
+    versionChanged(before, after) && `rubric version ${versionNo(before.rubricVersionId)} → ${versionNo(after.rubricVersionId)}`,
+  ].filter(Boolean);
   return `${where(loc.file, loc.line)} ${what.join(', ')}: ${change.join(', ')}`;
 }
 
@@ -139,7 +189,11 @@ export async function storeLabelFile(tx: Queryable, file: ImportFile, parsed: Re
   const seen = new Map<string, number | null>();
   const index = await fetchCandidates(tx, parsed);
   const resolved = parsed.map((r) => resolveAnswer(index, r, opts));
-  const keys = await itemKeys(tx, [...new Set(resolved.flatMap((a) => (a.rubricId === null ? [] : [a.rubricId])))]);
+  const rubricIds = [...new Set(resolved.flatMap((a) => (a.rubricId === null ? [] : [a.rubricId])))];
+  const keys = await itemKeys(tx, rubricIds);
+  const versions = await rubricVersionIndex(tx, rubricIds);
+  const numberOf = new Map([...versions.values()].flatMap((byNo) => [...byNo].map(([n, v]) => [v.id, n] as const)));
+  const versionNo = (id: number | null | undefined) => (id == null ? 'unknown' : String(numberOf.get(id) ?? '?'));
   const stored = await storedLabels(tx, [...new Set(resolved.map((a) => a.id))]);
   const fresh: Array<typeof labels.$inferInsert> = [];
   const freshFrom: Array<{ loc: Located; answer: Candidate }> = [];
@@ -151,7 +205,7 @@ export async function storeLabelFile(tx: Queryable, file: ImportFile, parsed: Re
     const item = r.row.item ?? '';
     if (item !== '') checkItem(keys, r.loc, answer.rubricId, item);
     const annotator = (r.row.rater ?? r.row.annotator)!;
-    const value = { answerId: answer.id, itemKey: item, annotator, kind: r.row.kind ?? 'human', label: r.row.label };
+    const value = { answerId: answer.id, itemKey: item, annotator, kind: r.row.kind ?? 'human', label: r.row.label, rubricVersionId: rowVersion(r, answer, item, versions, opts.currentVersion === true) };
     const key = keyOf(value);
     if (seen.has(key)) throw locatedError(r.loc, ['label'], `second label by '${annotator}' for the same answer and item (first on line ${seen.get(key)})`);
     seen.set(key, r.loc.line);
@@ -160,10 +214,10 @@ export async function storeLabelFile(tx: Queryable, file: ImportFile, parsed: Re
       fresh.push(value);
       freshFrom.push({ loc: r.loc, answer });
     }
-    else if (before.label === value.label && before.kind === value.kind) unchanged++;
+    else if (before.label === value.label && before.kind === value.kind && !versionChanged(before, value)) unchanged++;
     else {
       changed.push(value);
-      if (examples.length < EXAMPLES) examples.push(describeChange(r.loc, answer, before, value));
+      if (examples.length < EXAMPLES) examples.push(describeChange(r.loc, answer, before, value, versionNo));
     }
   }
   if (changed.length > 0 && !opts.replace) throw replaceRefused(file, examples, changed.length);
@@ -188,10 +242,10 @@ export async function storeLabelFile(tx: Queryable, file: ImportFile, parsed: Re
     for (const j of raced) {
       const value = fresh[j]!;
       const s = now.get(keyOf(value as Stored));
-      if (s && s.label === value.label && s.kind === value.kind) unchanged++;
+      if (s && s.label === value.label && s.kind === value.kind && !versionChanged(s, value)) unchanged++;
       else {
         changed.push(value);
-        if (s && examples.length < EXAMPLES) examples.push(describeChange(freshFrom[j]!.loc, freshFrom[j]!.answer, s, value));
+        if (s && examples.length < EXAMPLES) examples.push(describeChange(freshFrom[j]!.loc, freshFrom[j]!.answer, s, value, versionNo));
       }
     }
     if (changed.length > 0 && !opts.replace) throw replaceRefused(file, examples, changed.length);
@@ -201,8 +255,8 @@ export async function storeLabelFile(tx: Queryable, file: ImportFile, parsed: Re
       .insert(labels)
       .values(changed.slice(i, i + CHUNK))
       .onConflictDoUpdate({
-        target: [labels.answerId, labels.itemKey, labels.annotator],
-        set: { label: sql`excluded.label`, kind: sql`excluded.kind`, createdAt: sql`now()` },
+        target: LABEL_KEY,
+        set: { label: sql`excluded.label`, kind: sql`excluded.kind`, rubricVersionId: sql`excluded.rubric_version_id`, createdAt: sql`now()` },
       });
   }
   return { inserted, replaced: changed.length, unchanged, runs: [...new Set(resolved.map((a) => a.run))].sort() };

@@ -9,8 +9,11 @@ import { LABEL_KINDS } from '../domain/label-kinds.ts';
 import { locatedError, noEdgeSpaces, type Located } from './import-parse.ts';
 
 /**
- * Human (and judge) labels for calibration, one per (answer, item, annotator): saving again replaces
- * the label, so annotation pages can save as the annotator goes. item '' = a label of the whole answer.
+ * Human (and judge) labels for calibration, one per (answer, item, annotator, campaign): saving again
+ * replaces the label, so annotation pages can save as the annotator goes; a label given in a campaign is
+ * that campaign's (campaign null: the plain pages and imports), so two campaigns never overwrite each
+ * other. item '' = a label of the whole answer. Each label records the rubric version it was given
+ * against (null: unknown), so calibration never counts it as a label of a reworded item.
  */
 
 const scalar = (text: z.ZodType<string>) => z.union([text, z.number(), z.boolean()]).transform(String);
@@ -26,6 +29,8 @@ export const LabelRowSchema = z
     annotator: noEdgeSpaces(Fields.annotator).optional(),
     kind: z.enum(LABEL_KINDS).optional(),
     label: scalar(Fields.label),
+    /** The version of the answer's rubric the label was given against, when the file knows it. */
+    rubric_version: Fields.version.optional(),
   })
   .refine((r) => r.answer !== undefined || r.answer_id !== undefined, { path: ['answer'], message: 'required ("answer" with its run, or "answer_id")' })
   .refine((r) => r.rater !== undefined || r.annotator !== undefined, { path: ['rater'], message: 'required ("rater" or "annotator")' })
@@ -63,10 +68,41 @@ export async function itemKeys(tx: Queryable, rubricIds: number[]): Promise<Map<
   return out;
 }
 
+/** The newest version of each rubric: its row id and item keys (what the annotation pages show). */
+export async function currentVersions(tx: Queryable, rubricIds: number[]): Promise<Map<number, { id: number; version: number; items: Set<string> }>> {
+  const out = new Map<number, { id: number; version: number; items: Set<string> }>();
+  for (let i = 0; i < rubricIds.length; i += CHUNK) {
+    const rows = await tx
+      .select({ rubricId: rubricVersions.rubricId, id: rubricVersions.id, version: rubricVersions.version, key: rubricItems.itemKey })
+      .from(rubricVersions)
+      .leftJoin(rubricItems, eq(rubricItems.rubricVersionId, rubricVersions.id))
+      .where(and(inArray(rubricVersions.rubricId, rubricIds.slice(i, i + CHUNK)), sql`${rubricVersions.version} = (select max(v.version) from rubric_versions v where v.rubric_id = ${rubricVersions.rubricId})`));
+    for (const r of rows) {
+      const v = out.get(r.rubricId) ?? { id: r.id, version: r.version, items: new Set<string>() };
+      if (r.key !== null) v.items.add(r.key);
+      out.set(r.rubricId, v);
+    }
+  }
+  return out;
+}
+
+/**
+ * The version a label written now is given against: the current one, unless the label names an item
+ * only an earlier version has (then which version the person read is unknown: null, never a guess).
+ */
+export function versionForLabel(current: { id: number; items: Set<string> } | undefined, item: string): number | null {
+  if (!current) return null;
+  const rubricItem = item !== '' && !item.startsWith('answer:') && !item.startsWith('claim:');
+  return !rubricItem || current.items.has(item) ? current.id : null;
+}
+
 export function checkItem(keys: Map<number, Set<string>>, loc: Located, rubricId: number | null, item: string): void {
   if (rubricId === null) throw locatedError(loc, ['item'], `answer has no rubric, so item '${item}' cannot be labelled`);
   if (!keys.get(rubricId)?.has(item)) throw locatedError(loc, ['item'], `unknown item '${item}' for this answer's rubric`);
 }
+
+/** The unique key of a label (migration 0010): a campaign's labels are apart from the plain ones (null, not distinct). */
+export const LABEL_KEY = [labels.answerId, labels.itemKey, labels.annotator, labels.campaignId];
 
 /** Insert or replace: callers decide beforehand whether replacing is allowed. */
 export async function upsertLabels(tx: Queryable, values: Array<typeof labels.$inferInsert>): Promise<{ inserted: number; updated: number }> {
@@ -75,8 +111,8 @@ export async function upsertLabels(tx: Queryable, values: Array<typeof labels.$i
     .insert(labels)
     .values(values)
     .onConflictDoUpdate({
-      target: [labels.answerId, labels.itemKey, labels.annotator],
-      set: { label: sql`excluded.label`, kind: sql`excluded.kind`, createdAt: sql`now()` },
+      target: LABEL_KEY,
+      set: { label: sql`excluded.label`, kind: sql`excluded.kind`, rubricVersionId: sql`excluded.rubric_version_id`, createdAt: sql`now()` },
     })
     // xmax = 0 only on a freshly inserted row version: tells inserts from updates in one statement.
     .returning({ inserted: sql<boolean>`(xmax = 0)` });
@@ -96,7 +132,8 @@ export async function saveLabel(database: Database, input: LabelInput): Promise<
       const loc: Located = { value: null, file: `answer ${a.id}`, line: null, lineOf: () => null };
       checkItem(a.rubricId === null ? new Map() : await itemKeys(tx, [a.rubricId]), loc, a.rubricId, item);
     }
-    const r = await upsertLabels(tx, [{ answerId: a.id, itemKey: item, annotator: input.annotator, kind: input.kind ?? 'human', label: input.label }]);
+    const version = a.rubricId === null ? null : versionForLabel((await currentVersions(tx, [a.rubricId])).get(a.rubricId), item);
+    const r = await upsertLabels(tx, [{ answerId: a.id, itemKey: item, annotator: input.annotator, kind: input.kind ?? 'human', label: input.label, rubricVersionId: version }]);
     return { created: r.inserted === 1 };
   });
 }
@@ -110,6 +147,10 @@ export interface LabelView {
   annotator: string;
   kind: string;
   label: string;
+  /** The campaign the label was given in (null: the plain pages or an import). */
+  campaignId: number | null;
+  /** The rubric version number it was given against; null when unknown. */
+  rubricVersion: number | null;
   createdAt: Date;
 }
 
@@ -125,11 +166,17 @@ export async function listLabels(
   if (opts.kind) c.push(eq(labels.kind, opts.kind));
   const cond = c.length ? and(...c) : undefined;
   const db = database.db;
-  const base = () => db.select({ l: labels, externalId: answers.externalId, run: runs.name, model: runs.model }).from(labels).innerJoin(answers, eq(answers.id, labels.answerId)).innerJoin(runs, eq(runs.id, answers.runId));
+  const base = () =>
+    db
+      .select({ l: labels, externalId: answers.externalId, run: runs.name, model: runs.model, version: rubricVersions.version })
+      .from(labels)
+      .innerJoin(answers, eq(answers.id, labels.answerId))
+      .innerJoin(runs, eq(runs.id, answers.runId))
+      .leftJoin(rubricVersions, eq(rubricVersions.id, labels.rubricVersionId));
   const [{ total } = { total: 0 }] = await db.select({ total: count() }).from(labels).innerJoin(answers, eq(answers.id, labels.answerId)).innerJoin(runs, eq(runs.id, answers.runId)).where(cond);
   const rows = await base()
     .where(cond)
-    .orderBy(asc(labels.answerId), asc(labels.itemKey), asc(labels.annotator))
+    .orderBy(asc(labels.answerId), asc(labels.itemKey), asc(labels.annotator), sql`${labels.campaignId} nulls first`)
     .limit(opts.limit ?? 1000)
     .offset(opts.offset ?? 0);
   return {
@@ -143,6 +190,8 @@ export async function listLabels(
       annotator: r.l.annotator,
       kind: r.l.kind,
       label: r.l.label,
+      campaignId: r.l.campaignId,
+      rubricVersion: r.version,
       createdAt: r.l.createdAt,
     })),
   };

@@ -4,7 +4,8 @@ import type { DtsGroup, DtsReport } from '../analysis/describe-then-solve/index.
 import type { LabelRow, LabelScale } from '../domain/labels.ts';
 import { ANSWER_SCALE_KEYS, type HumansMode } from '../domain/campaigns.ts';
 import { runInThread, taskModule } from '../threads/pool.ts';
-import { calibrationLabels } from './grading/calibration-labels.ts';
+import { calibrationLabelSet, type CalibrationLabelSet } from './grading/calibration-labels.ts';
+import { versionNotes } from './grading/label-versions.ts';
 import { CALIBRATION_TABLES, cachedPart, cachedReport, GRADED_TABLES, memoLast, reportKey } from './report-cache.ts';
 import { assemblyFacts, descriptionFacts } from './report-facts.ts';
 import { baselineNotes, chooseJudge, filterKey, judgeInfo, type JudgeInfo, type ReportFilters } from './report-data.ts';
@@ -23,10 +24,15 @@ const FILTERS = `($1::text is null or r.name = $1) and ($2::text is null or r.mo
  * of answers that humans labelled, on the report's scale (services/grading/calibration-labels.ts).
  * Answers are keyed by database id: a report spans runs.
  */
-export function calibrationRows(database: Database, scale: LabelScale, f: ReportFilters = {}, humans?: HumansMode): Promise<LabelRow[]> {
+export async function calibrationRows(database: Database, scale: LabelScale, f: ReportFilters = {}, humans?: HumansMode): Promise<LabelRow[]> {
+  return (await calibrationRowSet(database, scale, f, humans)).rows;
+}
+
+/** The rows with what was left out for its rubric version (calibration-labels.ts calibrationLabelSet): the reports state it in their notes. */
+export function calibrationRowSet(database: Database, scale: LabelScale, f: ReportFilters = {}, humans?: HumansMode): Promise<CalibrationLabelSet> {
   const q = { key: 'answerId' as const, scale, humanLabelledOnly: true, ...(f.run ? { run: f.run } : {}), ...(f.model ? { model: f.model } : {}), ...(f.judge ? { judge: f.judge } : {}), ...(humans && humans !== 'each' ? { humans } : {}) };
   // ('each' is calibrationLabels' default: the same rows, one key.) One read per data version for the calibration page and the calibration API alike; callers only read the rows.
-  return cachedPart(database, reportKey('calibration-rows', q), () => calibrationLabels(database, q), CALIBRATION_TABLES);
+  return cachedPart(database, reportKey('calibration-rows', q), () => calibrationLabelSet(database, q), CALIBRATION_TABLES);
 }
 
 /** Judges of the report that are the lexical baseline, by slug, with the note to show beside them. */
@@ -38,12 +44,12 @@ export async function calibrationReport(
 ): Promise<CalibrationReport & { judgeNotes: JudgeNotes }> {
   const calibrateOpts = { scale: opts.scale, ...(opts.judge ? { judge: opts.judge } : {}), seed: opts.seed ?? 1, source: 'stored labels' };
   return cachedReport(database, reportKey('calibration', [filterKey(opts), calibrateOpts]), async () => {
-    const rows = await calibrationRows(database, opts.scale, opts);
+    const { rows, versions } = await calibrationRowSet(database, opts.scale, opts);
     // Reused while the rows equal the last ones: a write that moves the tables but not these rows (a
     // regrade's F1 on the verdict scale, a grade of an answer no human labelled) is not calibrated again.
     const input = { rows, opts: calibrateOpts };
     const report = await memoLast(reportKey('calibrate', [filterKey(opts), calibrateOpts]), input, () => runInThread<CalibrationReport>(REPORT_TASKS, 'calibrateTask', input));
-    return { ...report, judgeNotes: await baselineNotes(database, report.judges) };
+    return { ...report, notes: [...report.notes, ...versionNotes(versions)], judgeNotes: await baselineNotes(database, report.judges) };
   }, CALIBRATION_TABLES);
 }
 
@@ -75,8 +81,11 @@ export interface DtsResult extends JudgeInfo {
  */
 async function wholeAnswerLabels(database: Database, f: ReportFilters): Promise<Array<[number, string]>> {
   const r = await database.execute(
-    `select l.answer_id as "answerId", l.label from labels l join answers a on a.id = l.answer_id join runs r on r.id = a.run_id
-      where l.kind = 'human' and l.item_key in ('', $3) and a.task in ('describe', 'describe-then-solve') and ${FILTERS}`,
+    // One vote per person and key: someone who gave the pass/fail in two campaigns (labels.ts) counts once, their newest.
+    `select distinct on (l.answer_id, l.item_key, l.annotator) l.answer_id as "answerId", l.label
+       from labels l join answers a on a.id = l.answer_id join runs r on r.id = a.run_id
+      where l.kind = 'human' and l.item_key in ('', $3) and a.task in ('describe', 'describe-then-solve') and ${FILTERS}
+      order by l.answer_id, l.item_key, l.annotator, l.created_at desc, l.id desc`,
     [f.run ?? null, f.model ?? null, ANSWER_SCALE_KEYS.binary],
   );
   return r.rows.map((x) => [Number(x.answerId), String(x.label)]);

@@ -31,6 +31,7 @@ export async function labelExamples(database: Database, file: ImportFile): Promi
   );
   const row = r.rows[0] as { runs: number; labels: number };
   if (Number(row.runs) < scope.runs.length || Number(row.labels) > 0) return 0;
-  const done = await importLabels(database, file);
+  // The seed imports the example rubrics and their labels together: the labels are of the current versions.
+  const done = await importLabels(database, file, { currentVersion: true });
   return done.inserted + done.replaced;
 }

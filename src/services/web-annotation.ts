@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, isNull, or, sql } from 'drizzle-orm';
 import type { Database, Queryable } from '../db/client.ts';
 import { answers, labels, rubricItems, rubricVersions } from '../db/schema.ts';
 import { ANSWER_SCALE_KEYS } from '../domain/campaigns.ts';
@@ -55,6 +55,7 @@ export interface Progress {
   rows: QueueRow[];
 }
 
+/** The plain queue counts the plain labels only: a campaign's labels are that campaign's (labels.ts). */
 export async function annotationProgress(database: Database, annotator: string, opts: { run?: string; extra?: readonly ExtraScale[] } = {}): Promise<Progress> {
   const r = await database.execute(
     `with latest as (
@@ -62,10 +63,10 @@ export async function annotationProgress(database: Database, annotator: string, 
      select a.id as "answerId", a.external_id as answer, r.name as run, r.model, rb.slug as rubric, a.text,
             (select count(*)::int from rubric_items ri where ri.rubric_version_id = latest.id) as items,
             (select count(*)::int from labels l join rubric_items ri on ri.item_key = l.item_key and ri.rubric_version_id = latest.id
-              where l.answer_id = a.id and l.annotator = $1) as labelled,
-            (select count(*)::int from labels l where l.answer_id = a.id and l.annotator = $1 and l.item_key like 'claim:%') as "claimsMarked",
-            exists (select 1 from labels l where l.answer_id = a.id and l.annotator = $1 and l.item_key = '${ANSWER_SCALE_KEYS.binary}') as binary,
-            exists (select 1 from labels l where l.answer_id = a.id and l.annotator = $1 and l.item_key = '${ANSWER_SCALE_KEYS.numeric}') as rating
+              where l.answer_id = a.id and l.annotator = $1 and l.campaign_id is null) as labelled,
+            (select count(*)::int from labels l where l.answer_id = a.id and l.annotator = $1 and l.campaign_id is null and l.item_key like 'claim:%') as "claimsMarked",
+            exists (select 1 from labels l where l.answer_id = a.id and l.annotator = $1 and l.campaign_id is null and l.item_key = '${ANSWER_SCALE_KEYS.binary}') as binary,
+            exists (select 1 from labels l where l.answer_id = a.id and l.annotator = $1 and l.campaign_id is null and l.item_key = '${ANSWER_SCALE_KEYS.numeric}') as rating
        from answers a join runs r on r.id = a.run_id join rubrics rb on rb.id = a.rubric_id join latest on latest.rubric_id = rb.id
       where a.task in ('describe', 'describe-then-solve') and a.text is not null and ($2::text is null or r.name = $2)
       order by a.id`,
@@ -107,12 +108,13 @@ export interface AnnotationTask {
   claims: Array<{ index: number; text: string; label: string | null }>;
 }
 
-export async function annotationTask(database: Database, answerId: number, annotator: string): Promise<AnnotationTask> {
+/** The task with the annotator's labels so far: plain ones, or those of the campaign (row id) it is opened in. */
+export async function annotationTask(database: Database, answerId: number, annotator: string, campaignId: number | null = null): Promise<AnnotationTask> {
   const a = await getAnswer(database, answerId);
   if (a.task !== 'describe' && a.task !== 'describe-then-solve') throw badInput(`answer ${answerId}: task '${a.task}' has no description to annotate`);
   if (!a.rubric) throw badInput(`answer ${answerId}: has no rubric to annotate against`);
   const rubric = await getRubric(database, a.rubric);
-  const mine = await annotatorLabels(database, answerId, annotator);
+  const mine = await annotatorLabels(database, answerId, annotator, campaignId);
   const text = a.text ?? '';
   return {
     answerId,
@@ -126,15 +128,24 @@ export async function annotationTask(database: Database, answerId: number, annot
   };
 }
 
+/**
+ * The annotator's labels of one answer as the workspace shows them: without a campaign their plain labels;
+ * in a campaign (its row id) that campaign's, and a plain label where the campaign has none of theirs
+ * (the rule of campaigns/campaign-labels.ts), never another campaign's.
+ */
 export async function annotatorLabels(
   database: Database,
   answerId: number,
   annotator: string,
+  campaignId: number | null = null,
 ): Promise<{ answerId: number; annotator: string; items: Record<string, string>; claims: Record<number, string>; binary?: string; numeric?: string }> {
+  const context = campaignId === null ? isNull(labels.campaignId) : or(eq(labels.campaignId, campaignId), isNull(labels.campaignId));
   const rows = await database.db
     .select({ item: labels.itemKey, label: labels.label })
     .from(labels)
-    .where(and(eq(labels.answerId, answerId), eq(labels.annotator, annotator), eq(labels.kind, 'human')));
+    .where(and(eq(labels.answerId, answerId), eq(labels.annotator, annotator), eq(labels.kind, 'human'), context))
+    // The campaign's own label last, so it stands over a plain one of the same unit below.
+    .orderBy(sql`${labels.campaignId} nulls first`);
   const items: Record<string, string> = {};
   const claims: Record<number, string> = {};
   const whole: { binary?: string; numeric?: string } = {};
@@ -156,6 +167,8 @@ export const PLAIN_RATING_K = 5;
 /** The items an annotator can label: those of the rubric's newest version, the one the workspace shows and a campaign asks. */
 export interface AnnotatableItems {
   version: number;
+  /** The current version's row id: what a label saved now records as its rubric version. */
+  versionId: number;
   current: Set<string>;
   /** Items only earlier versions have: named as such when refused (a tab opened before the rubric changed). */
   older: Set<string>;
@@ -163,13 +176,14 @@ export interface AnnotatableItems {
 
 export async function annotatableItems(tx: Queryable, rubricId: number): Promise<AnnotatableItems> {
   const rows = await tx
-    .select({ version: rubricVersions.version, key: rubricItems.itemKey })
+    .select({ version: rubricVersions.version, versionId: rubricVersions.id, key: rubricItems.itemKey })
     .from(rubricItems)
     .innerJoin(rubricVersions, eq(rubricVersions.id, rubricItems.rubricVersionId))
     .where(eq(rubricVersions.rubricId, rubricId));
   const version = rows.reduce((v, r) => Math.max(v, r.version), 0);
   const current = new Set(rows.filter((r) => r.version === version).map((r) => r.key));
-  return { version, current, older: new Set(rows.filter((r) => !current.has(r.key)).map((r) => r.key)) };
+  const versionId = rows.find((r) => r.version === version)?.versionId ?? 0;
+  return { version, versionId, current, older: new Set(rows.filter((r) => !current.has(r.key)).map((r) => r.key)) };
 }
 
 /** Why an item cannot be labelled on this answer, or null when it can. */
@@ -235,7 +249,9 @@ export async function saveAnnotations(
       seen.set(r.key, r.label);
     }
     if (problems.length > 0) throw badInput(`answer ${a.id}: ${problems.join('; ')}; nothing saved`);
-    const values = [...seen].map(([itemKey, label]) => ({ answerId: a.id, itemKey, annotator: input.annotator, kind: 'human' as const, label }));
+    // Every mark was checked against the current version above: that is the version it was given against.
+    const rubricVersionId = items && items.versionId > 0 ? items.versionId : null;
+    const values = [...seen].map(([itemKey, label]) => ({ answerId: a.id, itemKey, annotator: input.annotator, kind: 'human' as const, label, rubricVersionId }));
     return upsertLabels(tx, values).then((r) => ({ created: r.inserted, updated: r.updated }));
   });
 }

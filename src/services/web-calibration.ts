@@ -2,7 +2,8 @@ import type { Database } from '../db/client.ts';
 import type { CalibrationReport } from '../analysis/calibration/index.ts';
 import type { LabelRow, LabelScale } from '../domain/labels.ts';
 import { rowsOnScale } from './grading/calibration-labels.ts';
-import { calibrationRows, type JudgeNotes } from './report-analysis.ts';
+import { calibrationRowSet, type JudgeNotes } from './report-analysis.ts';
+import { versionNotes } from './grading/label-versions.ts';
 import type { HumansMode } from '../domain/campaigns.ts';
 import { exampleAnswers, excludedByJudge } from './grading/example-exclusion.ts';
 import { baselineNotes } from './report-data.ts';
@@ -37,11 +38,13 @@ export function rowsOfScale(rows: readonly LabelRow[], scale: LabelScale): { kep
 export async function pageCalibration(database: Database, opts: { scale: LabelScale; judge?: string; seed?: number; humans?: HumansMode }): Promise<PageCalibration> {
   const input = { scale: opts.scale, seed: opts.seed ?? 1, ...(opts.judge ? { judge: opts.judge } : {}), ...(opts.humans && opts.humans !== 'each' ? { humans: opts.humans } : {}) };
   return cachedReport(database, reportKey('page-calibration', input), async () => {
-    const rows = await calibrationRows(database, opts.scale, opts.judge ? { judge: opts.judge } : {}, opts.humans);
+    const { rows, versions } = await calibrationRowSet(database, opts.scale, opts.judge ? { judge: opts.judge } : {}, opts.humans);
     // Reused while the rows equal the last ones (report-analysis.ts calibrationReport says why).
     const task = { rows, ...input };
     const r = await memoLast(reportKey('page-calibrate', input), task, () => runInThread<Omit<PageCalibration, 'judgeNotes' | 'excludedExamples'>>(REPORT_TASKS, 'pageCalibrationTask', task));
     const excludedExamples = excludedByJudge(await exampleAnswers(database, { key: 'answerId', judges: opts.judge ? [opts.judge] : null }));
-    return { ...r, judgeNotes: r.report ? await baselineNotes(database, r.report.judges) : {}, excludedExamples };
+    // Rows left out (or kept unchecked) for their rubric version are said in the report's notes (label-versions.ts).
+    const report = r.report ? { ...r.report, notes: [...r.report.notes, ...versionNotes(versions)] } : null;
+    return { ...r, report, judgeNotes: report ? await baselineNotes(database, report.judges) : {}, excludedExamples };
   }, CALIBRATION_TABLES);
 }

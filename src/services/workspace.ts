@@ -75,7 +75,8 @@ export async function workspaceTask(
   q: { answerId: number; annotator: string; campaign?: string | number; extra?: ReadonlyArray<'binary' | 'numeric'> },
 ): Promise<WorkspaceTask> {
   const spec = await specFor(database, { ...q, extra: q.extra ?? [] });
-  const [t, mine] = await Promise.all([annotationTask(database, q.answerId, q.annotator), annotatorLabels(database, q.answerId, q.annotator)]);
+  // In a campaign the annotator sees what they said in it (a plain label where it has none), never another campaign's.
+  const [t, mine] = await Promise.all([annotationTask(database, q.answerId, q.annotator, spec.campaignId), annotatorLabels(database, q.answerId, q.annotator, spec.campaignId)]);
   const rubric = await getRubric(database, t.rubric.slug);
   const asks = (s: CampaignScale) => spec.scales.includes(s);
   const claims = sentenceSpans(t.text).map((s, index) => ({ index, text: s.text, start: s.start, end: s.end, label: mine.claims[index] ?? null }));
@@ -131,6 +132,12 @@ export async function saveWorkspaceMarks(
   });
   if (problems.length) throw badInput(`answer ${q.answerId}: ${problems.join('; ')}; nothing saved`);
   return saveCampaignLabels(database, { campaign: q.campaign, answerId: q.answerId, annotator: q.annotator, marks });
+}
+
+/** The annotator's labels of one answer as the workspace shows them: plain, or the campaign's (annotatorLabels). */
+export async function workspaceLabels(database: Database, q: { answerId: number; annotator: string; campaign?: string | number }): Promise<Awaited<ReturnType<typeof annotatorLabels>>> {
+  const campaignId = q.campaign === undefined ? null : (await getCampaign(database, q.campaign)).id;
+  return annotatorLabels(database, q.answerId, q.annotator, campaignId);
 }
 
 /** The stored `image` of the rubric an answer is annotated against (null without one). */

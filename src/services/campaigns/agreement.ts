@@ -3,7 +3,8 @@ import { calibrate, type CalibrationReport } from '../../analysis/calibration/in
 import { isAssayError } from '../../domain/errors.ts';
 import type { CampaignScales } from '../../domain/campaigns.ts';
 import type { LabelScale } from '../../domain/labels.ts';
-import { calibrationLabels, rowsOnScale } from '../grading/calibration-labels.ts';
+import { calibrationLabelSet, rowsOnScale } from '../grading/calibration-labels.ts';
+import { versionNotes } from '../grading/label-versions.ts';
 import { campaignLabels } from './campaign-labels.ts';
 import { findCampaign } from './load.ts';
 import { rowsOf } from './sql.ts';
@@ -38,7 +39,9 @@ export async function campaignAgreement(database: Database, ref: number | string
   const out: ScaleAgreement[] = [];
   for (const [own, scale] of CALIBRATION_SCALES) {
     if (!campaign.spec.scales[own]) continue;
-    const all = await calibrationLabels(database, { key: 'answerId', scale, ...(campaign.spec.answers.run ? { run: campaign.spec.answers.run } : {}), ...(campaign.spec.answers.model ? { model: campaign.spec.answers.model } : {}) });
+    // The campaign's own labels (a plain one where it has none of the holder's), never another campaign's.
+    const set = await calibrationLabelSet(database, { key: 'answerId', scale, campaign: campaign.id, ...(campaign.spec.answers.run ? { run: campaign.spec.answers.run } : {}), ...(campaign.spec.answers.model ? { model: campaign.spec.answers.model } : {}) });
+    const all = set.rows;
     // Each scale reads its own labels only: a campaign's item verdicts are no binary labels (rowsOnScale).
     const rows = rowsOnScale(all, scale).kept.filter((r) => ids.has(r.answer) && (r.kind === 'judge' || held.has(`${r.answer}\u0000${r.rater}`)));
     if (!rows.some((r) => r.kind === 'human')) {
@@ -46,7 +49,9 @@ export async function campaignAgreement(database: Database, ref: number | string
       continue;
     }
     try {
-      out.push({ scale, report: calibrate(rows, { scale, seed: opts.seed ?? 1, source: `campaign ${campaign.name}` }) });
+      const report = calibrate(rows, { scale, seed: opts.seed ?? 1, source: `campaign ${campaign.name}` });
+      // Labels left out (or kept unchecked) for the rubric version they were given against are said, never dropped unsaid.
+      out.push({ scale, report: { ...report, notes: [...report.notes, ...versionNotes(set.versions, 'campaign')] } });
     } catch (e) {
       if (!isAssayError(e)) throw e;
       out.push({ scale, report: null, reason: e.message });

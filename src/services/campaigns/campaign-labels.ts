@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import type { Queryable } from '../../db/client.ts';
 import type { Campaign } from './load.ts';
 import { rowsOf, textList } from './sql.ts';
@@ -19,24 +19,40 @@ export interface CampaignLabel {
 }
 
 /**
+ * Which labels are a campaign's (SQL over labels `l`): those given in it, and a plain label (the plain
+ * pages, an import: campaign null) where it has none of that annotator's for the unit; never one given
+ * in another campaign. Ordering `l.campaign_id nulls last` within a unit puts the campaign's own first.
+ */
+export const ofCampaign = (campaignId: number): SQL => sql`(l.campaign_id = ${campaignId} or l.campaign_id is null)`;
+
+/**
  * Every human label the campaign's annotators gave the answers they hold, in answer, unit, annotator
- * order. Only holders: the plain annotation routes and label imports know no k, so a label of an
- * annotator who holds no slot of the answer would make it a unit of k + 1 people here.
+ * order, one per unit and annotator (ofCampaign). Only holders: the plain annotation routes and label
+ * imports know no k, so a label of an annotator who holds no slot of the answer would make it a unit of
+ * k + 1 people here.
  */
 export async function campaignLabels(db: Queryable, campaign: Campaign): Promise<CampaignLabel[]> {
-  const rows = await rowsOf<CampaignLabel & { createdAt: string | Date }>(
+  const rows = await rowsOf<CampaignLabel & { createdAt: string | Date; rank: number }>(
     db,
-    sql`select l.answer_id as "answerId", a.external_id as answer, r.name as run, r.model, l.item_key as unit, l.annotator,
-               l.label, l.campaign_id as "campaignId", l.created_at as "createdAt"
-          from campaign_answers ca join labels l on l.answer_id = ca.answer_id
-          join answers a on a.id = ca.answer_id join runs r on r.id = a.run_id
-         where ca.campaign_id = ${campaign.id} and l.kind = 'human' and l.annotator in ${textList(campaign.annotators)}
-           and exists (select 1 from campaign_assignments x where x.campaign_id = ca.campaign_id and x.answer_id = ca.answer_id and x.annotator = l.annotator)
-         order by ca.rank, l.item_key, l.annotator`,
+    sql`select * from (
+          select distinct on (l.answer_id, l.item_key, l.annotator)
+                 l.answer_id as "answerId", a.external_id as answer, r.name as run, r.model, l.item_key as unit, l.annotator,
+                 l.label, l.campaign_id as "campaignId", l.created_at as "createdAt", ca.rank
+            from campaign_answers ca join labels l on l.answer_id = ca.answer_id
+            join answers a on a.id = ca.answer_id join runs r on r.id = a.run_id
+           where ca.campaign_id = ${campaign.id} and l.kind = 'human' and l.annotator in ${textList(campaign.annotators)} and ${ofCampaign(campaign.id)}
+             and exists (select 1 from campaign_assignments x where x.campaign_id = ca.campaign_id and x.answer_id = ca.answer_id and x.annotator = l.annotator)
+           order by l.answer_id, l.item_key, l.annotator, l.campaign_id nulls last) own
+         order by own.rank, own.unit, own.annotator`,
   );
   return rows.map((r) => ({
-    ...r,
     answerId: Number(r.answerId),
+    answer: r.answer,
+    run: r.run,
+    model: r.model,
+    unit: r.unit,
+    annotator: r.annotator,
+    label: r.label,
     campaignId: r.campaignId === null ? null : Number(r.campaignId),
     createdAt: new Date(r.createdAt).toISOString(),
   }));

@@ -4,6 +4,7 @@ import { answers, campaignAnswers, campaignAssignments, labels } from '../../db/
 import { ANSWER_SCALE_KEYS, type CampaignMark } from '../../domain/campaigns.ts';
 import { AssayError, badInput } from '../../domain/errors.ts';
 import { SCALES } from '../../domain/labels.ts';
+import { LABEL_KEY } from '../labels.ts';
 import { annotatableItems, CLAIM_PREFIX, itemProblem, splitClaims, type AnnotatableItems } from '../web-annotation.ts';
 import { findCampaign, type Campaign } from './load.ts';
 import { requireAnnotator } from './next.ts';
@@ -43,8 +44,8 @@ async function answerFacts(tx: Queryable, answerId: number): Promise<AnswerFacts
 }
 
 /**
- * Saves one annotator's labels of one campaign answer (each replacing their own earlier one), with the
- * campaign recorded on each. All or nothing: every mark is checked first and any problem refuses the
+ * Saves one annotator's labels of one campaign answer as labels of the campaign (each replacing their own
+ * earlier one in it), with the rubric version they were checked against. All or nothing: every mark is checked first and any problem refuses the
  * whole save. An annotator who does not hold the answer takes one of its k slots here, under the same
  * rule as the queue, so labelling around the queue cannot pass k either.
  */
@@ -79,12 +80,15 @@ export async function saveCampaignLabels(
       .where(and(eq(campaignAssignments.campaignId, campaign.id), eq(campaignAssignments.answerId, input.answerId), eq(campaignAssignments.annotator, input.annotator)));
     if (!held) await takeSlotOf(tx, campaign, input.annotator, input.answerId);
 
+    // The campaign is part of the label's key: this replaces the annotator's earlier label in this
+    // campaign only, never what they said in another campaign or on the plain pages.
+    const rubricVersionId = facts.items && facts.items.versionId > 0 ? facts.items.versionId : null;
     const written = await tx
       .insert(labels)
-      .values([...rows].map(([itemKey, label]) => ({ answerId: input.answerId, itemKey, annotator: input.annotator, kind: 'human' as const, label, campaignId: campaign.id })))
+      .values([...rows].map(([itemKey, label]) => ({ answerId: input.answerId, itemKey, annotator: input.annotator, kind: 'human' as const, label, campaignId: campaign.id, rubricVersionId })))
       .onConflictDoUpdate({
-        target: [labels.answerId, labels.itemKey, labels.annotator],
-        set: { label: sql`excluded.label`, kind: sql`excluded.kind`, campaignId: sql`excluded.campaign_id`, createdAt: sql`now()` },
+        target: LABEL_KEY,
+        set: { label: sql`excluded.label`, kind: sql`excluded.kind`, rubricVersionId: sql`excluded.rubric_version_id`, createdAt: sql`now()` },
       })
       .returning({ inserted: sql<boolean>`(xmax = 0)` });
     await refreshDone(tx, campaign, input.annotator, [input.answerId]);

@@ -1,4 +1,4 @@
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { Queryable } from '../../db/client.ts';
 import { answers, campaignAssignments, labels } from '../../db/schema.ts';
 import { ANSWER_SCALE_KEYS } from '../../domain/campaigns.ts';
@@ -41,7 +41,8 @@ export async function requiredUnits(tx: Queryable, campaign: Campaign, answerIds
  * Marks each of the annotator's assignments done exactly when every required unit has their label, both
  * ways: a finished answer is open again once a unit lacks their label (a new rubric version added an
  * item, a label was deleted), so it comes back to them first and never counts as complete meanwhile.
- * Derived from the labels themselves, so labels saved by any front (the workspace, the API, an import) count.
+ * Derived from the labels themselves, so the campaign's and plain labels saved by any front (the workspace,
+ * the API, an import) count; a label given in another campaign does not.
  */
 export async function refreshDone(tx: Queryable, campaign: Campaign, annotator: string, only?: readonly number[]): Promise<void> {
   const held = await tx
@@ -55,7 +56,8 @@ export async function refreshDone(tx: Queryable, campaign: Campaign, annotator: 
   const have = await tx
     .select({ answerId: labels.answerId, item: labels.itemKey })
     .from(labels)
-    .where(and(inArray(labels.answerId, ids), eq(labels.annotator, annotator), eq(labels.kind, 'human')));
+    // The campaign's labels only (campaign-labels.ts ofCampaign): its own or plain ones, never another campaign's.
+    .where(and(inArray(labels.answerId, ids), eq(labels.annotator, annotator), eq(labels.kind, 'human'), or(eq(labels.campaignId, campaign.id), isNull(labels.campaignId))));
   const by = new Map<number, Set<string>>();
   for (const h of have) by.set(h.answerId, (by.get(h.answerId) ?? new Set()).add(h.item));
   const finished = (id: number) => (need.get(id) ?? []).every((u) => by.get(id)?.has(u));

@@ -9,6 +9,7 @@ import type { HumansMode } from '../../domain/campaigns.ts';
 import { answerLevelUnit, humansRows } from '../campaigns/calibration-humans.ts';
 import { findRun } from './run-ref.ts';
 import { dropExampleRows, exampleAnswers, excludedCount } from './example-exclusion.ts';
+import { settleVersions, versionNotes, type LabelVersionFacts, type VersionedRow, type VersionTexts } from './label-versions.ts';
 
 /**
  * Calibration label rows from stored data — the one builder behind `assay calibrate --run R --judge J`
@@ -39,9 +40,23 @@ export interface CalibrationLabelQuery {
   humanLabelledOnly?: boolean;
   /** The human side: each annotator (default), their majority, or adjudicated final labels (services/campaigns/humans.ts). */
   humans?: HumansMode;
+  /**
+   * One campaign (its row id): its answers, and of the people's labels those of annotators holding the
+   * answer, given in it or plain where it has none of theirs for the unit (campaigns/campaign-labels.ts);
+   * default every label, the newest of each person's labels of a unit standing.
+   */
+  campaign?: number;
+}
+
+/** The rows and what was left out or kept unchecked on the way (label-versions.ts): for the report's notes. */
+export interface CalibrationLabelSet {
+  rows: LabelRow[];
+  versions: LabelVersionFacts;
 }
 
 const FILTERS = `($1::text is null or r.name = $1) and ($2::text is null or r.model = $2)`;
+/** With a campaign ($3), only its answers. */
+const IN_CAMPAIGN = (a: string) => `($3::int is null or exists (select 1 from campaign_answers ca where ca.campaign_id = $3 and ca.answer_id = ${a}.id))`;
 
 async function jsonArray<T>(database: Database, text: string, params: unknown[]): Promise<T[]> {
   // One JSON array per query: decoding many rows field by field is what costs on PGlite.
@@ -59,48 +74,115 @@ function judgeLabels(scale: LabelScale | undefined, g: GradeFigures): Array<{ it
   return g.f1 !== null ? [{ label: g.f1 }] : [];
 }
 
+/** The rows only: for readers that state no notes of their own (calibrationLabelSet says what was left out). */
 export async function calibrationLabels(database: Database, q: CalibrationLabelQuery): Promise<LabelRow[]> {
+  return (await calibrationLabelSet(database, q)).rows;
+}
+
+type StoredLabel = [answer: string, answerId: number, stored: string, rater: string, kind: string, label: string, model: string, campaignId: number | null, versionId: number | null, at: number, id: number];
+
+/**
+ * One label per person and unit: an annotator may have labelled a unit in several campaigns and on the
+ * plain pages. In one campaign its own label stands over a plain one; over every label the newest stands.
+ * Those set aside with another label than the one standing are counted (superseded), never dropped unsaid.
+ */
+function onePerPerson(labels: readonly StoredLabel[], campaign: number | undefined, isUnit: (key: string) => boolean): { kept: StoredLabel[]; superseded: number } {
+  const own = (l: StoredLabel) => (campaign !== undefined && l[7] === campaign ? 1 : 0);
+  // The campaign's own first, then the newest written (created_at, then id, as grades are ordered).
+  const before = (a: StoredLabel, b: StoredLabel) => own(a) - own(b) || a[9] - b[9] || a[10] - b[10];
+  const by = new Map<string, StoredLabel[]>();
+  for (const l of labels) {
+    const k = `${l[1]}\u0000${l[2]}\u0000${l[3]}`;
+    by.set(k, [...(by.get(k) ?? []), l]);
+  }
+  const kept: StoredLabel[] = [];
+  let superseded = 0;
+  for (const list of by.values()) {
+    const standing = list.reduce((a, b) => (before(b, a) > 0 ? b : a));
+    kept.push(standing);
+    if (isUnit(standing[2])) superseded += list.filter((l) => l !== standing && l[5] !== standing[5]).length;
+  }
+  return { kept, superseded };
+}
+
+/** Item texts of the rubric versions the rows were given against. */
+async function versionTexts(database: Database, ids: readonly number[]): Promise<VersionTexts> {
+  const out = new Map<number, { version: number; items: Map<string, string> }>();
+  if (ids.length === 0) return out;
+  const rows = await jsonArray<[number, number, string | null, string | null]>(
+    database,
+    `select coalesce(json_agg(json_build_array(rv.id, rv.version, ri.item_key, ri.text)), '[]')::text as j
+       from rubric_versions rv left join rubric_items ri on ri.rubric_version_id = rv.id where rv.id = any($1::int[])`,
+    [[...new Set(ids)]],
+  );
+  for (const [id, version, key, text] of rows) {
+    const v = out.get(id) ?? { version, items: new Map<string, string>() };
+    if (key !== null && text !== null) v.items.set(key, text);
+    out.set(id, v);
+  }
+  return out;
+}
+
+/** Every calibration row of the query, with what was left out or kept unchecked (label-versions.ts). */
+export async function calibrationLabelSet(database: Database, q: CalibrationLabelQuery): Promise<CalibrationLabelSet> {
   const params = [q.run ?? null, q.model ?? null];
   const answerKey = q.key === 'externalId' ? 'a.external_id' : 'a.id::text';
-  const labels = await jsonArray<[string, string, string, string, string, string]>(
+  const stored = await jsonArray<StoredLabel>(
     database,
-    `select coalesce(json_agg(json_build_array(${answerKey}, l.item_key, l.annotator, l.kind, l.label, r.model) order by a.id, l.item_key, l.annotator), '[]')::text as j
+    `select coalesce(json_agg(json_build_array(${answerKey}, a.id, l.item_key, l.annotator, l.kind, l.label, r.model, l.campaign_id, l.rubric_version_id,
+                                               extract(epoch from l.created_at), l.id) order by a.id, l.item_key, l.annotator, l.id), '[]')::text as j
        from labels l join answers a on a.id = l.answer_id join runs r on r.id = a.run_id
-      where ${FILTERS} and l.item_key not like 'claim:%'`,
-    params,
+      where ${FILTERS} and l.item_key not like 'claim:%' and ${IN_CAMPAIGN('a')}
+        and ($3::int is null or ((l.campaign_id = $3 or l.campaign_id is null)
+             and (l.kind = 'judge' or exists (select 1 from campaign_assignments x where x.campaign_id = $3 and x.answer_id = a.id and x.annotator = l.annotator))))`,
+    [...params, q.campaign ?? null],
   );
+  // Only units of the report's scale count as set aside: another scale's labels are no units of it anyway.
+  const isUnit = (key: string) => {
+    const item = answerLevelUnit(q.scale, key);
+    return item !== null && (q.scale === undefined || (q.scale === 'verdict') === (item !== ''));
+  };
+  const { kept: labels, superseded } = onePerPerson(stored, q.campaign, isUnit);
   // A campaign's binary and numeric labels are answer-level units of their own scale (answerLevelUnit).
-  const rows: LabelRow[] = labels.flatMap(([answer, stored, rater, kind, label, model]) => {
-    const item = answerLevelUnit(q.scale, stored);
+  const versioned: VersionedRow[] = labels.flatMap(([answer, answerId, key, rater, kind, label, model, , versionId]) => {
+    const item = answerLevelUnit(q.scale, key);
     if (item === null) return [];
-    return [{
+    const row: LabelRow = {
       answer,
       ...(item ? { item } : {}),
       model,
       rater,
       kind: kind === 'judge' ? 'judge' : 'human',
       label: q.scale === 'numeric' && Number.isFinite(Number(label)) ? Number(label) : label,
-    }];
+    };
+    return [{ row, answerId, versionId }];
   });
-  const grades = await jsonArray<[string, GradeFigures['items'], string | null, number | null, string, string]>(
+  const rows = versioned.map((v) => v.row);
+  const grades = await jsonArray<[string, GradeFigures['items'], string | null, number | null, string, string, number, number | null]>(
     database,
-    `select coalesce(json_agg(json_build_array(${answerKey}, g.items, g.meta->>'label', g.f1, j.slug, r.model) order by a.id, j.slug), '[]')::text as j
+    `select coalesce(json_agg(json_build_array(${answerKey}, g.items, g.meta->>'label', g.f1, j.slug, r.model, a.id, g.rubric_version_id) order by a.id, j.slug), '[]')::text as j
        from grades g join judges j on j.id = g.judge_id join answers a on a.id = g.answer_id join runs r on r.id = a.run_id
-      where g.status = 'ok' and ${FILTERS} and ($3::text[] is null or j.slug = any($3::text[]))
+      where g.status = 'ok' and ${FILTERS} and ${IN_CAMPAIGN('a')} and ($4::text[] is null or j.slug = any($4::text[]))
         and ${isNewestBySlug()}
-        and (not $4::boolean or exists (select 1 from labels l where l.answer_id = g.answer_id and l.kind = 'human'))`,
-    [...params, q.judges ? [...q.judges] : q.judge !== undefined ? [q.judge] : null, q.humanLabelledOnly === true],
+        and (not $5::boolean or exists (select 1 from labels l where l.answer_id = g.answer_id and l.kind = 'human'))`,
+    [...params, q.campaign ?? null, q.judges ? [...q.judges] : q.judge !== undefined ? [q.judge] : null, q.humanLabelledOnly === true],
   );
   // On a scale, "answers some human labelled" means labelled on that scale: a judge's F1 beside an
   // answer people gave only item verdicts is a unit of the numeric report that compares to nothing.
   const onScale = q.scale && q.humanLabelledOnly ? new Set(rowsOnScale(rows.filter((r) => r.kind === 'human'), q.scale).kept.map((r) => r.answer)) : null;
-  for (const [answer, items, label, f1, judge, model] of grades) {
+  for (const [answer, items, label, f1, judge, model, answerId, versionId] of grades) {
     if (onScale && !onScale.has(answer)) continue;
-    for (const l of judgeLabels(q.scale, { items, label, f1 })) rows.push({ answer, model, rater: judge, kind: 'judge', ...l });
+    for (const l of judgeLabels(q.scale, { items, label, f1 })) versioned.push({ row: { answer, model, rater: judge, kind: 'judge', ...l }, answerId, versionId });
   }
+  // A label of an item is compared only with rows given against the same wording of it (label-versions.ts);
+  // on the binary and numeric scales item rows are no units (rowsOnScale sets them aside), so nothing to check.
+  const itemScale = q.scale === undefined || q.scale === 'verdict';
+  const texts = itemScale ? await versionTexts(database, versioned.flatMap((v) => (v.versionId === null || v.row.item === undefined ? [] : [v.versionId]))) : new Map();
+  const { kept, textChanged, unknown } = itemScale ? settleVersions(versioned, texts) : { kept: versioned.map((v) => v.row), textChanged: 0, unknown: 0 };
   // An anchored judge's own example answers are not calibration units for it (example-exclusion.ts).
-  dropExampleRows(rows, await exampleAnswers(database, { key: q.key, run: q.run, model: q.model, judges: q.judges ?? (q.judge !== undefined ? [q.judge] : null) }));
-  return q.humans && q.humans !== 'each' ? humansRows(database, rows, q) : rows;
+  dropExampleRows(kept, await exampleAnswers(database, { key: q.key, run: q.run, model: q.model, judges: q.judges ?? (q.judge !== undefined ? [q.judge] : null) }));
+  const versions = { textChanged, unknown, superseded };
+  return { rows: q.humans && q.humans !== 'each' ? await humansRows(database, kept, q) : kept, versions };
 }
 
 /**
@@ -155,7 +237,7 @@ export interface RunCalibration {
   excludedExamples: number;
   /** With a scale: the run's stored labels and judge figures of other scales, set aside (rowsOnScale). */
   setAside?: number;
-  /** What the report should say about the judge side on this scale (added to the report's notes). */
+  /** What the report should say about the judge side on this scale and the rows left out for their rubric version (added to the report's notes). */
   notes?: string[];
 }
 
@@ -163,10 +245,12 @@ export interface RunCalibration {
 export async function loadRunCalibration(database: Database, q: { run: string; judge: string; scale?: LabelScale }): Promise<RunCalibration> {
   const run = await findRun(database, q.run);
   const slugs = await calibratedJudges(database, q.judge);
-  const all = await calibrationLabels(database, { key: 'externalId', run: run.name, judges: slugs, ...(q.scale ? { scale: q.scale } : {}) });
+  const set = await calibrationLabelSet(database, { key: 'externalId', run: run.name, judges: slugs, ...(q.scale ? { scale: q.scale } : {}) });
+  const all = set.rows;
   // Without a scale every row comes back (the caller's scale check names the first foreign label).
   const { kept: rows, setAside } = q.scale ? rowsOnScale(all, q.scale) : { kept: all, setAside: 0 };
-  const scaleFacts = q.scale ? { setAside, notes: q.scale === 'numeric' ? numericNote(rows, slugs) : [] } : {};
+  const notes = [...(q.scale === 'numeric' ? numericNote(rows, slugs) : []), ...versionNotes(set.versions)];
+  const scaleFacts = q.scale ? { setAside, notes } : notes.length ? { notes } : {};
   if (q.scale) requireJudgeSide(rows, slugs, q.scale, run.name);
   const excludedExamples = excludedCount(await exampleAnswers(database, { key: 'externalId', run: run.name, judges: slugs }), slugs);
   if (slugs.length === 1) return { rows, judges: slugs, excludedExamples, ...scaleFacts };

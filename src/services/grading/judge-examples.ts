@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { and, eq, inArray, ne, notLike } from 'drizzle-orm';
+import { and, asc, eq, inArray, ne, notLike } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import { answers, labels, rubrics, runs } from '../../db/schema.ts';
 import { badInput, isAssayError } from '../../domain/errors.ts';
@@ -107,8 +107,12 @@ async function storedLabels(database: Database, ids: number[]): Promise<Map<numb
   const rows = await database.db
     .select({ answerId: labels.answerId, item: labels.itemKey, label: labels.label, rater: labels.annotator })
     .from(labels)
-    .where(and(inArray(labels.answerId, ids), eq(labels.kind, 'human'), ne(labels.itemKey, ''), notLike(labels.itemKey, 'claim:%')));
-  for (const r of rows) {
+    .where(and(inArray(labels.answerId, ids), eq(labels.kind, 'human'), ne(labels.itemKey, ''), notLike(labels.itemKey, 'claim:%')))
+    .orderBy(asc(labels.createdAt), asc(labels.id));
+  // One vote per person and item: someone who labelled it in two campaigns (labels.ts) has their newest label counted.
+  const newest = new Map<string, (typeof rows)[number]>();
+  for (const r of rows) newest.set(`${r.answerId}\u0000${r.item}\u0000${r.rater}`, r);
+  for (const r of newest.values()) {
     const list = out.get(r.answerId) ?? [];
     list.push({ item: r.item, label: r.label.trim().toLowerCase(), rater: r.rater });
     out.set(r.answerId, list);

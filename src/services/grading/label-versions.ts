@@ -1,0 +1,84 @@
+import type { LabelRow } from '../../domain/labels.ts';
+
+/**
+ * Which rubric version a calibration row was given against, and what is left out because of it (pure).
+ * A rubric item id may keep its id while a new version rewords it: a label of "two sheep" is no label of
+ * "three goats". So, per unit (answer × item), the reference is the item's text in the newest version any
+ * of the unit's rows was given against; a row whose version words the item otherwise is left out and
+ * counted (textChanged). A row whose version is unknown (an import that did not say, a label older than
+ * the rubric's versions, a grade without one) is kept, since nothing says it differs, and counted
+ * (unknown). Whole-answer rows concern no item and are never checked.
+ */
+
+/** Item texts per rubric version row id: the version number and each item's text. */
+export type VersionTexts = ReadonlyMap<number, { version: number; items: ReadonlyMap<string, string> }>;
+
+export interface VersionedRow {
+  row: LabelRow;
+  /** The database id of the row's answer (the row's `answer` may be an id within a run). */
+  answerId: number;
+  /** The rubric version row id it was given against; null when unknown. */
+  versionId: number | null;
+}
+
+export interface LabelVersionFacts {
+  /** Item rows left out: their version words the item otherwise than the unit's reference version. */
+  textChanged: number;
+  /** Item rows kept without a known version. */
+  unknown: number;
+  /** Labels set aside because the same person labelled the unit again, differently, elsewhere (calibration-labels.ts). */
+  superseded: number;
+}
+
+export const NO_VERSION_FACTS: LabelVersionFacts = { textChanged: 0, unknown: 0, superseded: 0 };
+
+export function settleVersions(rows: readonly VersionedRow[], texts: VersionTexts): { kept: LabelRow[]; textChanged: number; unknown: number } {
+  const textOf = (r: VersionedRow) => (r.versionId === null || r.row.item === undefined ? undefined : texts.get(r.versionId)?.items.get(r.row.item));
+  const reference = new Map<string, { version: number; text: string }>();
+  const unitOf = (r: VersionedRow) => `${r.answerId}\u0000${r.row.item}`;
+  for (const r of rows) {
+    const text = textOf(r);
+    if (text === undefined) continue;
+    const version = texts.get(r.versionId!)!.version;
+    const ref = reference.get(unitOf(r));
+    if (!ref || version > ref.version) reference.set(unitOf(r), { version, text });
+  }
+  const kept: LabelRow[] = [];
+  let textChanged = 0;
+  let unknown = 0;
+  for (const r of rows) {
+    if (r.row.item === undefined) {
+      kept.push(r.row);
+      continue;
+    }
+    const text = textOf(r);
+    if (text === undefined) unknown++;
+    else if (text !== reference.get(unitOf(r))!.text) {
+      textChanged++;
+      continue;
+    }
+    kept.push(r.row);
+  }
+  return { kept, textChanged, unknown };
+}
+
+/** What a report says about the rows left out or kept unchecked (empty when nothing was). */
+export function versionNotes(f: LabelVersionFacts, scope: 'campaign' | 'all' = 'all'): string[] {
+  const out: string[] = [];
+  if (f.textChanged) {
+    out.push(
+      `${f.textChanged} item label(s) or grade(s) left out: given against a rubric version whose text of the item differs from the newest version the unit's other labels or grades were given against (a label of a reworded item is not a label of the new one)`,
+    );
+  }
+  if (f.unknown) {
+    out.push(`${f.unknown} item label(s) of unknown rubric version kept unchecked (imported without rubric_version, or older than the rubric's versions; grades without a version count here too)`);
+  }
+  if (f.superseded) {
+    out.push(
+      scope === 'campaign'
+        ? `${f.superseded} plain label(s) set aside: the annotator labelled the unit differently in this campaign, and the campaign's label stands`
+        : `${f.superseded} label(s) set aside: the same person labelled the unit again, differently, in a campaign or on the plain pages; their newest label stands`,
+    );
+  }
+  return out;
+}
