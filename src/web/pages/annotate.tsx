@@ -6,8 +6,8 @@ import { AssayError, badInput } from '../../domain/errors.ts';
 import { parseRowId } from '../../domain/limits.ts';
 import { CLAIM_VERDICTS, ITEM_VERDICTS } from '../../domain/verdicts.ts';
 import { nextForAnnotator } from '../../services/campaigns/index.ts';
-import { annotationProgress, annotatorLabels, PLAIN_RATING_K, type AnnotationMark, type Progress } from '../../services/web-annotation.ts';
-import { answerPicture, saveWorkspaceMarks, workspaceTask } from '../../services/workspace.ts';
+import { annotationProgress, PLAIN_RATING_K, type AnnotationMark, type Progress } from '../../services/web-annotation.ts';
+import { answerPicture, saveWorkspaceMarks, workspaceLabels, workspaceTask } from '../../services/workspace.ts';
 import { sessionCaller } from '../guard.ts';
 import type { Web } from '../index.tsx';
 import { renderHtml, respondPage, SECURITY_HEADERS, type PageFrame } from '../respond.tsx';
@@ -211,7 +211,7 @@ export function registerAnnotationPages(web: Web): void {
     return c.json({ saved: true, created: r.created === 1, ...(r.done !== undefined ? { done: r.done } : {}) }, 200);
   });
 
-  web.page('GET', '/annotate/:id/labels', 'annotate', async (c) => c.json(await annotatorLabels(db, answerId(c), who(c)), 200));
+  web.page('GET', '/annotate/:id/labels', 'annotate', async (c) => c.json(await workspaceLabels(db, { answerId: answerId(c), annotator: who(c), ...campaignOf(pageQuery(c.req.url)) }), 200));
 
   // The rubric's picture, looked up only inside the allowed roots (rubric-picture.ts).
   web.page('GET', '/annotate/:id/picture', 'annotate', async (c) => {
