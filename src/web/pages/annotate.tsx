@@ -5,11 +5,12 @@ import type { AppEnv } from '../../api/context.ts';
 import { AssayError, badInput } from '../../domain/errors.ts';
 import { parseRowId } from '../../domain/limits.ts';
 import { CLAIM_VERDICTS, ITEM_VERDICTS } from '../../domain/verdicts.ts';
-import { nextForAnnotator } from '../../services/campaigns/index.ts';
+import { getCampaign, nextForAnnotator } from '../../services/campaigns/index.ts';
 import { annotationProgress, PLAIN_RATING_K, type AnnotationMark, type Progress } from '../../services/web-annotation.ts';
 import { answerPicture, saveWorkspaceMarks, workspaceLabels, workspaceTask } from '../../services/workspace.ts';
 import { sessionCaller } from '../guard.ts';
 import type { Web } from '../index.tsx';
+import { declareQuery, NO_QUERY } from '../page-query.ts';
 import { renderHtml, respondPage, SECURITY_HEADERS, type PageFrame } from '../respond.tsx';
 import { rubricPictureFile } from '../rubric-picture.ts';
 import { DataTable, type Row, type Table } from '../table.tsx';
@@ -99,8 +100,12 @@ interface PageQuery {
   keep: string;
 }
 
-export function pageQuery(url: string): PageQuery {
-  const q = new URL(url).searchParams;
+/** The query of the annotation routes (page-query.ts): ?scale= may be given twice (binary and numeric). */
+const WORK_QUERY = declareQuery(['campaign', 'scale'], { repeatable: ['scale'] });
+/** The queue page adds `finished` (a campaign's last answer taken) and its table's downloads. */
+const QUEUE_QUERY = declareQuery(['campaign', 'scale', 'finished'], { repeatable: ['scale'], downloads: true });
+
+export function pageQuery(q: URLSearchParams): PageQuery {
   const scales = q.getAll('scale').flatMap((s) => s.split(','));
   const bad = scales.filter((s) => !(EXTRA_SCALES as readonly string[]).includes(s));
   if (bad.length) throw badInput(`scale: must be binary or numeric (the plain queue always asks item verdicts and claims), got '${bad[0]!}'`);
@@ -119,11 +124,13 @@ export function registerAnnotationPages(web: Web): void {
   const csrfOf = async (c: Context, frame: PageFrame) => frame.user?.csrf ?? (await sessionCaller(web.auth, c))?.session.csrf ?? '';
   const campaignOf = (q: PageQuery) => (q.campaign !== undefined ? { campaign: q.campaign } : {});
 
-  web.page('GET', '/annotate', 'annotate', async (c) => {
-    const pq = pageQuery(c.req.url);
+  web.page('GET', '/annotate', 'annotate', QUEUE_QUERY, async (c, q) => {
+    const pq = pageQuery(q);
     const frame = await web.frame(c);
     if (pq.campaign !== undefined) {
-      const finished = new URL(c.req.url).searchParams.get('finished') === '1';
+      // A campaign that does not exist is a 404 here, not a page offering to take an answer from it.
+      await getCampaign(db, pq.campaign);
+      const finished = q.get('finished') === '1';
       return renderHtml(
         c,
         frame,
@@ -142,7 +149,6 @@ export function registerAnnotationPages(web: Web): void {
     }
     const p = await annotationProgress(db, who(c), { extra: pq.extra });
     const table = queueTable(p, pq.keep, pq.extra);
-    const q = new URL(c.req.url).searchParams;
     return respondPage(c, frame, {
       title: 'Annotate',
       tables: [table],
@@ -169,16 +175,16 @@ export function registerAnnotationPages(web: Web): void {
   });
 
   // A campaign's next answer is taken (assigned) for the annotator, so it is a POST (CSRF-checked).
-  web.page('POST', '/annotate/next', 'annotate', async (c) => {
-    const pq = pageQuery(c.req.url);
+  web.page('POST', '/annotate/next', 'annotate', WORK_QUERY, async (c, q) => {
+    const pq = pageQuery(q);
     if (pq.campaign === undefined) throw badInput('campaign: required (the plain queue needs no taking: open /annotate)');
     const n = await nextForAnnotator(db, { campaign: pq.campaign, annotator: who(c) });
     return c.redirect(n ? `/annotate/${n.answerId}${pq.keep}` : `/annotate${pq.keep}${pq.keep ? '&' : '?'}finished=1`, 303);
   });
 
-  web.page('GET', '/annotate/:id', 'annotate', async (c) => {
+  web.page('GET', '/annotate/:id', 'annotate', WORK_QUERY, async (c, q) => {
     const id = answerId(c);
-    const pq = pageQuery(c.req.url);
+    const pq = pageQuery(q);
     const t = await workspaceTask(db, { answerId: id, annotator: who(c), ...campaignOf(pq), extra: pq.extra });
     const frame = await web.frame(c);
     let next = `/annotate${pq.keep}`;
@@ -191,9 +197,9 @@ export function registerAnnotationPages(web: Web): void {
   });
 
   // Without script: the whole form at once, then on to the next answer.
-  web.page('POST', '/annotate/:id', 'annotate', async (c) => {
+  web.page('POST', '/annotate/:id', 'annotate', WORK_QUERY, async (c, q) => {
     const id = answerId(c);
-    const pq = pageQuery(c.req.url);
+    const pq = pageQuery(q);
     // The page guard already checked the session's CSRF token and origin (every unsafe method).
     const form = await c.req.parseBody({ all: true });
     await saveWorkspaceMarks(db, { answerId: id, annotator: who(c), ...campaignOf(pq), marks: formMarks(form) });
@@ -202,19 +208,19 @@ export function registerAnnotationPages(web: Web): void {
     return c.redirect(next ? `/annotate/${next}${pq.keep}` : `/annotate${pq.keep}`, 303);
   });
 
-  web.page('PUT', '/annotate/:id/labels', 'annotate', async (c) => {
+  web.page('PUT', '/annotate/:id/labels', 'annotate', WORK_QUERY, async (c, q) => {
     const id = answerId(c);
-    const pq = pageQuery(c.req.url);
+    const pq = pageQuery(q);
     const parsed = Body.safeParse(await c.req.json().catch(() => undefined));
     if (!parsed.success) throw badInput(BODY_HELP);
     const r = await saveWorkspaceMarks(db, { answerId: id, annotator: who(c), ...campaignOf(pq), marks: [parsed.data] });
     return c.json({ saved: true, created: r.created === 1, ...(r.done !== undefined ? { done: r.done } : {}) }, 200);
   });
 
-  web.page('GET', '/annotate/:id/labels', 'annotate', async (c) => c.json(await workspaceLabels(db, { answerId: answerId(c), annotator: who(c), ...campaignOf(pageQuery(c.req.url)) }), 200));
+  web.page('GET', '/annotate/:id/labels', 'annotate', WORK_QUERY, async (c, q) => c.json(await workspaceLabels(db, { answerId: answerId(c), annotator: who(c), ...campaignOf(pageQuery(q)) }), 200));
 
   // The rubric's picture, looked up only inside the allowed roots (rubric-picture.ts).
-  web.page('GET', '/annotate/:id/picture', 'annotate', async (c) => {
+  web.page('GET', '/annotate/:id/picture', 'annotate', NO_QUERY, async (c) => {
     const id = answerId(c);
     const found = rubricPictureFile(await answerPicture(db, id));
     if (!found) throw new AssayError('not_found', `answer ${id}: its rubric has no picture file to show`);
