@@ -14,9 +14,11 @@ interface StoredRating {
   answer: string;
   annotator: string;
   label: string;
+  campaignId: number | null;
 }
 
-const holding = (answerId: number, annotator: string) => `${answerId}\u0000${annotator}`;
+/** One stored `answer:numeric` label: the labels key is (answer, item, annotator, campaign), the item fixed here. */
+const labelRow = (answerId: number, annotator: string, campaignId: number | null) => `${answerId}\u0000${annotator}\u0000${campaignId ?? ''}`;
 
 /** A campaign's ratings: its labels at `answer:numeric` as campaignLabels defines them (holders only), the ones its agreement report reads. */
 async function campaignRatings(database: Database, campaign: Campaign, run: string | null): Promise<StoredRating[]> {
@@ -27,10 +29,10 @@ async function campaignRatings(database: Database, campaign: Campaign, run: stri
  * The numeric ratings people gave in the annotation workspace and campaigns (labels at
  * `answer:numeric`) as the rows `assay analyze ratings` summarises: one rated unit per answer (model,
  * `run/answer id`), the annotator as the rater, and as the criterion each campaign the rating is a
- * label of ('rating' for one of none: the plain workspace's 1..5). A campaign's labels are
- * campaignLabels' — those of annotators holding the answer, wherever given — so criterion C has the
- * figures of campaign C's page. Filtered by run, by campaign, or both; nothing to summarise is bad
- * input, not an empty report.
+ * label of ('rating' for one no campaign reads: the plain workspace's 1..5). A campaign's labels are
+ * campaignLabels' — its own and a holder's plain one where it has none — exactly, so criterion C has
+ * the figures of campaign C's page and of `--campaign C`. Filtered by run, by campaign, or both;
+ * nothing to summarise is bad input, not an empty report.
  */
 export async function storedRatings(database: Database, q: { run?: string; campaign?: string | number }): Promise<RatingRow[]> {
   const run = q.run === undefined ? null : (await findRun(database, q.run)).name;
@@ -39,23 +41,29 @@ export async function storedRatings(database: Database, q: { run?: string; campa
   if (campaign) {
     for (const rating of await campaignRatings(database, campaign, run)) given.push({ rating, criterion: campaign.name });
   } else {
-    const countsIn = new Map<string, string[]>();
+    // Each campaign's criterion is its labels exactly (campaignLabels); a stored row is one label
+    // (answer, annotator, campaign: the item is fixed), so the rows no campaign reads are told apart by
+    // that key and go under 'rating'. Matching on (answer, annotator) alone put a rating given in
+    // campaign B under every campaign the person holds the answer in.
+    const read = new Set<string>();
     for (const c of await listCampaigns(database)) {
-      for (const l of await campaignRatings(database, await findCampaign(database.db, c.id), run)) {
-        const k = holding(l.answerId, l.annotator);
-        countsIn.set(k, [...(countsIn.get(k) ?? []), c.name]);
+      for (const rating of await campaignRatings(database, await findCampaign(database.db, c.id), run)) {
+        given.push({ rating, criterion: c.name });
+        read.add(labelRow(rating.answerId, rating.annotator, rating.campaignId));
       }
     }
     const r = await database.execute(
-      `select a.id as "answerId", r.model, r.name as run, a.external_id as answer, l.annotator, l.label
+      `select a.id as "answerId", r.model, r.name as run, a.external_id as answer, l.annotator, l.label, l.campaign_id as "campaignId"
          from labels l join answers a on a.id = l.answer_id join runs r on r.id = a.run_id
         where l.item_key = $1 and l.kind = 'human' and ($2::text is null or r.name = $2)
-        order by a.id, l.annotator`,
+        order by a.id, l.annotator, l.campaign_id nulls first`,
       [ANSWER_SCALE_KEYS.numeric, run],
     );
     for (const x of r.rows) {
-      const rating = { answerId: Number(x.answerId), model: String(x.model), run: String(x.run), answer: String(x.answer), annotator: String(x.annotator), label: String(x.label) };
-      for (const criterion of countsIn.get(holding(rating.answerId, rating.annotator)) ?? ['rating']) given.push({ rating, criterion });
+      const campaignId = x.campaignId === null ? null : Number(x.campaignId);
+      if (read.has(labelRow(Number(x.answerId), String(x.annotator), campaignId))) continue;
+      const rating = { answerId: Number(x.answerId), model: String(x.model), run: String(x.run), answer: String(x.answer), annotator: String(x.annotator), label: String(x.label), campaignId };
+      given.push({ rating, criterion: 'rating' });
     }
   }
   const rows = given.flatMap(({ rating: x, criterion }): RatingRow[] => {

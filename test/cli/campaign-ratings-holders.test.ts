@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate, openDatabase, type Database } from '../../src/db/client.ts';
 import { campaignAgreement, createCampaign, nextForAnnotator, saveCampaignLabels, type ScaleAgreement } from '../../src/services/campaigns/index.ts';
+import { campaignLabels } from '../../src/services/campaigns/campaign-labels.ts';
+import { findCampaign } from '../../src/services/campaigns/load.ts';
 import { saveWorkspaceMarks } from '../../src/services/workspace.ts';
 import { runCli } from '../helpers/cli.ts';
 import { ENGINES, openTestDatabase } from '../helpers/db.ts';
@@ -107,6 +109,91 @@ for (const engine of ENGINES) {
       ]);
       expect(cli.agreement[0]).toEqual(byCampaign.agreement[0]);
       expect(cli.summaries.filter((s: Json) => s.criterion === 'rate-hold')).toEqual(byCampaign.summaries);
+    }, 120_000);
+  });
+}
+
+/**
+ * Two campaigns over the same answers, one person rating in both: `--run R` lists each campaign's
+ * criterion with exactly campaignLabels(that campaign). Before, every `answer:numeric` row of a person
+ * went under every campaign they hold the answer in, so ann's rating given in rate-b also counted
+ * under rate-a (two ratings of one answer by one rater), and bea's plain rating of an answer she rated
+ * in rate-b (not one of rate-b's labels: it has her own) counted under rate-b instead of `rating`.
+ */
+type Given = Record<string, Array<[string, string, number]>>;
+
+async function seedTwo(database: Database): Promise<Given> {
+  const { answerIds } = await seedCampaignWorld(database, { run: 'rate-two-run', n: 2, disagree: [] });
+  const [q0, q1] = answerIds as [number, number];
+  for (const name of ['rate-a', 'rate-b']) {
+    await createCampaign(database, { name, answers: { run: 'rate-two-run' }, scales: { numeric: { k: 5, anchors: ['1', '2', '3', '4', '5'] } }, annotators: ['ann', 'bea'], overlap: 2 });
+  }
+  const rate = (campaign: string, annotator: string, answerId: number, label: number) => saveCampaignLabels(database, { campaign, answerId, annotator, marks: [{ scale: 'numeric', label }] });
+  await rate('rate-a', 'ann', q0, 4);
+  await rate('rate-a', 'bea', q0, 3);
+  await rate('rate-b', 'ann', q0, 2);
+  await rate('rate-b', 'ann', q1, 5);
+  await rate('rate-b', 'bea', q1, 1);
+  // bea's plain rating of q1: rate-b has her own label of it, rate-a has no slot of hers there.
+  await saveWorkspaceMarks(database, { answerId: q1, annotator: 'bea', marks: [{ rating: 2 }] });
+  const given: Given = {};
+  for (const name of ['rate-a', 'rate-b']) {
+    const labels = await campaignLabels(database.db, await findCampaign(database.db, name));
+    given[name] = labels.filter((l) => l.unit === 'answer:numeric').map((l) => [`${l.run}/${l.answer}`, l.annotator, Number(l.label)]);
+  }
+  return given;
+}
+
+for (const engine of ENGINES) {
+  describe(`assay analyze ratings --run over two campaigns of the same answers [${engine}]`, () => {
+    const tmp = mkdtempSync(join(tmpdir(), 'assay-rate-two-'));
+    let env: NodeJS.ProcessEnv = {};
+    let drop: () => Promise<void> = async () => {};
+    let given: Given = {};
+
+    beforeAll(async () => {
+      if (engine === 'pglite') {
+        env = { DATABASE_URL: '', ASSAY_DATA_DIR: join(tmp, 'data') };
+        const database = await openDatabase({ dataDir: env.ASSAY_DATA_DIR! });
+        try {
+          await migrate(database);
+          given = await seedTwo(database);
+        } finally {
+          await database.close();
+        }
+      } else {
+        const opened = await openTestDatabase('postgres');
+        env = { DATABASE_URL: opened.url!, ASSAY_DATA_DIR: join(tmp, 'data') };
+        drop = opened.drop;
+        given = await seedTwo(opened.database);
+      }
+    }, 300_000);
+    afterAll(async () => {
+      await drop();
+      rmSync(tmp, { recursive: true, force: true });
+    });
+
+    it("each campaign's criterion is its labels exactly, and equals --campaign; the plain rating nobody's campaign reads is `rating`", () => {
+      expect(given).toEqual({
+        'rate-a': [['rate-two-run/q0', 'ann', 4], ['rate-two-run/q0', 'bea', 3]],
+        'rate-b': [['rate-two-run/q0', 'ann', 2], ['rate-two-run/q1', 'ann', 5], ['rate-two-run/q1', 'bea', 1]],
+      });
+      const out = runCli(['analyze', 'ratings', '--run', 'rate-two-run', '--json'], { env });
+      expect(out.stderr).toBe('');
+      const cli: Json = out.json();
+      expect(cli.agreement.map((a: Json) => [a.criterion, a.raters, a.units])).toEqual([
+        ['rate-a', ['ann', 'bea'], 1],
+        ['rate-b', ['ann', 'bea'], 2],
+        ['rating', ['bea'], 1],
+      ]);
+      for (const name of ['rate-a', 'rate-b']) {
+        const ratings = given[name]!.map(([, , v]) => v);
+        const mean = ratings.reduce((s, v) => s + v, 0) / ratings.length;
+        expect(cli.summaries.filter((s: Json) => s.criterion === name)).toEqual([expect.objectContaining({ criterion: name, n: ratings.length, mean: expect.closeTo(mean, 12) })]);
+        const byCampaign: Json = runCli(['analyze', 'ratings', '--campaign', name, '--json'], { env }).json();
+        expect(cli.agreement.find((a: Json) => a.criterion === name)).toEqual(byCampaign.agreement[0]);
+        expect(cli.summaries.filter((s: Json) => s.criterion === name)).toEqual(byCampaign.summaries);
+      }
     }, 120_000);
   });
 }
