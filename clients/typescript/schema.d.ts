@@ -1821,6 +1821,8 @@ export interface components {
             };
             /** @description Answers of the run either judge was shown as examples (anchored judges, docs/judges.md): left out of the comparison */
             excludedExamples: number;
+            /** @description Labels and grades left out because their rubric version words the item otherwise than the newest version given for the unit, and labels of unknown version kept unchecked, as the calibration report's notes say */
+            notes: string[];
         };
         Grade: {
             gradeId: number;

@@ -1,7 +1,8 @@
 import type { Database } from '../db/client.ts';
 import { badInput } from '../domain/errors.ts';
 import { buildUnits, compareJudges, type HumanItemLabel, type JudgeComparison, type JudgeGrade } from '../analysis/judge-compare/index.ts';
-import { calibrationLabels } from './grading/calibration-labels.ts';
+import { calibrationLabelSet } from './grading/calibration-labels.ts';
+import { keptJudgeItems, versionNotes } from './grading/label-versions.ts';
 import { isFinalGrade, isGraded, sqlText } from './grading/needs-grading.ts';
 import { isNewestBySlug } from './grading/newest-grade.ts';
 import { findRun } from './grading/run-ref.ts';
@@ -84,6 +85,8 @@ export type JudgeCompareReport = JudgeComparison & {
   ungraded: UngradedCounts;
   /** Answers of the run either judge was shown as examples (anchored judges): left out of the comparison. */
   excludedExamples: number;
+  /** What was left out or kept unchecked for its rubric version (label-versions.ts), as the calibration report says it. */
+  notes: string[];
 };
 
 export async function judgeCompare(database: Database, query: JudgeCompareQuery): Promise<JudgeCompareReport> {
@@ -98,17 +101,26 @@ export async function judgeCompare(database: Database, query: JudgeCompareQuery)
   // An answer either judge was shown as an example tests neither (example-exclusion.ts): it is left out.
   const shown = new Set([...(await exampleAnswers(database, { key: 'externalId', run: run.name, judges: [q.a, q.b] })).values()].flatMap((s) => [...s]));
   for (const g of grades.values()) for (const answer of shown) g.delete(answer);
-  // The calibration's own label rows: the stored human labels of the run (no judge's grades: both are read above).
-  const labels = await calibrationLabels(database, { key: 'externalId', run: run.name, judges: [], scale: 'verdict', humanLabelledOnly: true });
-  const humans: HumanItemLabel[] = labels.flatMap((l) =>
+  // The calibration's own label rows, settled with both judges' grades: a label and a verdict of an item
+  // are compared only where both were given against the same wording of it (label-versions.ts).
+  const set = await calibrationLabelSet(database, { key: 'externalId', run: run.name, judges: [q.a, q.b], scale: 'verdict', humanLabelledOnly: true });
+  const humans: HumanItemLabel[] = set.rows.flatMap((l) =>
     l.kind === 'human' && l.item !== undefined && !shown.has(l.answer) ? [{ answer: l.answer, item: l.item, rater: l.rater, label: String(l.label) }] : [],
   );
-  const set = buildUnits(humans, grades.get(q.a)!, grades.get(q.b)!);
+  // A judge's verdict of an item left out for its version is no verdict of the unit (counted in the notes).
+  const kept = keptJudgeItems(set.rows);
+  const labelled = new Set(humans.map((h) => h.answer));
+  for (const [slug, byAnswer] of grades) {
+    for (const [answer, g] of byAnswer) {
+      if (labelled.has(answer) && g.items) byAnswer.set(answer, { ...g, items: g.items.filter((it) => kept(slug, answer, it.id)) });
+    }
+  }
+  const units = buildUnits(humans, grades.get(q.a)!, grades.get(q.b)!);
   const report = compareJudges(
     { a: q.a, b: q.b },
-    set,
-    { a: grades.get(q.a)!, b: grades.get(q.b)!, humanLabelledAnswers: new Set(humans.map((h) => h.answer)) },
+    units,
+    { a: grades.get(q.a)!, b: grades.get(q.b)!, humanLabelledAnswers: labelled },
     { seed: q.seed, resamples: q.resamples, top: q.top },
   );
-  return { run: run.name, ...report, ungraded: await ungradedCounts(database, run.id, q.a, q.b), excludedExamples: shown.size };
+  return { run: run.name, ...report, ungraded: await ungradedCounts(database, run.id, q.a, q.b), excludedExamples: shown.size, notes: versionNotes(set.versions) };
 }

@@ -58,6 +58,9 @@ export const JudgeCompareSchema = z
       .strict()
       .openapi({ description: "Per judge, the run's answers a judge grades that have no final grade from it: left out of the comparison (this route grades nothing; POST /api/runs/{id}/grade does)" }),
     excludedExamples: z.number().int().openapi({ description: 'Answers of the run either judge was shown as examples (anchored judges, docs/judges.md): left out of the comparison' }),
+    notes: z.array(z.string()).openapi({
+      description: "Labels and grades left out because their rubric version words the item otherwise than the newest version given for the unit, and labels of unknown version kept unchecked, as the calibration report's notes say",
+    }),
   })
   .strict()
   .openapi('JudgeCompare');

@@ -67,7 +67,7 @@ function formatJudgeCompare(r: JudgeCompareReport): string {
     ['answer', 'F1 A', 'F1 B', 'B − A', 'human-labelled'],
     r.f1Moves.top.map((m) => [m.answer, m.f1A, m.f1B, m.delta, m.humanLabelled ? 'yes' : 'no']),
   );
-  const notes = [...gradingLines(r), ...ungradedLines(r), ...exampleLines(r)];
+  const notes = [...gradingLines(r), ...ungradedLines(r), ...exampleLines(r), ...r.notes];
   return [
     ...(notes.length > 0 ? [...notes, ''] : []),
     summary,

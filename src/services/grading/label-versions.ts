@@ -82,3 +82,14 @@ export function versionNotes(f: LabelVersionFacts, scope: 'campaign' | 'all' = '
   }
   return out;
 }
+
+/**
+ * For readers that hold grades of their own (judge compare, the reliability diagram) and settle them with
+ * the labels through calibrationLabelSet: the judge rows it kept, as a test of one grade item. A grade item
+ * of an answer the set holds labels of, that this says no to, was left out for its version (counted there).
+ */
+export function keptJudgeItems(rows: readonly LabelRow[]): (judge: string, answer: string, item: string) => boolean {
+  const key = (judge: string, answer: string, item: string) => JSON.stringify([judge, answer, item]);
+  const kept = new Set(rows.flatMap((r) => (r.kind === 'judge' && r.item !== undefined ? [key(r.rater, r.answer, r.item)] : [])));
+  return (judge, answer, item) => kept.has(key(judge, answer, item));
+}

@@ -149,6 +149,13 @@ function view(q: URLSearchParams, data: Loaded, run?: string, a?: string, b?: st
             Left out as examples: {r.excludedExamples} answer(s) of the run that {r.judgeA} or {r.judgeB} was shown with the people's verdicts (anchored judges).
           </p>
         ) : null}
+        {r.notes.length > 0 ? (
+          <ul class="notes">
+            {r.notes.map((n) => (
+              <li>{n}</li>
+            ))}
+          </ul>
+        ) : null}
         {r.dropped.byReason.length > 0 ? (
           <ul class="dropped">
             {r.dropped.byReason.map((d) => (
