@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import { AssayError } from '../domain/errors.ts';
 import type { Database, Queryable } from '../db/client.ts';
@@ -26,6 +26,11 @@ export interface LabelImportOptions {
    * imports the rubrics and their labels together). Otherwise such a row's version is unknown (null).
    */
   currentVersion?: boolean;
+  /**
+   * The campaign of each parsed row, by index (an import of a run export: its labels name their campaign);
+   * without it every row is a plain label (campaign null).
+   */
+  campaignIds?: ReadonlyArray<number | null>;
 }
 
 export interface LabelImportResult {
@@ -93,17 +98,21 @@ function resolveAnswer(index: Awaited<ReturnType<typeof fetchCandidates>>, r: Re
   return found[0]!;
 }
 
-type Stored = Pick<typeof labels.$inferSelect, 'answerId' | 'itemKey' | 'annotator' | 'kind' | 'label' | 'rubricVersionId'>;
-const keyOf = (l: Pick<Stored, 'answerId' | 'itemKey' | 'annotator'>) => `${l.answerId}\u0000${l.itemKey}\u0000${l.annotator}`;
+type Stored = Pick<typeof labels.$inferSelect, 'answerId' | 'itemKey' | 'annotator' | 'campaignId' | 'kind' | 'label' | 'rubricVersionId'>;
+/** LABEL_KEY as text: a campaign's label and the plain one of the same unit are two labels. */
+const keyOf = (l: { answerId: number; itemKey: string; annotator: string; campaignId?: number | null }) => `${l.answerId}\u0000${l.itemKey}\u0000${l.annotator}\u0000${l.campaignId ?? ''}`;
 
-/** The stored plain labels of the answers: an import writes plain labels (a campaign's are apart, labels.ts). */
-async function storedLabels(tx: Queryable, answerIds: number[]): Promise<Map<string, Stored>> {
+/**
+ * The stored labels of the answers that the import could meet: the plain ones, and those of the campaigns
+ * its rows name (a run export's); never another campaign's (those are apart, labels.ts).
+ */
+async function storedLabels(tx: Queryable, answerIds: number[], campaignIds: number[] = []): Promise<Map<string, Stored>> {
   const out = new Map<string, Stored>();
   for (let i = 0; i < answerIds.length; i += CHUNK) {
     const rows = await tx
-      .select({ answerId: labels.answerId, itemKey: labels.itemKey, annotator: labels.annotator, kind: labels.kind, label: labels.label, rubricVersionId: labels.rubricVersionId })
+      .select({ answerId: labels.answerId, itemKey: labels.itemKey, annotator: labels.annotator, campaignId: labels.campaignId, kind: labels.kind, label: labels.label, rubricVersionId: labels.rubricVersionId })
       .from(labels)
-      .where(and(inArray(labels.answerId, answerIds.slice(i, i + CHUNK)), isNull(labels.campaignId)));
+      .where(and(inArray(labels.answerId, answerIds.slice(i, i + CHUNK)), campaignIds.length ? or(isNull(labels.campaignId), inArray(labels.campaignId, campaignIds)) : isNull(labels.campaignId)));
     for (const r of rows) out.set(keyOf(r), r);
   }
   return out;
@@ -194,7 +203,9 @@ export async function storeLabelFile(tx: Queryable, file: ImportFile, parsed: Re
   const versions = await rubricVersionIndex(tx, rubricIds);
   const numberOf = new Map([...versions.values()].flatMap((byNo) => [...byNo].map(([n, v]) => [v.id, n] as const)));
   const versionNo = (id: number | null | undefined) => (id == null ? 'unknown' : String(numberOf.get(id) ?? '?'));
-  const stored = await storedLabels(tx, [...new Set(resolved.map((a) => a.id))]);
+  const campaignOf = (i: number) => opts.campaignIds?.[i] ?? null;
+  const campaignIds = [...new Set(opts.campaignIds ?? [])].filter((c): c is number => c !== null);
+  const stored = await storedLabels(tx, [...new Set(resolved.map((a) => a.id))], campaignIds);
   const fresh: Array<typeof labels.$inferInsert> = [];
   const freshFrom: Array<{ loc: Located; answer: Candidate }> = [];
   const changed: Array<typeof labels.$inferInsert> = [];
@@ -205,9 +216,10 @@ export async function storeLabelFile(tx: Queryable, file: ImportFile, parsed: Re
     const item = r.row.item ?? '';
     if (item !== '') checkItem(keys, r.loc, answer.rubricId, item);
     const annotator = (r.row.rater ?? r.row.annotator)!;
-    const value = { answerId: answer.id, itemKey: item, annotator, kind: r.row.kind ?? 'human', label: r.row.label, rubricVersionId: rowVersion(r, answer, item, versions, opts.currentVersion === true) };
+    const campaignId = campaignOf(i);
+    const value = { answerId: answer.id, itemKey: item, annotator, campaignId, kind: r.row.kind ?? 'human', label: r.row.label, rubricVersionId: rowVersion(r, answer, item, versions, opts.currentVersion === true) };
     const key = keyOf(value);
-    if (seen.has(key)) throw locatedError(r.loc, ['label'], `second label by '${annotator}' for the same answer and item (first on line ${seen.get(key)})`);
+    if (seen.has(key)) throw locatedError(r.loc, ['label'], `second label by '${annotator}' for the same answer and item${campaignId === null ? '' : ' in the same campaign'} (first on line ${seen.get(key)})`);
     seen.set(key, r.loc.line);
     const before = stored.get(key);
     if (!before) {
@@ -231,14 +243,14 @@ export async function storeLabelFile(tx: Queryable, file: ImportFile, parsed: Re
       .insert(labels)
       .values(chunk)
       .onConflictDoNothing()
-      .returning({ answerId: labels.answerId, itemKey: labels.itemKey, annotator: labels.annotator });
+      .returning({ answerId: labels.answerId, itemKey: labels.itemKey, annotator: labels.annotator, campaignId: labels.campaignId });
     inserted += written.length;
     if (written.length === chunk.length) continue;
     const done = new Set(written.map(keyOf));
     chunk.forEach((v, j) => done.has(keyOf(v as Stored)) || raced.push(i + j));
   }
   if (raced.length > 0) {
-    const now = await storedLabels(tx, [...new Set(raced.map((j) => fresh[j]!.answerId))]);
+    const now = await storedLabels(tx, [...new Set(raced.map((j) => fresh[j]!.answerId))], campaignIds);
     for (const j of raced) {
       const value = fresh[j]!;
       const s = now.get(keyOf(value as Stored));

@@ -8,7 +8,7 @@ import { badInput } from '../domain/errors.ts';
 import { parseCheckedJson } from '../domain/json-check.ts';
 import { RubricSchema } from '../domain/rubric.ts';
 import { parseAnswerRows, storeAnswers } from './import-answers.ts';
-import { parseLabelFile, storeLabelFile } from './import-labels.ts';
+import { parseExportLabels, storeExportLabels } from './import-export-labels.ts';
 import { locatedError, parseJsonl, parseLocated, type ImportFile } from './import-parse.ts';
 import { readImportFiles } from './imports.ts';
 import { parsePuzzleFiles, storePuzzles } from './puzzles.ts';
@@ -16,7 +16,8 @@ import { rubricContentHash, storeRubric } from './rubrics.ts';
 
 /**
  * `assay import export DIR`: a run written by `assay export` back into a database — its rubric versions,
- * puzzles, answers, every grade with the judge configuration it was made with, and the labels — in one
+ * puzzles, answers, every grade with the judge configuration it was made with, and the labels (each in its
+ * campaign, which the database must hold, and with its rubric version: import-export-labels.ts) — in one
  * transaction. Every file is parsed and checked first; a bad line exits 2 naming it and nothing is
  * written. Importing into the database it came from changes nothing.
  */
@@ -91,7 +92,7 @@ export async function importRunExport(database: Database, dir: string): Promise<
   const byHash = new Map(judgeRows.data.map((j) => [j.configHash, j]));
   for (const { loc, g } of gradeLines) if (!byHash.has(g.judge_config_hash)) throw locatedError(loc, ['judge_config_hash'], `no judge with this hash in judges.json`);
   const labelsFile = exportFile(dir, 'labels.jsonl');
-  const labelRows = labelsFile ? parseLabelFile(labelsFile) : [];
+  const labelRows = labelsFile ? parseExportLabels(labelsFile) : [];
 
   return database.db.transaction(async (tx) => {
     const versionIds = new Map<string, number>();
@@ -170,7 +171,7 @@ export async function importRunExport(database: Database, dir: string): Promise<
         }
       }
     }
-    const lab = labelRows.length ? await storeLabelFile(tx, labelsFile!, labelRows) : { inserted: 0, unchanged: 0 };
+    const lab = labelRows.length ? await storeExportLabels(tx, labelsFile!, labelRows, answerIds, versionIds) : { inserted: 0, unchanged: 0 };
     return {
       run: runs[0]!,
       rubrics: rub,

@@ -1,5 +1,5 @@
 import type { Database } from '../../src/db/client.ts';
-import { grades, judges } from '../../src/db/schema.ts';
+import { campaigns, grades, judges, labels } from '../../src/db/schema.ts';
 import { importAnswersJsonl } from '../../src/services/answers.ts';
 import { importLabels } from '../../src/services/import-labels.ts';
 import { importParsedRubrics } from '../../src/services/rubrics.ts';
@@ -8,8 +8,15 @@ import { importParsedRubrics } from '../../src/services/rubrics.ts';
  * A run whose export is hard to carry exactly (export-roundtrip and export-reimport tests): answers with
  * unicode, quotes, commas, newlines, a leading '=', 200,000 characters, '' beside null, 0.1 + 0.2 in meta;
  * grades of two configurations of one judge against two rubric versions, every grade column set; item labels
- * of two raters.
+ * of two raters against two rubric versions, and alice's label of the same item in a campaign (rt-campaign).
  */
+
+/** The campaign of the fixture's campaign labels: a run export names it, so the target database must hold it. */
+export const CAMPAIGN = 'rt-campaign';
+export async function seedCampaign(db: Database): Promise<number> {
+  const [c] = await db.db.insert(campaigns).values({ name: CAMPAIGN, spec: { name: CAMPAIGN }, overlap: 1, annotators: ['alice'] }).returning({ id: campaigns.id });
+  return c!.id;
+}
 
 const rubric = (reference: string) => ({ id: 'rt-rubric', title: 'Round trip', reference, items: [{ id: 'a', text: 'A thing', weight: 1 }, { id: 'b', text: 'B thing', weight: 2 }] });
 
@@ -49,5 +56,14 @@ export async function seedRun(db: Database): Promise<void> {
     { answerId: ids.get('u1')!, judgeId: j2!.id, rubricVersionId: versions[1]!, status: 'ok', completeness: 0, correctness: 0, f1: 0, items: [], claims: [], meta: {}, createdAt: at(3) },
     { answerId: ids.get('u3')!, judgeId: j2!.id, rubricVersionId: versions[1]!, status: 'parse_failure', reason: 'not JSON', items: null, claims: null, meta: { reason: 'not JSON' }, rawOutput: '', createdAt: at(4) },
   ]);
-  await importLabels(db, { path: 'l.jsonl', content: [{ answer: 'u1', run: 'rt-run', rater: 'alice', label: 'correct', item: 'a' }, { answer: 'u1', run: 'rt-run', rater: 'bob', label: 'partial', item: 'a' }].map((l) => JSON.stringify(l)).join('\n') });
+  const plain = [
+    { answer: 'u1', run: 'rt-run', rater: 'alice', label: 'correct', item: 'a', rubric_version: 1 },
+    { answer: 'u1', run: 'rt-run', rater: 'bob', label: 'partial', item: 'a', rubric_version: 2 },
+  ];
+  await importLabels(db, { path: 'l.jsonl', content: plain.map((l) => JSON.stringify(l)).join('\n') });
+  // alice again on the same item, in a campaign: a second label of hers, apart from the plain one.
+  const campaignId = await seedCampaign(db);
+  await db.db.insert(labels).values([
+    { answerId: ids.get('u1')!, itemKey: 'a', annotator: 'alice', kind: 'human', label: 'missing', campaignId, rubricVersionId: versions[1]! },
+  ]);
 }

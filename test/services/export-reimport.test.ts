@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { exportRun } from '../../src/services/export/write-export.ts';
 import { importRunExport } from '../../src/services/import-run-export.ts';
-import { describeDb, ENGINES, rowCounts } from '../helpers/db.ts';
+import { describeDb, ENGINES, openTestDatabase, rowCounts } from '../helpers/db.ts';
 import { seedRun, storedGrades } from './export-fixture.ts';
 
 /**
@@ -27,7 +27,7 @@ describeDb('run export imported into its own database', (ctx) => {
     const before = await rowCounts(ctx.database);
     const grades = await storedGrades(ctx.database);
     const r = await importRunExport(ctx.database, out);
-    expect(r).toMatchObject({ rubrics: { created: 0 }, answers: { imported: 0 }, grades: { stored: 0, unchanged: 4 }, labels: { inserted: 0 } });
+    expect(r).toMatchObject({ rubrics: { created: 0 }, answers: { imported: 0 }, grades: { stored: 0, unchanged: 4 }, labels: { inserted: 0, unchanged: 3 } });
     expect(await rowCounts(ctx.database)).toEqual(before);
     expect(await storedGrades(ctx.database)).toEqual(grades);
   }, 60_000);
@@ -43,5 +43,26 @@ describeDb('run export imported into its own database', (ctx) => {
     const before = await storedGrades(ctx.database);
     await expect(importRunExport(ctx.database, edited)).rejects.toThrow(new RegExp(`grades\\.jsonl:${target + 1}: .*items.* grades are not replaced by an import`));
     expect(await storedGrades(ctx.database)).toEqual(before);
+  }, 60_000);
+
+  it('an older export (labels without campaign and rubric_version) still imports: plain labels of unknown version', async () => {
+    const old = `${out}-old`;
+    cpSync(out, old, { recursive: true });
+    const rows = readFileSync(join(old, 'labels.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const plain = rows.filter((l) => l.campaign === null).map(({ campaign: _c, rubric_version: _v, ...rest }) => rest);
+    writeFileSync(join(old, 'labels.jsonl'), plain.map((l) => `${JSON.stringify(l)}\n`).join(''));
+    // Into its own database: the stored labels (their versions known) are these, unchanged.
+    expect((await importRunExport(ctx.database, old)).labels).toEqual({ inserted: 0, unchanged: 2 });
+    const fresh = await openTestDatabase(ctx.url ? 'postgres' : 'pglite');
+    try {
+      expect((await importRunExport(fresh.database, old)).labels).toEqual({ inserted: 2, unchanged: 0 });
+      const stored = await fresh.database.execute(`select annotator, label, campaign_id, rubric_version_id from labels order by annotator`);
+      expect(stored.rows).toEqual([
+        { annotator: 'alice', label: 'correct', campaign_id: null, rubric_version_id: null },
+        { annotator: 'bob', label: 'partial', campaign_id: null, rubric_version_id: null },
+      ]);
+    } finally {
+      await fresh.drop();
+    }
   }, 60_000);
 });

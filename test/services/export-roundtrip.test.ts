@@ -5,13 +5,14 @@ import { parquetReadObjects } from 'hyparquet';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { exportRun } from '../../src/services/export/write-export.ts';
 import { importRunExport } from '../../src/services/import-run-export.ts';
-import { describeDb, ENGINES, openTestDatabase } from '../helpers/db.ts';
-import { ANSWERS, seedRun, storedGrades, TEXT } from './export-fixture.ts';
+import { describeDb, ENGINES, openTestDatabase, rowCounts } from '../helpers/db.ts';
+import { ANSWERS, CAMPAIGN, seedCampaign, seedRun, storedGrades, TEXT } from './export-fixture.ts';
 
 /**
  * Export → import into an empty database keeps every row and field of a run exactly (the run of
  * export-fixture.ts: hard text and meta, two configurations of one judge against two rubric versions, none
- * merged), and JSONL and Parquet hold the same rows.
+ * merged; labels of one rater in and out of a campaign, each with its rubric version), and JSONL and Parquet
+ * hold the same rows.
  */
 
 const dir = mkdtempSync(join(tmpdir(), 'assay-export-rt-'));
@@ -35,6 +36,10 @@ describeDb('run export round trip', (ctx) => {
     expect(lines(out, 'grades.jsonl').map((g) => [g.judge, g.judge_config_hash, g.rubric_version])).toEqual([
       ['rt-judge', 'rt-hash-1', 1], ['rt-judge', 'rt-hash-1', 2], ['rt-judge', 'rt-hash-2', 2], ['rt-judge', 'rt-hash-2', 2],
     ]);
+    // alice's plain label and her campaign label of the same item are two rows, told apart by campaign.
+    expect(lines(out, 'labels.jsonl').map((l) => [l.annotator, l.item, l.label, l.campaign, l.rubric_version])).toEqual([
+      ['alice', 'a', 'correct', null, 1], ['alice', 'a', 'missing', CAMPAIGN, 2], ['bob', 'a', 'partial', null, 2],
+    ]);
     for (const t of ['answers', 'grades', 'grade_items', 'labels']) {
       const buf = readFileSync(join(out, `${t}.parquet`));
       const parquet = (await parquetReadObjects({ file: buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength) })) as Record<string, unknown>[];
@@ -47,11 +52,14 @@ describeDb('run export round trip', (ctx) => {
     // The same engine as the suite's database (ctx.url is set on PostgreSQL only).
     const fresh = await openTestDatabase(ctx.url ? 'postgres' : 'pglite');
     try {
+      // Campaigns are not part of a run export: the target database holds the campaign its labels name.
+      await seedCampaign(fresh.database);
       await importRunExport(fresh.database, out);
       const answerColumns = `select external_id, task, text, status, input_tokens, output_tokens, meta from answers order by external_id`;
       expect((await fresh.database.execute(answerColumns)).rows).toEqual((await ctx.database.execute(answerColumns)).rows);
       expect(await storedGrades(fresh.database)).toEqual(await storedGrades(ctx.database));
-      const labelColumns = `select a.external_id, l.item_key, l.annotator, l.kind, l.label from labels l join answers a on a.id = l.answer_id order by 1, 2, 3`;
+      const labelColumns = `select a.external_id, l.item_key, l.annotator, l.kind, l.label, c.name as campaign, rv.version, rv.content_hash from labels l join answers a on a.id = l.answer_id
+        left join campaigns c on c.id = l.campaign_id left join rubric_versions rv on rv.id = l.rubric_version_id order by 1, 2, 3, 6 nulls first`;
       expect((await fresh.database.execute(labelColumns)).rows).toEqual((await ctx.database.execute(labelColumns)).rows);
       const out2 = `${out}-again`;
       await exportRun(fresh.database, { run: 'rt-run', out: out2, now: new Date('2026-12-01T00:00:00Z') });
@@ -61,4 +69,14 @@ describeDb('run export round trip', (ctx) => {
     }
   }, 60_000);
 
+  it('into a database without the campaign its labels name: refused (exit 2) naming it, nothing written', async () => {
+    const fresh = await openTestDatabase(ctx.url ? 'postgres' : 'pglite');
+    try {
+      const before = await rowCounts(fresh.database);
+      await expect(importRunExport(fresh.database, out)).rejects.toMatchObject({ code: 'bad_input', message: expect.stringMatching(new RegExp(`labels\\.jsonl:2: campaign: no campaign '${CAMPAIGN}' in this database.*nothing written`)) });
+      expect(await rowCounts(fresh.database)).toEqual(before);
+    } finally {
+      await fresh.drop();
+    }
+  }, 60_000);
 });

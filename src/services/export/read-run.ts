@@ -1,14 +1,15 @@
 import { asc, eq, inArray, or, sql, type AnyColumn, type SQL } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import { notFound } from '../../domain/errors.ts';
-import { answers, assemblyScores, grades, judges, labels, puzzles, rubricItems, rubrics, rubricVersions, runs } from '../../db/schema.ts';
+import { answers, assemblyScores, campaigns, grades, judges, labels, puzzles, rubricItems, rubrics, rubricVersions, runs } from '../../db/schema.ts';
 import type { Rubric } from '../../domain/rubric.ts';
 import { findRun } from '../grading/run-ref.ts';
 
 /**
  * Everything stored about one run, read in one snapshot for `assay export`: the run, its answers, every
- * grade (all versions, with the judge configuration each was made with), the labels, the assembly scores,
- * and the rubrics (every version a grade points at) and puzzles they use.
+ * grade (all versions, with the judge configuration each was made with), the labels (with the campaign each
+ * was given in, by name, and its rubric version), the assembly scores, and the rubrics (every version a grade
+ * or a label points at, and the latest) and puzzles they use.
  *
  * One snapshot: on PostgreSQL every statement of a READ COMMITTED transaction sees what committed before
  * it, so an export taken while workers grade held answers read before a grade written after them. The
@@ -29,7 +30,8 @@ export interface RunExport {
   answers: Array<typeof answers.$inferSelect & { puzzle: string | null; rubric: string | null }>;
   grades: Array<typeof grades.$inferSelect & { answer: string; judge: string; judgeHash: string; rubric: string | null; rubricVersion: number | null }>;
   judges: Array<{ slug: string; provider: string; model: string; configHash: string; config: Record<string, unknown> }>;
-  labels: Array<{ answer: string; item: string | null; annotator: string; kind: string; label: string }>;
+  /** campaign: its name (null: a plain label); rubricVersion: the number of the version of the answer's rubric it was given against (null: unknown). */
+  labels: Array<{ answer: string; item: string | null; annotator: string; kind: string; label: string; campaign: string | null; rubricVersion: number | null }>;
   assemblyScores: Array<typeof assemblyScores.$inferSelect & { answer: string }>;
   rubrics: Array<{ rubric: Rubric; version: number; contentHash: string }>;
   /** The puzzles the answers are of, in the puzzle import format. */
@@ -66,10 +68,17 @@ export async function readRunExport(database: Database, runRef: string, o: ReadR
       .where(inArray(grades.answerId, ofRun()))
       .orderBy(asc(grades.answerId), asc(grades.createdAt), asc(grades.id));
     const judgeRows = g.length ? await tx.select().from(judges).where(anyId(judges.id, new Set(g.map((x) => x.g.judgeId)))).orderBy(asc(judges.slug), asc(judges.id)) : [];
-    const l = await tx.select().from(labels).where(inArray(labels.answerId, ofRun())).orderBy(asc(labels.answerId), asc(labels.itemKey), asc(labels.annotator));
+    // By campaign name, plain first: the order survives a move to a database whose campaign ids differ.
+    const l = await tx
+      .select({ l: labels, campaign: campaigns.name, rubricVersion: rubricVersions.version })
+      .from(labels)
+      .leftJoin(campaigns, eq(campaigns.id, labels.campaignId))
+      .leftJoin(rubricVersions, eq(rubricVersions.id, labels.rubricVersionId))
+      .where(inArray(labels.answerId, ofRun()))
+      .orderBy(asc(labels.answerId), asc(labels.itemKey), asc(labels.annotator), sql`${campaigns.name} nulls first`);
     const s = await tx.select().from(assemblyScores).where(inArray(assemblyScores.answerId, ofRun())).orderBy(asc(assemblyScores.answerId));
-    // The rubric versions the grades were made against, and the answers' rubrics at their latest version.
-    const versionIds = new Set(g.flatMap((x) => (x.g.rubricVersionId === null ? [] : [x.g.rubricVersionId])));
+    // The rubric versions the grades were made against and the labels given against, and the answers' rubrics at their latest version.
+    const versionIds = new Set([...g.map((x) => x.g.rubricVersionId), ...l.map((x) => x.l.rubricVersionId)].flatMap((id) => (id === null ? [] : [id])));
     const rubricIds = new Set(rows.flatMap((r) => (r.a.rubricId === null ? [] : [r.a.rubricId])));
     const versions =
       versionIds.size || rubricIds.size
@@ -99,7 +108,7 @@ export async function readRunExport(database: Database, runRef: string, o: ReadR
       answers: rows.map((r) => ({ ...r.a, puzzle: r.puzzle, rubric: r.rubric })),
       grades: g.map((x) => ({ ...x.g, answer: external.get(x.g.answerId)!, judge: x.judge, judgeHash: x.judgeHash, rubric: x.rubric, rubricVersion: x.rubricVersion })),
       judges: judgeRows.map((j) => ({ slug: j.slug, provider: j.provider, model: j.model, configHash: j.configHash, config: j.config })),
-      labels: l.map((x) => ({ answer: external.get(x.answerId)!, item: x.itemKey === '' ? null : x.itemKey, annotator: x.annotator, kind: x.kind, label: x.label })),
+      labels: l.map(({ l: x, campaign, rubricVersion }) => ({ answer: external.get(x.answerId)!, item: x.itemKey === '' ? null : x.itemKey, annotator: x.annotator, kind: x.kind, label: x.label, campaign, rubricVersion })),
       assemblyScores: s.map((x) => ({ ...x, answer: external.get(x.answerId)! })),
       rubrics: wanted.map((v) => ({
         version: v.v.version,

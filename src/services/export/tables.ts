@@ -49,9 +49,10 @@ export const TABLES: readonly TableSpec[] = [
       x.grades.flatMap((g) => (g.items ?? []).map((i) => ({ answer: g.answer, judge: g.judge, judge_config_hash: g.judgeHash, rubric_version: g.rubricVersion, item: i.id, weight: i.weight, verdict: i.verdict, points: i.points }))),
   },
   {
+    // rubric_version: of the answer's rubric, as in rubrics.jsonl; campaign: the name of the campaign the label was given in (null: plain).
     name: 'labels',
-    columns: [['answer', 'STRING'], ['run', 'STRING'], ['item', 'STRING'], ['annotator', 'STRING'], ['kind', 'STRING'], ['label', 'STRING']],
-    rows: (x) => x.labels.map((l) => ({ answer: l.answer, run: x.run.name, item: l.item, annotator: l.annotator, kind: l.kind, label: l.label })),
+    columns: [['answer', 'STRING'], ['run', 'STRING'], ['item', 'STRING'], ['annotator', 'STRING'], ['kind', 'STRING'], ['label', 'STRING'], ['rubric_version', 'INT32'], ['campaign', 'STRING']],
+    rows: (x) => x.labels.map((l) => ({ answer: l.answer, run: x.run.name, item: l.item, annotator: l.annotator, kind: l.kind, label: l.label, rubric_version: l.rubricVersion, campaign: l.campaign })),
   },
   {
     name: 'assembly_scores',
