@@ -30,7 +30,7 @@ export async function calibrationRows(database: Database, scale: LabelScale, f: 
 
 /** The rows with what was left out for its rubric version (calibration-labels.ts calibrationLabelSet): the reports state it in their notes. */
 export function calibrationRowSet(database: Database, scale: LabelScale, f: ReportFilters = {}, humans?: HumansMode): Promise<CalibrationLabelSet> {
-  const q = { key: 'answerId' as const, scale, humanLabelledOnly: true, ...(f.run ? { run: f.run } : {}), ...(f.model ? { model: f.model } : {}), ...(f.judge ? { judge: f.judge } : {}), ...(humans && humans !== 'each' ? { humans } : {}) };
+  const q = { key: 'answerId' as const, scale, humanLabelledOnly: true, ...(f.run ? { run: f.run } : {}), ...(f.model ? { model: f.model } : {}), ...(f.rubric ? { rubric: f.rubric } : {}), ...(f.judge ? { judge: f.judge } : {}), ...(humans && humans !== 'each' ? { humans } : {}) };
   // ('each' is calibrationLabels' default: the same rows, one key.) One read per data version for the calibration page and the calibration API alike; callers only read the rows.
   return cachedPart(database, reportKey('calibration-rows', q), () => calibrationLabelSet(database, q), CALIBRATION_TABLES);
 }

@@ -26,6 +26,8 @@ export interface CalibrationLabelQuery {
   key: 'externalId' | 'answerId';
   run?: string;
   model?: string;
+  /** Only answers of this rubric (slug): a description's own rubric, an assembly's its puzzle's. */
+  rubric?: string;
   /** One judge's grades (slug); default every judge's. */
   judge?: string;
   /** Several judges' grades (slugs), instead of `judge`: a panel and its members. */
@@ -57,6 +59,9 @@ export interface CalibrationLabelSet {
 const FILTERS = `($1::text is null or r.name = $1) and ($2::text is null or r.model = $2)`;
 /** With a campaign ($3), only its answers. */
 const IN_CAMPAIGN = (a: string) => `($3::int is null or exists (select 1 from campaign_answers ca where ca.campaign_id = $3 and ca.answer_id = ${a}.id))`;
+/** With a rubric slug (parameter `$n`), only its answers (as report-facts.ts scopes the reports). */
+const IN_RUBRIC = (a: string, n: number) =>
+  `($${n}::text is null or exists (select 1 from rubrics rb where rb.slug = $${n} and rb.id = coalesce(${a}.rubric_id, (select p.rubric_id from puzzles p where p.id = ${a}.puzzle_id))))`;
 
 async function jsonArray<T>(database: Database, text: string, params: unknown[]): Promise<T[]> {
   // One JSON array per query: decoding many rows field by field is what costs on PGlite.
@@ -132,10 +137,10 @@ export async function calibrationLabelSet(database: Database, q: CalibrationLabe
     `select coalesce(json_agg(json_build_array(${answerKey}, a.id, l.item_key, l.annotator, l.kind, l.label, r.model, l.campaign_id, l.rubric_version_id,
                                                extract(epoch from l.created_at), l.id) order by a.id, l.item_key, l.annotator, l.id), '[]')::text as j
        from labels l join answers a on a.id = l.answer_id join runs r on r.id = a.run_id
-      where ${FILTERS} and l.item_key not like 'claim:%' and ${IN_CAMPAIGN('a')}
+      where ${FILTERS} and l.item_key not like 'claim:%' and ${IN_CAMPAIGN('a')} and ${IN_RUBRIC('a', 4)}
         and ($3::int is null or ((l.campaign_id = $3 or l.campaign_id is null)
              and (l.kind = 'judge' or exists (select 1 from campaign_assignments x where x.campaign_id = $3 and x.answer_id = a.id and x.annotator = l.annotator))))`,
-    [...params, q.campaign ?? null],
+    [...params, q.campaign ?? null, q.rubric ?? null],
   );
   // Only units of the report's scale count as set aside: another scale's labels are no units of it anyway.
   const isUnit = (key: string) => {
@@ -162,10 +167,10 @@ export async function calibrationLabelSet(database: Database, q: CalibrationLabe
     database,
     `select coalesce(json_agg(json_build_array(${answerKey}, g.items, g.meta->>'label', g.f1, j.slug, r.model, a.id, g.rubric_version_id) order by a.id, j.slug), '[]')::text as j
        from grades g join judges j on j.id = g.judge_id join answers a on a.id = g.answer_id join runs r on r.id = a.run_id
-      where g.status = 'ok' and ${FILTERS} and ${IN_CAMPAIGN('a')} and ($4::text[] is null or j.slug = any($4::text[]))
+      where g.status = 'ok' and ${FILTERS} and ${IN_CAMPAIGN('a')} and ${IN_RUBRIC('a', 6)} and ($4::text[] is null or j.slug = any($4::text[]))
         and ${isNewestBySlug()}
         and (not $5::boolean or exists (select 1 from labels l where l.answer_id = g.answer_id and l.kind = 'human'))`,
-    [...params, q.campaign ?? null, q.judges ? [...q.judges] : q.judge !== undefined ? [q.judge] : null, q.humanLabelledOnly === true],
+    [...params, q.campaign ?? null, q.judges ? [...q.judges] : q.judge !== undefined ? [q.judge] : null, q.humanLabelledOnly === true, q.rubric ?? null],
   );
   // On a scale, "answers some human labelled" means labelled on that scale: a judge's F1 beside an
   // answer people gave only item verdicts is a unit of the numeric report that compares to nothing.
