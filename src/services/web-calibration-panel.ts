@@ -74,6 +74,8 @@ export interface ReliabilityFigures {
   /** Items binned: a confidence and a human majority both. */
   n: number;
   leftOut: ReliabilityLeftOut;
+  /** What was left out or kept unchecked for its rubric version (label-versions.ts). */
+  notes: string[];
   /** Expected calibration error: Σ over bins of n_bin / n × |agreement − mean confidence|. */
   ece: number | null;
 }
@@ -168,7 +170,7 @@ export async function pagePanelCalibration(database: Database, ask: { panel?: st
     }
     const byRater = new Map(report.judgeReports.map((j) => [j.rater, j]));
     const rel = await loadReliability(database, { run: chosen.run, judge: panel });
-    const reliability = rel.diagram.n > 0 ? { ...rel.diagram, leftOut: rel.leftOut } : null;
+    const reliability = rel.diagram.n > 0 ? { ...rel.diagram, leftOut: rel.leftOut, notes: rel.notes } : null;
     // Seeded like the section's kappas, so the page and `assay calibrate --seed S` print the same interval.
     const orderSensitivity = await loadOrderSensitivity(database, { run: chosen.run, judge: panel, seed });
     const pairs = report.judgeJudge?.pairs ?? {};
@@ -181,7 +183,7 @@ export async function pagePanelCalibration(database: Database, ask: { panel?: st
       vsVote: members.map((member) => ({ member, ...figures(pairOf(pairs, panel, member)) })),
       reliability,
       orderSensitivity: orderSensitivity && orderSensitivity.grades > 0 ? orderSensitivity : null,
-      ...(reliability ? {} : { reliabilityReason: `No voted item of the run has both a confidence and a human majority (${leftOutText(rel.leftOut)})` }),
+      ...(reliability ? {} : { reliabilityReason: `No voted item of the run has both a confidence and a human majority (${[leftOutText(rel.leftOut), ...rel.notes].join('; ')})` }),
     };
   });
 }

@@ -22,7 +22,7 @@ interface LabelSource {
   /** A shuffled panel's order sensitivity over the run (docs/panels.md); null for any other judge; absent for a labels file. */
   orderSensitivity?: OrderSensitivity | null;
   /** The judge's reliability diagram over the run (docs/grades.md#confidence); absent for a labels file. */
-  reliability?: ReliabilityReport['diagram'] & { leftOut: ReliabilityReport['leftOut'] };
+  reliability?: ReliabilityReport['diagram'] & Pick<ReliabilityReport, 'leftOut' | 'notes'>;
   /** A stored run's answers the judge was shown as examples, left out of its figures (docs/judges.md). */
   excludedExamples?: number;
   /** What a stored run's report says about the judge side on its scale (calibration-labels.ts). */
@@ -49,8 +49,8 @@ async function labelsFromRun(run: string, judge: string | undefined, seed: numbe
     // Seeded like the report's own intervals, so --seed S reproduces every figure.
     const orderSensitivity = await loadOrderSensitivity(database, { run, judge, ...(seed !== undefined ? { seed } : {}) });
     // The diagram's points (one per labelled item) stay out of the report: the bins are the figure.
-    const { diagram, leftOut } = await loadReliability(database, { run, judge });
-    return { ...calibration, orderSensitivity, reliability: { ...diagram, leftOut }, name: `run ${run}` };
+    const { diagram, leftOut, notes } = await loadReliability(database, { run, judge });
+    return { ...calibration, orderSensitivity, reliability: { ...diagram, leftOut, notes }, name: `run ${run}` };
   });
 }
 

@@ -4,9 +4,10 @@ import { type ConfidentGrade, type ReliabilityLeftOut, reliabilityPoints, type R
 import type { Database } from '../../db/client.ts';
 import { judges } from '../../db/schema.ts';
 import { notFound } from '../../domain/errors.ts';
-import { calibrationLabels } from './calibration-labels.ts';
+import { calibrationLabelSet } from './calibration-labels.ts';
 import { exampleAnswers } from './example-exclusion.ts';
 import { isNewestBySlug } from './newest-grade.ts';
+import { keptJudgeItems, versionNotes } from './label-versions.ts';
 import { findRun } from './run-ref.ts';
 
 /**
@@ -32,6 +33,8 @@ export interface ReliabilityReport {
   /** Graded items of the judge's ok grades that are not points, by reason; `examples`: items of answers the judge was shown as examples (example-exclusion.ts). */
   leftOut: ReliabilityLeftOut & { examples: number };
   diagram: { bins: ReliabilityBin[]; n: number; ece: number | null };
+  /** What was left out or kept unchecked for its rubric version (label-versions.ts), as the calibration report says it. */
+  notes: string[];
 }
 
 /** Unknown run, or a judge that graded nothing, is not found; bad bins are bad input (before any read). */
@@ -52,9 +55,14 @@ export async function loadReliability(database: Database, q: ReliabilityQuery): 
   const shown = (await exampleAnswers(database, { key: 'externalId', run: run.name, judges: [q.judge] })).get(q.judge) ?? new Set<string>();
   const grades = graded.filter((g) => !shown.has(g.answer));
   const examples = graded.filter((g) => shown.has(g.answer)).reduce((n, g) => n + g.items.length, 0);
-  // The run's stored human labels, through the calibration's one label builder (no judge's grades).
-  const labels = await calibrationLabels(database, { key: 'externalId', run: run.name, judges: [], scale: 'verdict', humanLabelledOnly: true });
-  const humans = labels.flatMap((l) => (l.kind === 'human' && l.item !== undefined ? [{ answer: l.answer, item: l.item, label: String(l.label) }] : []));
-  const { points, leftOut } = reliabilityPoints(grades, humans);
-  return { run: run.name, judge: q.judge, points, leftOut: { ...leftOut, examples }, diagram: reliabilityDiagram(points, bins) };
+  // The run's stored human labels, through the calibration's one label builder, settled with the judge's
+  // grades: a verdict and a label of an item pair only where both were given against the same wording.
+  const set = await calibrationLabelSet(database, { key: 'externalId', run: run.name, judges: [q.judge], scale: 'verdict', humanLabelledOnly: true });
+  const humans = set.rows.flatMap((l) => (l.kind === 'human' && l.item !== undefined ? [{ answer: l.answer, item: l.item, label: String(l.label) }] : []));
+  // A verdict left out for its version is no point (counted in the notes, not as unlabelled).
+  const kept = keptJudgeItems(set.rows);
+  const labelled = new Set(humans.map((h) => h.answer));
+  const settled = grades.map((g) => (labelled.has(g.answer) ? { ...g, items: g.items.filter((it) => kept(q.judge, g.answer, it.id)) } : g));
+  const { points, leftOut } = reliabilityPoints(settled, humans);
+  return { run: run.name, judge: q.judge, points, leftOut: { ...leftOut, examples }, diagram: reliabilityDiagram(points, bins), notes: versionNotes(set.versions) };
 }

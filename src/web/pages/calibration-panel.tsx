@@ -64,7 +64,7 @@ function tables(p: PanelCalibration): Table[] {
     },
     {
       id: 'panel-reliability',
-      caption: `Reliability: confidence bins against the share of items where the human majority agrees${where}${p.reliability ? ` — ECE ${num(p.reliability.ece)} over ${p.reliability.n} items; ${leftOutText(p.reliability.leftOut)}` : ''}`,
+      caption: `Reliability: confidence bins against the share of items where the human majority agrees${where}${p.reliability ? ` — ECE ${num(p.reliability.ece)} over ${p.reliability.n} items; ${[leftOutText(p.reliability.leftOut), ...p.reliability.notes].join('; ')}` : ''}`,
       columns: [
         { key: 'bin', label: 'Confidence bin' },
         { key: 'n', label: 'Items', kind: 'int' },
