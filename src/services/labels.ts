@@ -1,5 +1,6 @@
 import { and, asc, count, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
+import { ANSWER_SCALE_KEYS } from '../domain/campaigns.ts';
 import { badInput, notFound } from '../domain/errors.ts';
 import { Fields } from '../domain/fields.ts';
 import { ROW_ID_TEXT } from '../domain/limits.ts';
@@ -92,11 +93,21 @@ export async function currentVersions(tx: Queryable, rubricIds: number[]): Promi
  */
 export function versionForLabel(current: { id: number; items: Set<string> } | undefined, item: string): number | null {
   if (!current) return null;
-  const rubricItem = item !== '' && !item.startsWith('answer:') && !item.startsWith('claim:');
-  return !rubricItem || current.items.has(item) ? current.id : null;
+  return item === '' || isAnswerUnit(item) || current.items.has(item) ? current.id : null;
 }
 
+/**
+ * A label key of the whole answer or of one of its sentences, which no rubric item is: a campaign's
+ * answer-level binary and numeric ratings and its claim marks `claim:<n>` (campaigns/units.ts; the prefix
+ * is web-annotation.ts's CLAIM_PREFIX, not imported: that file imports this one). Exactly these: any other
+ * `answer:` or `claim:` key is no unit anything asks for.
+ */
+const CLAIM_KEY = /^claim:(0|[1-9][0-9]*)$/;
+export const isAnswerUnit = (item: string): boolean => item === ANSWER_SCALE_KEYS.binary || item === ANSWER_SCALE_KEYS.numeric || CLAIM_KEY.test(item);
+
+/** A label's item must be an item of the answer's rubric (any version) or an answer-level unit (isAnswerUnit). */
 export function checkItem(keys: Map<number, Set<string>>, loc: Located, rubricId: number | null, item: string): void {
+  if (isAnswerUnit(item)) return;
   if (rubricId === null) throw locatedError(loc, ['item'], `answer has no rubric, so item '${item}' cannot be labelled`);
   if (!keys.get(rubricId)?.has(item)) throw locatedError(loc, ['item'], `unknown item '${item}' for this answer's rubric`);
 }

@@ -8,7 +8,8 @@ import { importParsedRubrics } from '../../src/services/rubrics.ts';
  * A run whose export is hard to carry exactly (export-roundtrip and export-reimport tests): answers with
  * unicode, quotes, commas, newlines, a leading '=', 200,000 characters, '' beside null, 0.1 + 0.2 in meta;
  * grades of two configurations of one judge against two rubric versions, every grade column set; item labels
- * of two raters against two rubric versions, and alice's label of the same item in a campaign (rt-campaign).
+ * of two raters against two rubric versions, and alice's label of the same item in a campaign (rt-campaign)
+ * with her whole-answer ratings there (binary, numeric, a claim mark).
  */
 
 /** The campaign of the fixture's campaign labels: a run export names it, so the target database must hold it. */
@@ -65,5 +66,9 @@ export async function seedRun(db: Database): Promise<void> {
   const campaignId = await seedCampaign(db);
   await db.db.insert(labels).values([
     { answerId: ids.get('u1')!, itemKey: 'a', annotator: 'alice', kind: 'human', label: 'missing', campaignId, rubricVersionId: versions[1]! },
+    // Her whole-answer campaign ratings (src/services/campaigns/units.ts): keys no rubric item has.
+    { answerId: ids.get('u1')!, itemKey: 'answer:binary', annotator: 'alice', kind: 'human', label: 'true', campaignId, rubricVersionId: versions[1]! },
+    { answerId: ids.get('u1')!, itemKey: 'answer:numeric', annotator: 'alice', kind: 'human', label: '4', campaignId, rubricVersionId: versions[1]! },
+    { answerId: ids.get('u1')!, itemKey: 'claim:0', annotator: 'alice', kind: 'human', label: 'supported', campaignId, rubricVersionId: versions[1]! },
   ]);
 }

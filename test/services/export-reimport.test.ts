@@ -27,7 +27,7 @@ describeDb('run export imported into its own database', (ctx) => {
     const before = await rowCounts(ctx.database);
     const grades = await storedGrades(ctx.database);
     const r = await importRunExport(ctx.database, out);
-    expect(r).toMatchObject({ rubrics: { created: 0 }, answers: { imported: 0 }, grades: { stored: 0, unchanged: 4 }, labels: { inserted: 0, unchanged: 3 } });
+    expect(r).toMatchObject({ rubrics: { created: 0 }, answers: { imported: 0 }, grades: { stored: 0, unchanged: 4 }, labels: { inserted: 0, unchanged: 6 } });
     expect(await rowCounts(ctx.database)).toEqual(before);
     expect(await storedGrades(ctx.database)).toEqual(grades);
   }, 60_000);
@@ -63,6 +63,20 @@ describeDb('run export imported into its own database', (ctx) => {
       ]);
     } finally {
       await fresh.drop();
+    }
+  }, 60_000);
+
+  it('accepts whole-answer campaign keys (answer:binary, answer:numeric, claim:<n>) but refuses a key no label can have', async () => {
+    for (const bad of ['zz', 'answer:other', 'claim:x', 'claim:01']) {
+      const edited = `${out}-item-${bad.replace(/\W/g, '_')}`;
+      cpSync(out, edited, { recursive: true });
+      const rows = readFileSync(join(edited, 'labels.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+      const at = rows.findIndex((l) => l.item === 'answer:binary');
+      rows[at] = { ...rows[at]!, item: bad };
+      writeFileSync(join(edited, 'labels.jsonl'), rows.map((l) => `${JSON.stringify(l)}\n`).join(''));
+      const before = await rowCounts(ctx.database);
+      await expect(importRunExport(ctx.database, edited), bad).rejects.toMatchObject({ code: 'bad_input', message: expect.stringContaining(`labels.jsonl:${at + 1}: item: unknown item '${bad}'`) });
+      expect(await rowCounts(ctx.database)).toEqual(before);
     }
   }, 60_000);
 });
