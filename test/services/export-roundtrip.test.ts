@@ -5,6 +5,7 @@ import { parquetReadObjects } from 'hyparquet';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { exportRun } from '../../src/services/export/write-export.ts';
 import { importRunExport } from '../../src/services/import-run-export.ts';
+import { importParsedRubrics } from '../../src/services/rubrics.ts';
 import { describeDb, ENGINES, openTestDatabase, rowCounts } from '../helpers/db.ts';
 import { ANSWERS, CAMPAIGN, seedCampaign, seedRun, storedGrades, TEXT } from './export-fixture.ts';
 
@@ -65,6 +66,24 @@ describeDb('run export round trip', (ctx) => {
       const out2 = `${out}-again`;
       await exportRun(fresh.database, { run: 'rt-run', out: out2, now: new Date('2026-12-01T00:00:00Z') });
       for (const f of readdirSync(out)) expect(read(out2, f), f).toEqual(read(out, f));
+    } finally {
+      await fresh.drop();
+    }
+  }, 60_000);
+
+  it('into a database numbering the rubric otherwise: each label keeps the version of its content (matched by hash)', async () => {
+    const fresh = await openTestDatabase(ctx.url ? 'postgres' : 'pglite');
+    try {
+      // Another v1 here: the export's v1 and v2 become v2 and v3.
+      await importParsedRubrics(fresh.database, [{ id: 'rt-rubric', title: 'Round trip', reference: 'held before', items: [{ id: 'a', text: 'A thing', weight: 1 }] }]);
+      await seedCampaign(fresh.database);
+      await importRunExport(fresh.database, out);
+      const q = `select a.external_id, l.item_key, l.annotator, c.name, rv.version, rv.content_hash from labels l join answers a on a.id = l.answer_id
+        left join campaigns c on c.id = l.campaign_id left join rubric_versions rv on rv.id = l.rubric_version_id order by 1, 2, 3, 4 nulls first`;
+      const here = (await fresh.database.execute(q)).rows;
+      const there = (await ctx.database.execute(q)).rows;
+      expect(here.map((r) => r.content_hash)).toEqual(there.map((r) => r.content_hash));
+      expect(here.map((r) => Number(r.version))).toEqual(there.map((r) => Number(r.version) + 1));
     } finally {
       await fresh.drop();
     }
