@@ -23,6 +23,8 @@ export interface JudgeExample {
   text: string;
   /** The human verdict of each labelled item (the majority; ties as in a panel vote), in rubric order. */
   verdicts: ReadonlyArray<{ item: string; verdict: ItemVerdict }>;
+  /** People's labels left out, or kept unchecked, for the rubric version they were given against (services/grading/label-versions.ts); not in the prompt. */
+  notes?: string[];
 }
 
 const INTRO = `Examples graded by people. Each is another description, with the verdicts people gave it for the items of

@@ -9,7 +9,7 @@ import type { HumansMode } from '../../domain/campaigns.ts';
 import { answerLevelUnit, humansRows } from '../campaigns/calibration-humans.ts';
 import { findRun } from './run-ref.ts';
 import { dropExampleRows, exampleAnswers, excludedCount } from './example-exclusion.ts';
-import { settleVersions, versionNotes, type LabelVersionFacts, type VersionedRow, type VersionTexts } from './label-versions.ts';
+import { settleVersions, versionNotes, versionTexts, type LabelVersionFacts, type VersionedRow } from './label-versions.ts';
 
 /**
  * Calibration label rows from stored data — the one builder behind `assay calibrate --run R --judge J`
@@ -108,24 +108,6 @@ function onePerPerson(labels: readonly StoredLabel[], campaign: number | undefin
     if (isUnit(standing[2])) superseded += list.filter((l) => l !== standing && l[5] !== standing[5]).length;
   }
   return { kept, superseded };
-}
-
-/** Item texts of the rubric versions the rows were given against. */
-async function versionTexts(database: Database, ids: readonly number[]): Promise<VersionTexts> {
-  const out = new Map<number, { version: number; items: Map<string, string> }>();
-  if (ids.length === 0) return out;
-  const rows = await jsonArray<[number, number, string | null, string | null]>(
-    database,
-    `select coalesce(json_agg(json_build_array(rv.id, rv.version, ri.item_key, ri.text)), '[]')::text as j
-       from rubric_versions rv left join rubric_items ri on ri.rubric_version_id = rv.id where rv.id = any($1::int[])`,
-    [[...new Set(ids)]],
-  );
-  for (const [id, version, key, text] of rows) {
-    const v = out.get(id) ?? { version, items: new Map<string, string>() };
-    if (key !== null && text !== null) v.items.set(key, text);
-    out.set(id, v);
-  }
-  return out;
 }
 
 /** Every calibration row of the query, with what was left out or kept unchecked (label-versions.ts). */

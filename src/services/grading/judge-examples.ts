@@ -13,7 +13,8 @@ import { attachExamples, type JudgeExample } from '../../judges/example-prompt.t
 import type { JudgeExampleRef } from '../../judges/example-refs.ts';
 import { type AnyLoadedJudge, isLoadedPanel, type LoadedPanel, panelConfigHash, type PanelMember } from '../../judges/panel-config.ts';
 import { majorityVerdict, type VoteCounts } from '../../scoring/panel/index.ts';
-import { getRubric, toRubric } from '../rubrics.ts';
+import { getRubric, type RubricVersionView, toRubric } from '../rubrics.ts';
+import { settleVersions, versionNotes, versionTexts, type VersionedRow } from './label-versions.ts';
 
 /**
  * Anchored judges (docs/judges.md): a judge file's `examples:` resolved against the database — each
@@ -100,12 +101,14 @@ async function expand(database: Database, judge: LoadedJudge, ref: JudgeExampleR
   return [{ at, answerId: a.id, run: a.run, externalId: a.externalId, text: a.text, rubric: a.rubric }];
 }
 
+type StoredLabel = { item: string; label: string; rater: string; versionId: number | null };
+
 /** Stored human item labels of the answers, by answer id (claim marks and answer-level labels are not verdicts). */
-async function storedLabels(database: Database, ids: number[]): Promise<Map<number, Array<{ item: string; label: string; rater: string }>>> {
-  const out = new Map<number, Array<{ item: string; label: string; rater: string }>>();
+async function storedLabels(database: Database, ids: number[]): Promise<Map<number, StoredLabel[]>> {
+  const out = new Map<number, StoredLabel[]>();
   if (ids.length === 0) return out;
   const rows = await database.db
-    .select({ answerId: labels.answerId, item: labels.itemKey, label: labels.label, rater: labels.annotator })
+    .select({ answerId: labels.answerId, item: labels.itemKey, label: labels.label, rater: labels.annotator, versionId: labels.rubricVersionId })
     .from(labels)
     .where(and(inArray(labels.answerId, ids), eq(labels.kind, 'human'), ne(labels.itemKey, ''), notLike(labels.itemKey, 'claim:%')))
     .orderBy(asc(labels.createdAt), asc(labels.id));
@@ -114,10 +117,30 @@ async function storedLabels(database: Database, ids: number[]): Promise<Map<numb
   for (const r of rows) newest.set(`${r.answerId}\u0000${r.item}\u0000${r.rater}`, r);
   for (const r of newest.values()) {
     const list = out.get(r.answerId) ?? [];
-    list.push({ item: r.item, label: r.label.trim().toLowerCase(), rater: r.rater });
+    list.push({ item: r.item, label: r.label.trim().toLowerCase(), rater: r.rater, versionId: r.versionId });
     out.set(r.answerId, list);
   }
   return out;
+}
+
+/**
+ * The stored labels given against the wording of their items the example shows: the rubric's latest
+ * version, what the judge grades against. The calibration's rule (label-versions.ts) with that version
+ * as every item's reference: a label whose version words the item otherwise is left out and counted; one
+ * of unknown version is kept and counted.
+ */
+async function currentWording(database: Database, answerId: number, list: readonly StoredLabel[], view: RubricVersionView): Promise<{ list: StoredLabel[]; textChanged: number; notes: string[] }> {
+  const shown: VersionedRow[] = view.items.map((it) => ({ row: { answer: '', item: it.id, rater: '', kind: 'judge', label: '' }, answerId, versionId: view.rubricVersionId }));
+  const of = new Map<LabelRow, StoredLabel>();
+  const given: VersionedRow[] = list.map((l) => {
+    const row: LabelRow = { answer: '', item: l.item, rater: l.rater, kind: 'human', label: l.label };
+    of.set(row, l);
+    return { row, answerId, versionId: l.versionId };
+  });
+  const rows = [...shown, ...given];
+  const ids = rows.flatMap((r) => (r.versionId === null ? [] : [r.versionId]));
+  const { kept, textChanged, unknown } = settleVersions(rows, await versionTexts(database, ids));
+  return { list: kept.flatMap((r) => (of.has(r) ? [of.get(r)!] : [])), textChanged, notes: versionNotes({ textChanged, unknown, superseded: 0 }) };
 }
 
 /** The people's verdict per item: the majority, a tie to the verdict worth fewer points (TIE_PREFERENCE). */
@@ -150,16 +173,25 @@ async function resolveJudge(database: Database, judge: LoadedJudge): Promise<Loa
     seen.set(n.answerId, n.at);
   }
   const stored = await storedLabels(database, named.filter((n) => !n.fileLabels).map((n) => n.answerId));
-  const rubricOf = new Map<string, Promise<Rubric>>();
+  const rubricOf = new Map<string, Promise<RubricVersionView>>();
   const examples: JudgeExample[] = [];
   for (const n of named) {
     const what = `${n.at}: answer ${n.externalId} of run ${n.run}`;
     if (n.text === null || n.text.trim() === '') throw badInput(`${what}: has no text to show`);
     if (n.rubric === null) throw badInput(`${what}: names no rubric (an example shows the rubric items its verdicts are for)`);
-    const list = n.fileLabels ?? stored.get(n.answerId) ?? [];
-    if (list.length === 0) throw badInput(`${what}: has no human item labels (label it first, e.g. on its annotation page, or give a labels file)`);
-    if (!rubricOf.has(n.rubric)) rubricOf.set(n.rubric, getRubric(database, n.rubric).then(toRubric));
-    const rubric = await rubricOf.get(n.rubric)!;
+    const found = n.fileLabels ?? stored.get(n.answerId) ?? [];
+    if (found.length === 0) throw badInput(`${what}: has no human item labels (label it first, e.g. on its annotation page, or give a labels file)`);
+    if (!rubricOf.has(n.rubric)) rubricOf.set(n.rubric, getRubric(database, n.rubric));
+    const view = await rubricOf.get(n.rubric)!;
+    const rubric = toRubric(view);
+    // A labels file says nothing of versions; stored labels do, and one of another wording is left out.
+    const settled = n.fileLabels ? { list: n.fileLabels, textChanged: 0, notes: [] } : await currentWording(database, n.answerId, stored.get(n.answerId)!, view);
+    const list = settled.list;
+    if (list.length === 0) {
+      throw badInput(
+        `${what}: its ${settled.textChanged} human item label(s) were all given against a rubric version whose text of the item differs from version ${view.version} of rubric ${view.id}, which the example shows; label it again against version ${view.version}`,
+      );
+    }
     examples.push({
       answerId: n.answerId,
       run: n.run,
@@ -167,6 +199,7 @@ async function resolveJudge(database: Database, judge: LoadedJudge): Promise<Loa
       rubric: { id: rubric.id, title: rubric.title, items: rubric.items.map((it) => ({ id: it.id, weight: it.weight, text: it.text })) },
       text: n.text,
       verdicts: humanVerdicts(n, list, rubric),
+      ...(settled.notes.length ? { notes: settled.notes } : {}),
     });
   }
   return attachExamples(judge, examples);

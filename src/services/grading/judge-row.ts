@@ -35,7 +35,7 @@ function judgeRowValues(judge: AnyLoadedJudge): typeof judges.$inferInsert {
   }
   // An anchored judge's examples as resolved (answer ids and the people's verdicts; the texts are the
   // answers'): what calibration leaves out of this judge's figures (example-exclusion.ts).
-  const resolvedExamples = judge.examples?.map((e) => ({ answerId: e.answerId, run: e.run, answer: e.externalId, rubric: e.rubric.id, verdicts: e.verdicts }));
+  const resolvedExamples = judge.examples?.map((e) => ({ answerId: e.answerId, run: e.run, answer: e.externalId, rubric: e.rubric.id, verdicts: e.verdicts, ...(e.notes?.length ? { notes: e.notes } : {}) }));
   return { slug: c.id, provider: c.provider, model: c.model, config: { ...c, promptText, ...(resolvedExamples ? { resolvedExamples } : {}) }, configHash: judge.configHash };
 }
 

@@ -1,7 +1,9 @@
+import type { Database } from '../../db/client.ts';
 import type { LabelRow } from '../../domain/labels.ts';
 
 /**
- * Which rubric version a calibration row was given against, and what is left out because of it (pure).
+ * Which rubric version a calibration row was given against, and what is left out because of it (pure,
+ * but for versionTexts, the one read of the versions' item texts).
  * A rubric item id may keep its id while a new version rewords it: a label of "two sheep" is no label of
  * "three goats". So, per unit (answer × item), the reference is the item's text in the newest version any
  * of the unit's rows was given against; a row whose version words the item otherwise is left out and
@@ -28,6 +30,24 @@ export interface LabelVersionFacts {
   unknown: number;
   /** Labels set aside because the same person labelled the unit again, differently, elsewhere (calibration-labels.ts). */
   superseded: number;
+}
+
+/** Item texts of the rubric versions (row ids) the rows were given against. */
+export async function versionTexts(database: Database, ids: readonly number[]): Promise<VersionTexts> {
+  const out = new Map<number, { version: number; items: Map<string, string> }>();
+  if (ids.length === 0) return out;
+  // One JSON array: decoding many rows field by field is what costs on PGlite.
+  const r = await database.execute(
+    `select coalesce(json_agg(json_build_array(rv.id, rv.version, ri.item_key, ri.text)), '[]')::text as j
+       from rubric_versions rv left join rubric_items ri on ri.rubric_version_id = rv.id where rv.id = any($1::int[])`,
+    [[...new Set(ids)]],
+  );
+  for (const [id, version, key, text] of JSON.parse(String(r.rows[0]!.j)) as Array<[number, number, string | null, string | null]>) {
+    const v = out.get(id) ?? { version, items: new Map<string, string>() };
+    if (key !== null && text !== null) v.items.set(key, text);
+    out.set(id, v);
+  }
+  return out;
 }
 
 export const NO_VERSION_FACTS: LabelVersionFacts = { textChanged: 0, unknown: 0, superseded: 0 };
