@@ -3,7 +3,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { fillReportDatabase } from '../../bench/lib/report-db.ts';
 import type { Database } from '../../src/db/client.ts';
 import { calibrate } from '../../src/analysis/calibration/index.ts';
-import { calibrationRows } from '../../src/services/report-analysis.ts';
+import { versionNotes } from '../../src/services/grading/label-versions.ts';
+import { calibrationRowSet } from '../../src/services/report-analysis.ts';
 import { memoEachByContent, memoLast, sameData } from '../../src/services/report-cache.ts';
 import { calibrationReport, leaderboard } from '../../src/services/reports.ts';
 import { pageCalibration } from '../../src/services/web-calibration.ts';
@@ -57,7 +58,12 @@ describeDb('report parts', (ctx) => {
   it('a calibration over unchanged label rows is the calibration of those rows; changed rows give the new one', async () => {
     const d = ctx.database;
     const opts = { scale: 'verdict' as const, seed: 1, source: 'stored labels' };
-    const fresh = async () => calibrate(await calibrationRows(d, 'verdict'), opts);
+    // As the report is made: the calibration of the rows, with what the rows' rubric versions left out (its notes).
+    const fresh = async () => {
+      const { rows, versions } = await calibrationRowSet(d, 'verdict');
+      const r = calibrate(rows, opts);
+      return { ...r, notes: [...r.notes, ...versionNotes(versions)] };
+    };
     const before = await calibrationReport(d, { scale: 'verdict' });
     const page = await pageCalibration(d, { scale: 'verdict' });
     // F1 is not a verdict: the rows stay, the report too (from the memo), and it is what a fresh calibration says.
