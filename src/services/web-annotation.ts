@@ -7,6 +7,7 @@ import { CLAIM_VERDICTS, ITEM_VERDICTS } from '../domain/verdicts.ts';
 import { splitSentences } from '../scoring/description/sentences.ts';
 import { SCALES } from '../domain/labels.ts';
 import { getAnswer } from './answers.ts';
+import { inTransaction, lockAnswerLabels, refuseChanged, type Expected } from './label-expect.ts';
 import { upsertLabels } from './labels.ts';
 import { getRubric } from './rubrics.ts';
 
@@ -228,7 +229,7 @@ function markRow(m: AnnotationMark, items: AnnotatableItems | null, claims: numb
  */
 export async function saveAnnotations(
   database: Database,
-  input: { answerId: number; annotator: string; marks: AnnotationMark[] },
+  input: { answerId: number; annotator: string; marks: AnnotationMark[]; expected?: Expected },
 ): Promise<{ created: number; updated: number }> {
   if (input.annotator.trim() === '') throw badInput('annotator: must not be empty');
   return database.db.transaction(async (tx) => {
@@ -249,6 +250,11 @@ export async function saveAnnotations(
       seen.set(r.key, r.label);
     }
     if (problems.length > 0) throw badInput(`answer ${a.id}: ${problems.join('; ')}; nothing saved`);
+    // A page that saw other labels than those stored now is refused (label-expect.ts), nothing written.
+    if (input.expected?.size) {
+      await lockAnswerLabels(tx, a.id, input.annotator);
+      refuseChanged(a.id, await annotatorLabels(inTransaction(database, tx), a.id, input.annotator), input.expected, seen);
+    }
     // Every mark was checked against the current version above: that is the version it was given against.
     const rubricVersionId = items && items.versionId > 0 ? items.versionId : null;
     const values = [...seen].map(([itemKey, label]) => ({ answerId: a.id, itemKey, annotator: input.annotator, kind: 'human' as const, label, rubricVersionId }));

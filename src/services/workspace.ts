@@ -6,6 +6,7 @@ import { sentenceSpans } from '../scoring/description/sentences.ts';
 import { campaignWorkspace, getCampaign, saveCampaignLabels } from './campaigns/index.ts';
 import { getRubric } from './rubrics.ts';
 import { getAnswer } from './answers.ts';
+import { expectedLabels } from './label-expect.ts';
 import { annotationTask, annotatorLabels, PLAIN_RATING_K, saveAnnotations, type AnnotationMark } from './web-annotation.ts';
 
 /**
@@ -116,14 +117,22 @@ const toCampaignMark = (m: AnnotationMark): CampaignMark =>
         : { scale: 'numeric', label: m.rating };
 
 /**
+ * A mark with what the page showed for its unit when it was rendered or last saved (`prev`; null: no
+ * label): a save over a unit that changed since is refused as a conflict (label-expect.ts).
+ */
+export type WorkspaceMark = AnnotationMark & { prev?: string | number | null };
+
+/**
  * Saves marks of the workspace (one per control change; the no-script form sends them all): to the
- * campaign when there is one, else to the plain labels. All or nothing either way.
+ * campaign when there is one, else to the plain labels. All or nothing either way, and conditional on
+ * the marks' `prev`.
  */
 export async function saveWorkspaceMarks(
   database: Database,
-  q: { answerId: number; annotator: string; campaign?: string | number; marks: AnnotationMark[] },
+  q: { answerId: number; annotator: string; campaign?: string | number; marks: WorkspaceMark[] },
 ): Promise<{ created: number; updated: number; done?: boolean }> {
-  if (q.campaign === undefined) return saveAnnotations(database, { answerId: q.answerId, annotator: q.annotator, marks: q.marks });
+  const expected = expectedLabels(q.marks);
+  if (q.campaign === undefined) return saveAnnotations(database, { answerId: q.answerId, annotator: q.annotator, marks: q.marks, expected });
   const marks = q.marks.map(toCampaignMark);
   // The form's labels are checked against the scales' vocabularies here, before anything is written.
   const problems = marks.flatMap((m) => {
@@ -131,7 +140,7 @@ export async function saveWorkspaceMarks(
     return r.success ? [] : [`${m.scale}: ${JSON.stringify(m.label)} is not a label of this scale`];
   });
   if (problems.length) throw badInput(`answer ${q.answerId}: ${problems.join('; ')}; nothing saved`);
-  return saveCampaignLabels(database, { campaign: q.campaign, answerId: q.answerId, annotator: q.annotator, marks });
+  return saveCampaignLabels(database, { campaign: q.campaign, answerId: q.answerId, annotator: q.annotator, marks, expected });
 }
 
 /** The annotator's labels of one answer as the workspace shows them: plain, or the campaign's (annotatorLabels). */

@@ -4,8 +4,9 @@ import { answers, campaignAnswers, campaignAssignments, labels } from '../../db/
 import { ANSWER_SCALE_KEYS, type CampaignMark } from '../../domain/campaigns.ts';
 import { AssayError, badInput } from '../../domain/errors.ts';
 import { SCALES } from '../../domain/labels.ts';
+import { inTransaction, refuseChanged, type Expected } from '../label-expect.ts';
 import { LABEL_KEY } from '../labels.ts';
-import { annotatableItems, CLAIM_PREFIX, itemProblem, splitClaims, type AnnotatableItems } from '../web-annotation.ts';
+import { annotatableItems, annotatorLabels, CLAIM_PREFIX, itemProblem, splitClaims, type AnnotatableItems } from '../web-annotation.ts';
 import { findCampaign, type Campaign } from './load.ts';
 import { requireAnnotator } from './next.ts';
 import { lockAnnotator, takeSlotOf } from './queue.ts';
@@ -51,7 +52,7 @@ async function answerFacts(tx: Queryable, answerId: number): Promise<AnswerFacts
  */
 export async function saveCampaignLabels(
   database: Database,
-  input: { campaign: number | string; answerId: number; annotator: string; marks: readonly CampaignMark[] },
+  input: { campaign: number | string; answerId: number; annotator: string; marks: readonly CampaignMark[]; expected?: Expected },
 ): Promise<{ created: number; updated: number; done: boolean }> {
   if (input.marks.length === 0) throw badInput('marks: at least one label is required');
   return database.db.transaction(async (tx) => {
@@ -74,6 +75,8 @@ export async function saveCampaignLabels(
     if (problems.length) throw badInput(`answer ${input.answerId}: ${problems.join('; ')}; nothing saved`);
 
     await lockAnnotator(tx, campaign, input.annotator);
+    // Under the annotator's lock: a page that saw other labels than those stored now is refused (label-expect.ts).
+    if (input.expected?.size) refuseChanged(input.answerId, await annotatorLabels(inTransaction(database, tx), input.answerId, input.annotator, campaign.id), input.expected, rows);
     const [held] = await tx
       .select({ doneAt: campaignAssignments.doneAt })
       .from(campaignAssignments)

@@ -7,7 +7,7 @@ import { parseRowId } from '../../domain/limits.ts';
 import { CLAIM_VERDICTS, ITEM_VERDICTS } from '../../domain/verdicts.ts';
 import { getCampaign, nextForAnnotator } from '../../services/campaigns/index.ts';
 import { annotationProgress, PLAIN_RATING_K, type AnnotationMark, type Progress } from '../../services/web-annotation.ts';
-import { answerPicture, saveWorkspaceMarks, workspaceLabels, workspaceTask } from '../../services/workspace.ts';
+import { answerPicture, saveWorkspaceMarks, workspaceLabels, workspaceTask, type WorkspaceMark } from '../../services/workspace.ts';
 import { sessionCaller } from '../guard.ts';
 import type { Web } from '../index.tsx';
 import { declareQuery, NO_QUERY } from '../page-query.ts';
@@ -62,7 +62,7 @@ export function formMarks(form: Record<string, string | File | Array<string | Fi
   const marks: AnnotationMark[] = [];
   const problems: string[] = [];
   for (const [k, raw] of Object.entries(form)) {
-    if (k === '_csrf') continue;
+    if (k === '_csrf' || k === '_seen') continue;
     const values = Array.isArray(raw) ? raw : [raw];
     if (values.some((v) => typeof v !== 'string')) {
       problems.push(`${k}: must be text, not a file`);
@@ -82,13 +82,36 @@ export function formMarks(form: Record<string, string | File | Array<string | Fi
   return marks;
 }
 
+// `prev`: the unit's label as the page showed it (null: none); a save over a label changed since is a 409.
+/**
+ * The no-script form's marks with what the form was rendered with (its `_seen` field, workspace.tsx), so
+ * its submit is conditional like the script's saves; a form without the field saves as before.
+ */
+export function withSeen(marks: AnnotationMark[], form: Record<string, unknown>): WorkspaceMark[] {
+  const raw = form._seen;
+  if (raw === undefined) return marks;
+  let seen: unknown;
+  try {
+    seen = typeof raw === 'string' ? JSON.parse(raw) : undefined;
+  } catch {
+    seen = undefined;
+  }
+  if (typeof seen !== 'object' || seen === null || Array.isArray(seen) || Object.values(seen).some((v) => typeof v !== 'string')) throw badInput('_seen: must be the JSON object of labels the form was rendered with; nothing saved');
+  const was = seen as Record<string, string>;
+  const field = (m: AnnotationMark) => ('item' in m ? `item:${m.item}` : 'claim' in m ? `claim:${m.claim}` : 'binary' in m ? 'binary' : 'rating');
+  return marks.map((m) => {
+    const prev = was[field(m)] ?? null;
+    return { ...m, prev: 'rating' in m && prev !== null ? Number(prev) : prev };
+  });
+}
+
 const Body = z.union([
-  z.object({ item: z.string().min(1).max(200), label: z.enum(ITEM_VERDICTS) }).strict(),
-  z.object({ claim: z.number().int().min(0), label: z.enum(CLAIM_VERDICTS) }).strict(),
-  z.object({ binary: z.enum(['pass', 'fail']) }).strict(),
-  z.object({ rating: z.number().int().min(1).max(10) }).strict(),
+  z.object({ item: z.string().min(1).max(200), label: z.enum(ITEM_VERDICTS), prev: z.enum(ITEM_VERDICTS).nullable().optional() }).strict(),
+  z.object({ claim: z.number().int().min(0), label: z.enum(CLAIM_VERDICTS), prev: z.enum(CLAIM_VERDICTS).nullable().optional() }).strict(),
+  z.object({ binary: z.enum(['pass', 'fail']), prev: z.enum(['pass', 'fail']).nullable().optional() }).strict(),
+  z.object({ rating: z.number().int().min(1).max(10), prev: z.number().int().min(1).max(10).nullable().optional() }).strict(),
 ]);
-const BODY_HELP = `body: expected {"item","label"} with label ${ITEM_VERDICTS.join('|')}, {"claim","label"} with label ${CLAIM_VERDICTS.join('|')}, {"binary": "pass"|"fail"} or {"rating": 1..k}`;
+const BODY_HELP = `body: expected {"item","label"} with label ${ITEM_VERDICTS.join('|')}, {"claim","label"} with label ${CLAIM_VERDICTS.join('|')}, {"binary": "pass"|"fail"} or {"rating": 1..k}, each with an optional "prev" (the label the page showed, null for none)`;
 
 const EXTRA_SCALES = ['binary', 'numeric'] as const;
 type Extra = (typeof EXTRA_SCALES)[number];
@@ -202,7 +225,7 @@ export function registerAnnotationPages(web: Web): void {
     const pq = pageQuery(q);
     // The page guard already checked the session's CSRF token and origin (every unsafe method).
     const form = await c.req.parseBody({ all: true });
-    await saveWorkspaceMarks(db, { answerId: id, annotator: who(c), ...campaignOf(pq), marks: formMarks(form) });
+    await saveWorkspaceMarks(db, { answerId: id, annotator: who(c), ...campaignOf(pq), marks: withSeen(formMarks(form), form) });
     if (pq.campaign !== undefined) return c.redirect(`/annotate${pq.keep}`, 303);
     const next = nextAfter(await annotationProgress(db, who(c), { extra: pq.extra }), id);
     return c.redirect(next ? `/annotate/${next}${pq.keep}` : `/annotate${pq.keep}`, 303);

@@ -105,6 +105,16 @@ function Radios(props: { name: string; values: readonly string[]; checked: strin
   );
 }
 
+/** The labels the form shows, by field name (a unit without a label is absent). */
+function seenLabels(t: WorkspaceTask): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const it of t.items) if (it.label !== null) out[`item:${it.id}`] = it.label;
+  for (const cl of t.claims) if (cl.label !== null) out[`claim:${cl.index}`] = cl.label;
+  if (t.binary !== null) out.binary = t.binary;
+  if (t.rating !== null) out.rating = String(t.rating);
+  return out;
+}
+
 function Controls(props: WorkspaceProps) {
   const { t } = props;
   const asks = (s: string) => t.spec.scales.includes(s as never);
@@ -112,6 +122,8 @@ function Controls(props: WorkspaceProps) {
   return (
     <form class="ws-pane ws-controls" method="post" action={`/annotate/${t.answerId}${props.query}`} id="annotate" aria-label="Labels">
       <input type="hidden" name="_csrf" value={props.csrf} />
+      {/* What the form was rendered with: a submit over labels changed since is refused (annotate.tsx withSeen). */}
+      <input type="hidden" name="_seen" value={JSON.stringify(seenLabels(t))} />
       <Keys t={t} />
       {asks('verdict') ? <h2>Rubric items</h2> : null}
       {asks('verdict')

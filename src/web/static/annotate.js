@@ -76,12 +76,21 @@
     status.setAttribute('role', cls === 'failed' ? 'alert' : 'status');
   }
 
-  function bodyOf(unit, value) {
+  // What the page last saw of each unit: the label it was rendered with (defaultChecked, which the
+  // browser's form restoring leaves alone), then each label this tab saved. Sent as `prev`, so a save over
+  // a label another tab changed meanwhile is refused (409) instead of silently replacing it.
+  var seen = {};
+  units.forEach(function (u) {
+    var r = radios(u).filter(function (x) { return x.defaultChecked; })[0];
+    seen[u.getAttribute('data-unit')] = r ? r.value : null;
+  });
+
+  function bodyOf(unit, value, prev) {
     var k = kind(unit), key = unit.getAttribute('data-key');
-    if (k === 'item') return { item: key, label: value };
-    if (k === 'claim') return { claim: Number(key), label: value };
-    if (k === 'binary') return { binary: value };
-    return { rating: Number(value) };
+    if (k === 'item') return { item: key, label: value, prev: prev };
+    if (k === 'claim') return { claim: Number(key), label: value, prev: prev };
+    if (k === 'binary') return { binary: value, prev: prev };
+    return { rating: Number(value), prev: prev === null ? null : Number(prev) };
   }
   function nameOf(unit, value) {
     var k = kind(unit), key = unit.getAttribute('data-key');
@@ -91,24 +100,45 @@
     return 'rating: ' + value;
   }
 
+  // A conflict: the message names what changed; a link (a fresh load, not a form-restoring reload) shows it.
+  function offerReload() {
+    var a = document.createElement('a');
+    a.href = window.location.href;
+    a.id = 'save-reload';
+    a.textContent = 'Reload to see the latest labels';
+    status.appendChild(document.createTextNode(' '));
+    status.appendChild(a);
+  }
+
   function save(unit, value) {
+    var id = unit.getAttribute('data-unit');
+    var prev = seen[id];
+    // Set at once, so a second choice of this unit before the first returns is not refused as stale.
+    seen[id] = value;
     pending++;
     say('Saving ' + nameOf(unit, value) + '…');
     return fetch('/annotate/' + answer + '/labels' + query, {
       method: 'PUT',
       credentials: 'same-origin',
       headers: { 'Content-Type': 'application/json', 'X-CSRF-Token': csrf },
-      body: JSON.stringify(bodyOf(unit, value)),
+      body: JSON.stringify(bodyOf(unit, value, prev)),
     }).then(function (res) {
       if (!res.ok) {
-        return res.json().catch(function () { return null; }).then(function (e) { throw new Error(e && e.error ? e.error.message : 'HTTP ' + res.status); });
+        return res.json().catch(function () { return null; }).then(function (e) {
+          var err = new Error(e && e.error ? e.error.message : 'HTTP ' + res.status);
+          err.code = e && e.error ? e.error.code : null;
+          throw err;
+        });
       }
       pending--;
       updateProgress();
       say(pending ? 'Saving…' : 'Saved ' + nameOf(unit, value) + '.', pending ? null : 'saved');
     }).catch(function (err) {
       pending--;
+      // Nothing was written: the unit still holds what this tab saw before.
+      if (seen[id] === value) seen[id] = prev;
       say('Not saved (' + nameOf(unit, value) + '): ' + err.message, 'failed');
+      if (err.code === 'conflict') offerReload();
     });
   }
 
