@@ -254,6 +254,12 @@ export const labels = pgTable(
      * texts through it (services/grading/label-versions.ts).
      */
     rubricVersionId: integer('rubric_version_id').references(() => rubricVersions.id, { onDelete: 'restrict' }),
+    /**
+     * A claim mark's sentence (migration 0011): a short hash of the text of sentence n it was given on
+     * (services/claim-marks.ts), so a changed split shows the mark as stale rather than on another sentence;
+     * null for other labels and when unknown (marks before 0011, imports).
+     */
+    claimSentence: text('claim_sentence'),
     createdAt: createdAt(),
   },
   (t) => [

@@ -5,6 +5,7 @@ import type { Database, Queryable } from '../db/client.ts';
 import { answers, labels, rubricItems, rubricVersions, runs } from '../db/schema.ts';
 import { parseCsv } from './import-csv.ts';
 import { locatedError, parseJsonl, parseLocated, where, type ImportFile, type Located } from './import-parse.ts';
+import { claimIndex, claimRangeProblem, sentencesOf } from './claim-marks.ts';
 import { checkItem, CHUNK, itemKeys, LABEL_KEY, LabelRowSchema, versionForLabel } from './labels.ts';
 
 /**
@@ -181,6 +182,16 @@ function replaceRefused(file: ImportFile, examples: string[], total: number): As
 
 const EXAMPLES = 3;
 
+/** Today's sentence count of each answer some row gives a claim mark (texts read only for those). */
+async function claimSentenceCounts(tx: Queryable, parsed: Resolvable[], resolved: Candidate[]): Promise<Map<number, number>> {
+  const ids = [...new Set(parsed.flatMap((r, i) => (claimIndex(r.row.item ?? '') === null ? [] : [resolved[i]!.id])))];
+  const out = new Map<number, number>();
+  for (let i = 0; i < ids.length; i += CHUNK) {
+    for (const a of await tx.select({ id: answers.id, text: answers.text }).from(answers).where(inArray(answers.id, ids.slice(i, i + CHUNK)))) out.set(a.id, sentencesOf(a.text).length);
+  }
+  return out;
+}
+
 /** JSONL or CSV (by extension); all or nothing; errors name file, line and field. */
 export async function importLabels(database: Database, file: ImportFile, opts: LabelImportOptions = {}): Promise<LabelImportResult> {
   const parsed = parseLabelFile(file);
@@ -206,6 +217,7 @@ export async function storeLabelFile(tx: Queryable, file: ImportFile, parsed: Re
   const campaignOf = (i: number) => opts.campaignIds?.[i] ?? null;
   const campaignIds = [...new Set(opts.campaignIds ?? [])].filter((c): c is number => c !== null);
   const stored = await storedLabels(tx, [...new Set(resolved.map((a) => a.id))], campaignIds);
+  const sentenceCounts = await claimSentenceCounts(tx, parsed, resolved);
   const fresh: Array<typeof labels.$inferInsert> = [];
   const freshFrom: Array<{ loc: Located; answer: Candidate }> = [];
   const changed: Array<typeof labels.$inferInsert> = [];
@@ -215,6 +227,9 @@ export async function storeLabelFile(tx: Queryable, file: ImportFile, parsed: Re
     const answer = resolved[i]!;
     const item = r.row.item ?? '';
     if (item !== '') checkItem(keys, r.loc, answer.rubricId, item);
+    // A claim index the answer's sentences do not have today is refused (a file says no text, so the sentence is stored as unknown).
+    const outOfRange = claimRangeProblem(item, sentenceCounts.get(answer.id) ?? 0);
+    if (outOfRange) throw locatedError(r.loc, ['item'], outOfRange);
     const annotator = (r.row.rater ?? r.row.annotator)!;
     const campaignId = campaignOf(i);
     const value = { answerId: answer.id, itemKey: item, annotator, campaignId, kind: r.row.kind ?? 'human', label: r.row.label, rubricVersionId: rowVersion(r, answer, item, versions, opts.currentVersion === true) };
@@ -268,7 +283,8 @@ export async function storeLabelFile(tx: Queryable, file: ImportFile, parsed: Re
       .values(changed.slice(i, i + CHUNK))
       .onConflictDoUpdate({
         target: LABEL_KEY,
-        set: { label: sql`excluded.label`, kind: sql`excluded.kind`, rubricVersionId: sql`excluded.rubric_version_id`, createdAt: sql`now()` },
+        // claim_sentence: a claim mark replaced from a file is one whose sentence is unknown (null).
+        set: { label: sql`excluded.label`, kind: sql`excluded.kind`, rubricVersionId: sql`excluded.rubric_version_id`, claimSentence: sql`excluded.claim_sentence`, createdAt: sql`now()` },
       });
   }
   return { inserted, replaced: changed.length, unchanged, runs: [...new Set(resolved.map((a) => a.run))].sort() };

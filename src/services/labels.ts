@@ -7,6 +7,7 @@ import { ROW_ID_TEXT } from '../domain/limits.ts';
 import type { Database, Queryable } from '../db/client.ts';
 import { answers, labels, rubricItems, rubricVersions, runs } from '../db/schema.ts';
 import { LABEL_KINDS } from '../domain/label-kinds.ts';
+import { claimRangeProblem, claimStamp, sentencesOf } from './claim-marks.ts';
 import { locatedError, noEdgeSpaces, type Located } from './import-parse.ts';
 
 /**
@@ -123,7 +124,8 @@ export async function upsertLabels(tx: Queryable, values: Array<typeof labels.$i
     .values(values)
     .onConflictDoUpdate({
       target: LABEL_KEY,
-      set: { label: sql`excluded.label`, kind: sql`excluded.kind`, rubricVersionId: sql`excluded.rubric_version_id`, createdAt: sql`now()` },
+      // claim_sentence too: a replaced claim mark is one given on the sentence the new write says (null: unknown).
+      set: { label: sql`excluded.label`, kind: sql`excluded.kind`, rubricVersionId: sql`excluded.rubric_version_id`, claimSentence: sql`excluded.claim_sentence`, createdAt: sql`now()` },
     })
     // xmax = 0 only on a freshly inserted row version: tells inserts from updates in one statement.
     .returning({ inserted: sql<boolean>`(xmax = 0)` });
@@ -136,15 +138,19 @@ export async function saveLabel(database: Database, input: LabelInput): Promise<
   if (input.label.trim() === '') throw badInput('label: must not be empty');
   if (input.annotator.trim() === '') throw badInput('annotator: must not be empty');
   return database.db.transaction(async (tx) => {
-    const [a] = await tx.select({ id: answers.id, rubricId: answers.rubricId }).from(answers).where(eq(answers.id, input.answerId));
+    const [a] = await tx.select({ id: answers.id, rubricId: answers.rubricId, text: answers.text }).from(answers).where(eq(answers.id, input.answerId));
     if (!a) throw notFound(`answer ${input.answerId} not found`);
     const item = input.item ?? '';
+    // A claim mark names a sentence of today's split (claim-marks.ts): one the answer lacks is refused, and the one given is recorded.
+    const sentences = sentencesOf(a.text);
+    const outOfRange = claimRangeProblem(item, sentences.length);
+    if (outOfRange) throw badInput(`answer ${a.id}: ${outOfRange}; nothing saved`);
     if (item !== '') {
       const loc: Located = { value: null, file: `answer ${a.id}`, line: null, lineOf: () => null };
       checkItem(a.rubricId === null ? new Map() : await itemKeys(tx, [a.rubricId]), loc, a.rubricId, item);
     }
     const version = a.rubricId === null ? null : versionForLabel((await currentVersions(tx, [a.rubricId])).get(a.rubricId), item);
-    const r = await upsertLabels(tx, [{ answerId: a.id, itemKey: item, annotator: input.annotator, kind: input.kind ?? 'human', label: input.label, rubricVersionId: version }]);
+    const r = await upsertLabels(tx, [{ answerId: a.id, itemKey: item, annotator: input.annotator, kind: input.kind ?? 'human', label: input.label, rubricVersionId: version, claimSentence: claimStamp(item, sentences) }]);
     return { created: r.inserted === 1 };
   });
 }

@@ -7,6 +7,7 @@ import { CLAIM_VERDICTS, ITEM_VERDICTS } from '../domain/verdicts.ts';
 import { splitSentences } from '../scoring/description/sentences.ts';
 import { SCALES } from '../domain/labels.ts';
 import { getAnswer } from './answers.ts';
+import { claimStamp, claimStanding, type ClaimStanding } from './claim-marks.ts';
 import { inTransaction, lockAnswerLabels, refuseChanged, type Expected } from './label-expect.ts';
 import { upsertLabels } from './labels.ts';
 import { getRubric } from './rubrics.ts';
@@ -65,7 +66,7 @@ export async function annotationProgress(database: Database, annotator: string, 
             (select count(*)::int from rubric_items ri where ri.rubric_version_id = latest.id) as items,
             (select count(*)::int from labels l join rubric_items ri on ri.item_key = l.item_key and ri.rubric_version_id = latest.id
               where l.answer_id = a.id and l.annotator = $1 and l.campaign_id is null) as labelled,
-            (select count(*)::int from labels l where l.answer_id = a.id and l.annotator = $1 and l.campaign_id is null and l.item_key like 'claim:%') as "claimsMarked",
+            (select coalesce(json_agg(json_build_array(l.item_key, l.claim_sentence)), '[]'::json)::text from labels l where l.answer_id = a.id and l.annotator = $1 and l.campaign_id is null and l.item_key like 'claim:%') as "claimMarks",
             exists (select 1 from labels l where l.answer_id = a.id and l.annotator = $1 and l.campaign_id is null and l.item_key = '${ANSWER_SCALE_KEYS.binary}') as binary,
             exists (select 1 from labels l where l.answer_id = a.id and l.annotator = $1 and l.campaign_id is null and l.item_key = '${ANSWER_SCALE_KEYS.numeric}') as rating
        from answers a join runs r on r.id = a.run_id join rubrics rb on rb.id = a.rubric_id join latest on latest.rubric_id = rb.id
@@ -77,9 +78,12 @@ export async function annotationProgress(database: Database, annotator: string, 
   const rows: QueueRow[] = r.rows.map((x) => {
     const items = Number(x.items);
     const labelled = Number(x.labelled);
-    // Claim marks are checked against the sentence count when saved, so a count reaching it is all of them.
-    const claims = splitClaims(String(x.text)).length;
-    const claimsMarked = Number(x.claimsMarked);
+    // Claim marks are checked against the sentence count when saved, and a stale one (given on another
+    // sentence than today's sentence n, claim-marks.ts) is no mark: a count reaching the sentences is all of them.
+    const sentences = splitClaims(String(x.text));
+    const claims = sentences.length;
+    const marks = JSON.parse(String(x.claimMarks)) as Array<[string, string | null]>;
+    const claimsMarked = marks.filter(([key, hash]) => claimStanding(Number(key.slice(CLAIM_PREFIX.length)), hash, sentences) !== 'stale').length;
     const binary = x.binary === true || x.binary === 't';
     const rating = x.rating === true || x.rating === 't';
     const done = items > 0 && labelled >= items && claimsMarked >= claims && (!asks('binary') || binary) && (!asks('numeric') || rating);
@@ -106,7 +110,21 @@ export interface AnnotationTask {
   text: string;
   rubric: { slug: string; title: string; version: number };
   items: Array<{ id: string; text: string; weight: number; label: string | null }>;
-  claims: Array<{ index: number; text: string; label: string | null }>;
+  /**
+   * Each sentence with the annotator's mark of it: `sentence` says whether the mark was given on this very
+   * sentence ('current') or is an old one whose sentence is unknown; `stale` is a mark stored at this index
+   * but given on another sentence (the split moved): not this sentence's label — re-mark this sentence.
+   */
+  claims: Array<{ index: number; text: string; label: string | null; sentence?: Exclude<ClaimStanding, 'stale'> | null; stale?: { label: string } | null }>;
+  /** Every stale claim mark, including those at an index the answer no longer has (claim-marks.ts). */
+  staleClaims?: StaleClaim[];
+}
+
+export interface StaleClaim {
+  index: number;
+  label: string;
+  /** 'moved': given on another sentence; 'out_of_range': the answer has no sentence n today. */
+  reason: 'moved' | 'out_of_range';
 }
 
 /** The task with the annotator's labels so far: plain ones, or those of the campaign (row id) it is opened in. */
@@ -117,6 +135,7 @@ export async function annotationTask(database: Database, answerId: number, annot
   const rubric = await getRubric(database, a.rubric);
   const mine = await annotatorLabels(database, answerId, annotator, campaignId);
   const text = a.text ?? '';
+  const staleAt = new Map((mine.staleClaims ?? []).map((c) => [c.index, c]));
   return {
     answerId,
     answer: a.externalId,
@@ -125,7 +144,14 @@ export async function annotationTask(database: Database, answerId: number, annot
     text,
     rubric: { slug: rubric.id, title: rubric.title, version: rubric.version },
     items: rubric.items.map((it) => ({ id: it.id, text: it.text, weight: it.weight, label: mine.items[it.id] ?? null })),
-    claims: splitClaims(text).map((t, index) => ({ index, text: t, label: mine.claims[index] ?? null })),
+    claims: splitClaims(text).map((t, index) => ({
+      index,
+      text: t,
+      label: mine.claims[index] ?? null,
+      sentence: mine.claimSentences?.[index] ?? null,
+      stale: staleAt.has(index) ? { label: staleAt.get(index)!.label } : null,
+    })),
+    staleClaims: mine.staleClaims,
   };
 }
 
@@ -139,24 +165,50 @@ export async function annotatorLabels(
   answerId: number,
   annotator: string,
   campaignId: number | null = null,
-): Promise<{ answerId: number; annotator: string; items: Record<string, string>; claims: Record<number, string>; binary?: string; numeric?: string }> {
+): Promise<{
+  answerId: number;
+  annotator: string;
+  items: Record<string, string>;
+  /** Claim marks resolved against today's split (claim-marks.ts): only those not stale. */
+  claims: Record<number, string>;
+  claimSentences: Record<number, Exclude<ClaimStanding, 'stale'>>;
+  staleClaims: StaleClaim[];
+  binary?: string;
+  numeric?: string;
+}> {
   const context = campaignId === null ? isNull(labels.campaignId) : or(eq(labels.campaignId, campaignId), isNull(labels.campaignId));
   const rows = await database.db
-    .select({ item: labels.itemKey, label: labels.label })
+    .select({ item: labels.itemKey, label: labels.label, sentence: labels.claimSentence })
     .from(labels)
     .where(and(eq(labels.answerId, answerId), eq(labels.annotator, annotator), eq(labels.kind, 'human'), context))
     // The campaign's own label last, so it stands over a plain one of the same unit below.
     .orderBy(sql`${labels.campaignId} nulls first`);
   const items: Record<string, string> = {};
   const claims: Record<number, string> = {};
+  const claimSentences: Record<number, Exclude<ClaimStanding, 'stale'>> = {};
+  const stale = new Map<number, StaleClaim>();
   const whole: { binary?: string; numeric?: string } = {};
+  const sentences = rows.some((r) => r.item.startsWith(CLAIM_PREFIX)) ? splitClaims((await database.db.select({ text: answers.text }).from(answers).where(eq(answers.id, answerId)))[0]?.text ?? '') : [];
   for (const r of rows) {
-    if (r.item.startsWith(CLAIM_PREFIX)) claims[Number(r.item.slice(CLAIM_PREFIX.length))] = r.label;
+    if (r.item.startsWith(CLAIM_PREFIX)) {
+      // Resolved against today's split: a mark given on another sentence is stale, never this sentence's label.
+      const index = Number(r.item.slice(CLAIM_PREFIX.length));
+      const standing = claimStanding(index, r.sentence, sentences);
+      if (standing === 'stale') {
+        stale.set(index, { index, label: r.label, reason: index >= sentences.length ? 'out_of_range' : 'moved' });
+        delete claims[index];
+        delete claimSentences[index];
+      } else {
+        claims[index] = r.label;
+        claimSentences[index] = standing;
+        stale.delete(index);
+      }
+    }
     else if (r.item === ANSWER_SCALE_KEYS.binary) whole.binary = r.label;
     else if (r.item === ANSWER_SCALE_KEYS.numeric) whole.numeric = r.label;
     else if (r.item !== '') items[r.item] = r.label;
   }
-  return { answerId, annotator, items, claims, ...whole };
+  return { answerId, annotator, items, claims, claimSentences, staleClaims: [...stale.values()].sort((x, y) => x.index - y.index), ...whole };
 }
 
 export type AnnotationMark = { item: string; label: string } | { claim: number; label: string } | { binary: string } | { rating: number };
@@ -236,7 +288,8 @@ export async function saveAnnotations(
     const [a] = await tx.select({ id: answers.id, rubricId: answers.rubricId, text: answers.text }).from(answers).where(eq(answers.id, input.answerId));
     if (!a) throw notFound(`answer ${input.answerId} not found`);
     const items = a.rubricId === null ? null : await annotatableItems(tx, a.rubricId);
-    const claims = splitClaims(a.text ?? '').length;
+    const sentences = splitClaims(a.text ?? '');
+    const claims = sentences.length;
     const problems: string[] = [];
     const seen = new Map<string, string>();
     for (const m of input.marks) {
@@ -257,7 +310,8 @@ export async function saveAnnotations(
     }
     // Every mark was checked against the current version above: that is the version it was given against.
     const rubricVersionId = items && items.versionId > 0 ? items.versionId : null;
-    const values = [...seen].map(([itemKey, label]) => ({ answerId: a.id, itemKey, annotator: input.annotator, kind: 'human' as const, label, rubricVersionId }));
+    // A claim mark records the sentence it was given on, so a later change of the split cannot move it.
+    const values = [...seen].map(([itemKey, label]) => ({ answerId: a.id, itemKey, annotator: input.annotator, kind: 'human' as const, label, rubricVersionId, claimSentence: claimStamp(itemKey, sentences) }));
     return upsertLabels(tx, values).then((r) => ({ created: r.inserted, updated: r.updated }));
   });
 }

@@ -55,7 +55,8 @@ export interface WorkspaceTask {
   /** null when the campaign hides it (reference-blind). */
   reference: string | null;
   items: Array<{ id: string; text: string; weight: number; label: string | null }>;
-  claims: Array<{ index: number; text: string; start: number; end: number; label: string | null }>;
+  /** `stale`: a mark stored at this index but given on another sentence (claim-marks.ts) — shown as such, not as this sentence's label. */
+  claims: Array<{ index: number; text: string; start: number; end: number; label: string | null; stale: string | null }>;
   /** pass/fail, null until given; absent scale → undefined in the spec. */
   binary: 'pass' | 'fail' | null;
   rating: number | null;
@@ -80,7 +81,7 @@ export async function workspaceTask(
   const [t, mine] = await Promise.all([annotationTask(database, q.answerId, q.annotator, spec.campaignId), annotatorLabels(database, q.answerId, q.annotator, spec.campaignId)]);
   const rubric = await getRubric(database, t.rubric.slug);
   const asks = (s: CampaignScale) => spec.scales.includes(s);
-  const claims = sentenceSpans(t.text).map((s, index) => ({ index, text: s.text, start: s.start, end: s.end, label: mine.claims[index] ?? null }));
+  const claims = sentenceSpans(t.text).map((s, index) => ({ index, text: s.text, start: s.start, end: s.end, label: mine.claims[index] ?? null, stale: t.claims[index]?.stale?.label ?? null }));
   const binaryValue = mine.binary === undefined ? null : SCALES.binary.normalise(mine.binary);
   const binary = binaryValue === null ? null : binaryValue.value === 1 ? 'pass' : 'fail';
   const rating = mine.numeric === undefined ? null : Number(mine.numeric);

@@ -1,7 +1,8 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Queryable } from '../../db/client.ts';
+import { claimIndex, claimStanding, sentencesOf } from '../claim-marks.ts';
 import type { Campaign } from './load.ts';
-import { rowsOf, textList } from './sql.ts';
+import { intList, rowsOf, textList } from './sql.ts';
 
 /** One human label of a campaign answer by one of its annotators. */
 export interface CampaignLabel {
@@ -16,6 +17,11 @@ export interface CampaignLabel {
   /** The campaign the label was given in; null when it was given elsewhere (an import, the plain annotation page). */
   campaignId: number | null;
   createdAt: string;
+  /**
+   * A claim mark whose sentence is not today's sentence n (claim-marks.ts: given on another sentence, or of
+   * unknown sentence at an index the answer no longer has): shown as stale, counted as no mark of claim n.
+   */
+  stale?: true;
 }
 
 /**
@@ -32,12 +38,12 @@ export const ofCampaign = (campaignId: number): SQL => sql`(l.campaign_id = ${ca
  * k + 1 people here.
  */
 export async function campaignLabels(db: Queryable, campaign: Campaign): Promise<CampaignLabel[]> {
-  const rows = await rowsOf<CampaignLabel & { createdAt: string | Date; rank: number }>(
+  const rows = await rowsOf<CampaignLabel & { createdAt: string | Date; rank: number; claimSentence: string | null }>(
     db,
     sql`select * from (
           select distinct on (l.answer_id, l.item_key, l.annotator)
                  l.answer_id as "answerId", a.external_id as answer, r.name as run, r.model, l.item_key as unit, l.annotator,
-                 l.label, l.campaign_id as "campaignId", l.created_at as "createdAt", ca.rank
+                 l.label, l.campaign_id as "campaignId", l.created_at as "createdAt", l.claim_sentence as "claimSentence", ca.rank
             from campaign_answers ca join labels l on l.answer_id = ca.answer_id
             join answers a on a.id = ca.answer_id join runs r on r.id = a.run_id
            where ca.campaign_id = ${campaign.id} and l.kind = 'human' and l.annotator in ${textList(campaign.annotators)} and ${ofCampaign(campaign.id)}
@@ -45,6 +51,17 @@ export async function campaignLabels(db: Queryable, campaign: Campaign): Promise
            order by l.answer_id, l.item_key, l.annotator, l.campaign_id nulls last) own
          order by own.rank, own.unit, own.annotator`,
   );
+  const claimed = [...new Set(rows.filter((r) => claimIndex(r.unit) !== null).map((r) => Number(r.answerId)))];
+  const sentences = new Map<number, string[]>();
+  if (claimed.length > 0) {
+    for (const a of await rowsOf<{ id: number; text: string | null }>(db, sql`select id, text from answers where id in ${intList(claimed)}`)) {
+      sentences.set(Number(a.id), sentencesOf(a.text));
+    }
+  }
+  const stale = (r: (typeof rows)[number]) => {
+    const n = claimIndex(r.unit);
+    return n !== null && claimStanding(n, r.claimSentence, sentences.get(Number(r.answerId)) ?? []) === 'stale';
+  };
   return rows.map((r) => ({
     answerId: Number(r.answerId),
     answer: r.answer,
@@ -55,6 +72,7 @@ export async function campaignLabels(db: Queryable, campaign: Campaign): Promise
     label: r.label,
     campaignId: r.campaignId === null ? null : Number(r.campaignId),
     createdAt: new Date(r.createdAt).toISOString(),
+    ...(stale(r) ? { stale: true as const } : {}),
   }));
 }
 

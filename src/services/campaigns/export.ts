@@ -1,4 +1,5 @@
 import type { Database } from '../../db/client.ts';
+import { STALE_CLAIM_NOTE } from '../claim-marks.ts';
 import { campaignAdjudications, campaignLabels } from './campaign-labels.ts';
 import { findCampaign } from './load.ts';
 
@@ -40,7 +41,8 @@ export async function exportCampaign(database: Database, ref: number | string): 
     source: 'annotator',
     label: l.label,
     campaign_id: l.campaignId,
-    note: null,
+    // A claim mark given on another sentence than today's sentence n is said so, never passed off as a mark of it.
+    note: l.stale ? STALE_CLAIM_NOTE : null,
     created_at: l.createdAt,
   }));
   for (const a of adjudications) {

@@ -5,6 +5,7 @@ import { ANSWER_SCALE_KEYS, type CampaignMark } from '../../domain/campaigns.ts'
 import { AssayError, badInput } from '../../domain/errors.ts';
 import { SCALES } from '../../domain/labels.ts';
 import { inTransaction, refuseChanged, type Expected } from '../label-expect.ts';
+import { claimStamp } from '../claim-marks.ts';
 import { LABEL_KEY } from '../labels.ts';
 import { annotatableItems, annotatorLabels, CLAIM_PREFIX, itemProblem, splitClaims, type AnnotatableItems } from '../web-annotation.ts';
 import { findCampaign, type Campaign } from './load.ts';
@@ -15,6 +16,8 @@ import { refreshDone } from './units.ts';
 interface AnswerFacts {
   items: AnnotatableItems | null;
   claims: number;
+  /** Today's sentences: a claim mark records the one it is given on (claim-marks.ts). */
+  sentences: string[];
 }
 
 type Stored = { key: string; label: string } | string;
@@ -41,7 +44,8 @@ function markRow(campaign: Campaign, m: CampaignMark, a: AnswerFacts): Stored {
 async function answerFacts(tx: Queryable, answerId: number): Promise<AnswerFacts> {
   const [a] = await tx.select({ rubricId: answers.rubricId, text: answers.text }).from(answers).where(eq(answers.id, answerId));
   const items = a!.rubricId === null ? null : await annotatableItems(tx, a!.rubricId);
-  return { items, claims: splitClaims(a!.text ?? '').length };
+  const sentences = splitClaims(a!.text ?? '');
+  return { items, claims: sentences.length, sentences };
 }
 
 /**
@@ -88,10 +92,10 @@ export async function saveCampaignLabels(
     const rubricVersionId = facts.items && facts.items.versionId > 0 ? facts.items.versionId : null;
     const written = await tx
       .insert(labels)
-      .values([...rows].map(([itemKey, label]) => ({ answerId: input.answerId, itemKey, annotator: input.annotator, kind: 'human' as const, label, campaignId: campaign.id, rubricVersionId })))
+      .values([...rows].map(([itemKey, label]) => ({ answerId: input.answerId, itemKey, annotator: input.annotator, kind: 'human' as const, label, campaignId: campaign.id, rubricVersionId, claimSentence: claimStamp(itemKey, facts.sentences) })))
       .onConflictDoUpdate({
         target: LABEL_KEY,
-        set: { label: sql`excluded.label`, kind: sql`excluded.kind`, rubricVersionId: sql`excluded.rubric_version_id`, createdAt: sql`now()` },
+        set: { label: sql`excluded.label`, kind: sql`excluded.kind`, rubricVersionId: sql`excluded.rubric_version_id`, claimSentence: sql`excluded.claim_sentence`, createdAt: sql`now()` },
       })
       .returning({ inserted: sql<boolean>`(xmax = 0)` });
     await refreshDone(tx, campaign, input.annotator, [input.answerId]);

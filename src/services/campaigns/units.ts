@@ -2,6 +2,7 @@ import { and, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { Queryable } from '../../db/client.ts';
 import { answers, campaignAssignments, labels } from '../../db/schema.ts';
 import { ANSWER_SCALE_KEYS } from '../../domain/campaigns.ts';
+import { claimIndex, claimStanding } from '../claim-marks.ts';
 import { CLAIM_PREFIX, splitClaims } from '../web-annotation.ts';
 import type { Campaign } from './load.ts';
 import { intList, rowsOf } from './sql.ts';
@@ -54,12 +55,20 @@ export async function refreshDone(tx: Queryable, campaign: Campaign, annotator: 
   const ids = mine.map((h) => h.answerId);
   const need = await requiredUnits(tx, campaign, ids);
   const have = await tx
-    .select({ answerId: labels.answerId, item: labels.itemKey })
+    .select({ answerId: labels.answerId, item: labels.itemKey, sentence: labels.claimSentence })
     .from(labels)
     // The campaign's labels only (campaign-labels.ts ofCampaign): its own or plain ones, never another campaign's.
     .where(and(inArray(labels.answerId, ids), eq(labels.annotator, annotator), eq(labels.kind, 'human'), or(eq(labels.campaignId, campaign.id), isNull(labels.campaignId))));
+  // A claim mark given on another sentence than today's sentence n (claim-marks.ts) is no mark of claim n.
+  const texts = have.some((h) => claimIndex(h.item) !== null)
+    ? new Map((await tx.select({ id: answers.id, text: answers.text }).from(answers).where(inArray(answers.id, ids))).map((a) => [a.id, splitClaims(a.text ?? '')]))
+    : new Map<number, string[]>();
+  const counts = (h: (typeof have)[number]) => {
+    const n = claimIndex(h.item);
+    return n === null || claimStanding(n, h.sentence, texts.get(h.answerId) ?? []) !== 'stale';
+  };
   const by = new Map<number, Set<string>>();
-  for (const h of have) by.set(h.answerId, (by.get(h.answerId) ?? new Set()).add(h.item));
+  for (const h of have.filter(counts)) by.set(h.answerId, (by.get(h.answerId) ?? new Set()).add(h.item));
   const finished = (id: number) => (need.get(id) ?? []).every((u) => by.get(id)?.has(u));
   const done = mine.filter((h) => h.doneAt === null && finished(h.answerId)).map((h) => h.answerId);
   const reopened = mine.filter((h) => h.doneAt !== null && !finished(h.answerId)).map((h) => h.answerId);

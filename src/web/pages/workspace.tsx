@@ -143,6 +143,7 @@ function Controls(props: WorkspaceProps) {
               <legend>
                 <span class="unit-no">{cl.index + 1}.</span> {cl.text}
               </legend>
+              {cl.stale !== null ? <p class="stale">Your mark '{cl.stale}' here was given on another sentence (the answer's split changed): re-mark this sentence.</p> : null}
               <Radios name={`claim:${cl.index}`} values={CLAIM_VERDICTS} checked={cl.label} keyOf={(v) => CLAIM_KEYS[v]!} />
             </fieldset>
           ))
