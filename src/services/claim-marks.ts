@@ -11,7 +11,6 @@ import { splitSentences } from '../scoring/description/sentences.ts';
  * index n while n exists, stale once it does not.
  */
 
-export const CLAIM_KEY_PREFIX = 'claim:';
 const CLAIM_KEY = /^claim:(0|[1-9][0-9]*)$/;
 
 /** The sentence index of a claim key, or null for any other key. */

@@ -7,7 +7,7 @@ import { ROW_ID_TEXT } from '../domain/limits.ts';
 import type { Database, Queryable } from '../db/client.ts';
 import { answers, labels, rubricItems, rubricVersions, runs } from '../db/schema.ts';
 import { LABEL_KINDS } from '../domain/label-kinds.ts';
-import { claimRangeProblem, claimStamp, sentencesOf } from './claim-marks.ts';
+import { claimIndex, claimRangeProblem, claimStamp, sentencesOf } from './claim-marks.ts';
 import { locatedError, noEdgeSpaces, type Located } from './import-parse.ts';
 
 /**
@@ -103,8 +103,7 @@ export function versionForLabel(current: { id: number; items: Set<string> } | un
  * is web-annotation.ts's CLAIM_PREFIX, not imported: that file imports this one). Exactly these: any other
  * `answer:` or `claim:` key is no unit anything asks for.
  */
-const CLAIM_KEY = /^claim:(0|[1-9][0-9]*)$/;
-export const isAnswerUnit = (item: string): boolean => item === ANSWER_SCALE_KEYS.binary || item === ANSWER_SCALE_KEYS.numeric || CLAIM_KEY.test(item);
+export const isAnswerUnit = (item: string): boolean => item === ANSWER_SCALE_KEYS.binary || item === ANSWER_SCALE_KEYS.numeric || claimIndex(item) !== null;
 
 /** A label's item must be an item of the answer's rubric (any version) or an answer-level unit (isAnswerUnit). */
 export function checkItem(keys: Map<number, Set<string>>, loc: Located, rubricId: number | null, item: string): void {
