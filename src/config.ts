@@ -145,7 +145,7 @@ export const providerKeys = (config: Partial<Pick<Config, 'anthropicApiKey' | 'a
  * PostgreSQL when DATABASE_URL is set, otherwise PGlite in ASSAY_DATA_DIR — owned by this process, or
  * reached through the process that owns it (src/db/pglite-directory.ts). Not migrated.
  */
-export async function openConfiguredDatabase(config: Config, opts: Pick<OpenOptions, 'waitForShortLivedOwner' | 'template'> = {}): Promise<Database> {
+export async function openConfiguredDatabase(config: Config, opts: Pick<OpenOptions, 'waitForShortLivedOwner' | 'template' | 'shortLived'> = {}): Promise<Database> {
   const { openDatabase } = await import('./db/client.ts');
   return config.databaseUrl ? openDatabase({ url: config.databaseUrl }) : openDatabase({ dataDir: config.dataDir, ...opts });
 }

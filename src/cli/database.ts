@@ -7,8 +7,19 @@ import type { Database } from '../db/client.ts';
  * `opening`: the database already being opened by openDatabaseEarly, so that the opening (PGlite's is
  * ~0.3 s, much of it reading files and compiling WebAssembly off the main thread) overlaps the command's
  * own module loading. It is then this function's to migrate and close, exactly as if it had opened it.
+ * `service`: the command runs until stopped (`assay worker`), so an embedded engine it owns is tuned for
+ * that rather than for a command that ends soon (src/db/client.ts, WASM_TIERING).
+ *
+ * @example
+ * await withDatabase(async (database) => listRuns(database));
  */
-export async function withDatabase<T>(fn: (database: Database) => Promise<T>, opening?: Promise<Database>): Promise<T> {
+export interface WithDatabaseOptions {
+  opening?: Promise<Database>;
+  service?: boolean;
+}
+
+export async function withDatabase<T>(fn: (database: Database) => Promise<T>, o: WithDatabaseOptions = {}): Promise<T> {
+  const { opening } = o;
   const { loadConfig, openConfiguredDatabase } = await import('../config.ts');
   const { migrateDatabase } = await import('../services/schema.ts');
   const config = loadConfig(process.env);
@@ -17,7 +28,7 @@ export async function withDatabase<T>(fn: (database: Database) => Promise<T>, op
   const stopTelemetry = await startTelemetry(config);
   let database: Database;
   try {
-    database = await (opening ?? openConfiguredDatabase(config));
+    database = await (opening ?? openConfiguredDatabase(config, { shortLived: !o.service }));
   } catch (e) {
     await stopTelemetry();
     throw e;
@@ -38,7 +49,7 @@ export async function withDatabase<T>(fn: (database: Database) => Promise<T>, op
  */
 export async function openDatabaseEarly(): Promise<{ opening: Promise<Database> }> {
   const { loadConfig, openConfiguredDatabase } = await import('../config.ts');
-  const opening = openConfiguredDatabase(loadConfig(process.env));
+  const opening = openConfiguredDatabase(loadConfig(process.env), { shortLived: true });
   // Awaited by withDatabase; until then a failure must not surface as an unhandled rejection.
   opening.catch(() => {});
   // In an object: an async function returning the promise itself would wait for the opening.

@@ -59,6 +59,8 @@ export interface OpenOptions {
   waitForShortLivedOwner?: (owner: OwnerInfo) => void;
   /** A closed PGlite directory a new `dataDir` starts as a copy of (default: the initdb'd template). */
   template?: string;
+  /** A command that ends soon, not a server or worker: PGlite's WebAssembly is never optimised (see WASM_TIERING). */
+  shortLived?: boolean;
 }
 
 /** migrations/ at the package root, wherever the process was started from. */
@@ -72,6 +74,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     ...(opts.ownerWaitMs !== undefined ? { waitMs: opts.ownerWaitMs } : {}),
     ...(opts.waitForShortLivedOwner ? { waitForShortLivedOwner: opts.waitForShortLivedOwner } : {}),
     ...(opts.template ? { template: opts.template } : {}),
+    ...(opts.shortLived ? { shortLived: true } : {}),
   });
 }
 
@@ -88,15 +91,21 @@ export const PGLITE_SETTINGS = ['shared_buffers=16MB'];
  * default is 1.8M, "roughly bytes executed"). PostgreSQL's start-up runs a great deal of code once, so at
  * the default V8 spends ~200 ms of CPU and ~50 MB optimising code that never runs again; 100 times the
  * budget leaves start-up on the baseline compiler while a long-running server's hot paths still get
- * optimised. Set once per process, before PGlite compiles its module (the flag is read per compilation).
+ * optimised. A short-lived command goes further: baseline only (`--liftoff-only`). Even at 100 times the
+ * budget, the queries of `assay run` set off optimising compiles on both of a 2-core machine's cores,
+ * which starved the command's own file reads (a ~150 ms stall) and peaked ~60 MB higher; its statements
+ * are small, and a loop of 3,000 of them ran as fast on baseline code (bench/ notes in
+ * docs/operations.md). Servers and workers keep optimising, for the report pages' heavy queries.
+ * Set once per process, before PGlite compiles its module (the flags are read per compilation): the
+ * first opening decides.
  */
-const WASM_TIERING_BUDGET = 180_000_000;
+const WASM_TIERING = { service: ['--wasm-tiering-budget=180000000'], shortLived: ['--wasm-tiering-budget=180000000', '--liftoff-only'] };
 let wasmTuned = false;
 
 /** The embedded engine, in memory or on a directory this process owns (pglite-directory.ts claims it first). */
-export async function openPglite(dataDir: string | undefined, o: { template?: string } = {}): Promise<Database> {
+export async function openPglite(dataDir: string | undefined, o: { template?: string; shortLived?: boolean } = {}): Promise<Database> {
   if (!wasmTuned) {
-    setFlagsFromString(`--wasm-tiering-budget=${WASM_TIERING_BUDGET}`);
+    for (const flag of WASM_TIERING[o.shortLived ? 'shortLived' : 'service']) setFlagsFromString(flag);
     wasmTuned = true;
   }
   const { PGlite } = await import('@electric-sql/pglite');

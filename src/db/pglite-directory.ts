@@ -24,6 +24,8 @@ export interface DirectoryOptions {
   waitForShortLivedOwner?: (owner: OwnerInfo) => void;
   /** The template a new directory starts as a copy of, when this process becomes its owner. */
   template?: string;
+  /** This process is a command that ends soon (client.ts, WASM_TIERING), when it becomes the owner. */
+  shortLived?: boolean;
 }
 
 /** An owner that published its socket gets this many probes (100 ms apart) before it counts as unreachable. */
@@ -71,7 +73,7 @@ export function unreachable(dataDir: string, owner: OwnerInfo): AssayError {
 async function openAsOwner(dataDir: string, lock: OwnerLock, o: DirectoryOptions): Promise<Database> {
   let engine: Database | undefined;
   try {
-    engine = await openPglite(dataDir, o.template ? { template: o.template } : {});
+    engine = await openPglite(dataDir, { ...(o.template ? { template: o.template } : {}), ...(o.shortLived ? { shortLived: true } : {}) });
     const pg = (engine.db as unknown as { $client: PGlite }).$client;
     const server = await serveOverSocket(pg, dataDir, { ...(o.idleMs !== undefined ? { idleMs: o.idleMs } : {}) });
     lock.publish(server.path);

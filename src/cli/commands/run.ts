@@ -145,7 +145,7 @@ const run: Command = {
         if (worker) await worker.stop({ graceful: false }).catch(() => {});
         await queue.stop();
       }
-    }, opening);
+    }, { opening });
   },
 };
 

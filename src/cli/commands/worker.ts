@@ -48,7 +48,7 @@ const worker: Command = {
       }
       const s = w.stats;
       process.stderr.write(`worker ${process.pid}: stopped after ${s.graded} graded, ${s.skipped} skipped (already graded, or not an answer a judge grades), ${s.failed} failed attempts\n`);
-    });
+    }, { service: true });
   },
 };
 
