@@ -164,6 +164,8 @@ function loadPanelFile(path: string, judgesDir: string, stack: Array<{ path: str
   const ids = new Map<string, number>();
   members.forEach((m, i) => {
     const id = memberIdOf(m);
+    // The panel's grades are stored under its id as a member's are under the member's: one id, two judges.
+    if (id === config.id) throw badInput(`${where}: members[${i}]: '${config.members[i]}' is judge ${id}, the panel's own id (a member's grades are stored under its id: rename the member or the panel)`);
     const first = ids.get(id);
     if (first !== undefined) throw badInput(`${where}: members[${i}]: '${config.members[i]}' is judge ${id}, as members[${first}] is (each member once; set samples to ask it again)`);
     ids.set(id, i);
