@@ -7,6 +7,9 @@ import type { DtsGroup, DtsOptions, DtsReport, DtsRow, Proportion } from './type
 /** The identity is exact on counts; only floating-point rounding may separate the two sides. */
 const IDENTITY_TOLERANCE = 1e-9;
 
+/** Rows without a slice sit in this group when other rows have one, so the slices still cover every row. */
+export const UNSLICED = '(none)';
+
 interface Outcome {
   p: boolean;
   a: boolean;
@@ -96,8 +99,10 @@ export function describeThenSolve(rows: readonly DtsRow[], opts: DtsOptions = {}
     return { row: r, outcome };
   });
   const outcomesOf = (xs: typeof tagged) => xs.map((x) => x.outcome);
+  const anySlice = rows.some((r) => r.slice !== undefined);
+  const sliceOf = (x: (typeof tagged)[number]) => x.row.slice ?? (anySlice ? UNSLICED : undefined);
   // fromEntries: own properties even for a model or slice named "__proto__".
-  const slices = (xs: typeof tagged) => Object.fromEntries(groupBy(xs, (x) => x.row.slice).map(([s, ys]) => [s, summarise(outcomesOf(ys))]));
+  const slices = (xs: typeof tagged) => Object.fromEntries(groupBy(xs, sliceOf).map(([s, ys]) => [s, summarise(outcomesOf(ys))]));
   const byModel: DtsReport['byModel'] = Object.fromEntries(
     groupBy(tagged, (x) => x.row.model).map(([model, xs]) => [model, { ...summarise(outcomesOf(xs)), bySlice: slices(xs) }]),
   );

@@ -1,3 +1,3 @@
-export { describeThenSolve } from './analyze.ts';
+export { describeThenSolve, UNSLICED } from './analyze.ts';
 export { DtsRowSchema, parseDtsJsonl } from './rows.ts';
 export type * from './types.ts';
