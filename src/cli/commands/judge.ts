@@ -29,7 +29,7 @@ function ungradedLines(r: JudgeCompareReport): string[] {
 
 /** Answers either judge saw as examples (anchored judges, docs/judges.md): left out, said so. */
 const exampleLines = (r: JudgeCompareReport): string[] =>
-  r.excludedExamples > 0 ? [`Left out as examples (answers of the run either judge was shown with the people's verdicts): ${r.excludedExamples}`] : [];
+  r.excludedExamples > 0 ? [`Left out as examples (answers of the run either judge was shown with the people's verdicts, or copies of them): ${r.excludedExamples}`] : [];
 
 /** The readable report: the two kappas and their difference, the dropped pairs, flips per item, F1 moves. */
 function formatJudgeCompare(r: JudgeCompareReport): string {

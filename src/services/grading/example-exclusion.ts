@@ -6,7 +6,8 @@ import type { LabelRow } from '../../domain/labels.ts';
  * the people on those answers measures nothing but copying, so they are left out of its calibration.
  * The rule, for calibration reports and judge compare alike: an answer is left out of judge J's figures
  * when a configuration of J (any judges row with J's id) was shown it as an example — for a panel, when
- * one of its members' configurations was. The human labels stay (they are still people's labels: the
+ * one of its members' configurations was; a copy of an example answer (its text, whitespace at either end
+ * aside, against the same rubric, under any id in any run) is left out with it. The human labels stay (they are still people's labels: the
  * human–human ceiling keeps them); J's own labels of those answers are what is dropped.
  */
 
@@ -21,20 +22,30 @@ export interface ExampleQuery {
   judges?: readonly string[] | null;
 }
 
+/** The text as the prompt shows it (example-prompt.ts trims it): whitespace at either end dropped. */
+const TRIM = (x: string) => `regexp_replace(${x}, '^\\s+|\\s+$', '', 'g')`;
+
 const ARRAY = (x: string) => `case when jsonb_typeof(${x}) = 'array' then ${x} else '[]'::jsonb end`;
 
 /** Only answers in scope (the run / model filters): the counts are of this report's answers. */
 export async function exampleAnswers(database: Database, q: ExampleQuery): Promise<ExampleAnswers> {
   const answerKey = q.key === 'externalId' ? 'a.external_id' : 'a.id::text';
   // A judges row stores its resolved examples (judge-row.ts); a panel's row its members' config hashes.
+  // A copy of an example — the same text (whitespace at either end aside, as the prompt trims it) against
+  // the same rubric, under another id or in another run — is the same item to the judge: shown too.
   const r = await database.execute(
     `with cfg as (select j.slug, j.config from judges j where $3::text[] is null or j.slug = any($3::text[])),
-          shown as (
+          example as (
             select c.slug, (e->>'answerId')::int as answer_id from cfg c cross join lateral jsonb_array_elements(${ARRAY(`c.config->'resolvedExamples'`)}) e
             union
             select c.slug, (e->>'answerId')::int from cfg c
               join judges m on m.config_hash in (select jsonb_array_elements_text(${ARRAY(`c.config->'memberHashes'`)}))
-              cross join lateral jsonb_array_elements(${ARRAY(`m.config->'resolvedExamples'`)}) e)
+              cross join lateral jsonb_array_elements(${ARRAY(`m.config->'resolvedExamples'`)}) e),
+          shown as (
+            select slug, answer_id from example
+            union
+            select x.slug, d.id from example x join answers ea on ea.id = x.answer_id
+              join answers d on d.rubric_id = ea.rubric_id and ${TRIM('d.text')} = ${TRIM('ea.text')})
      select coalesce(json_agg(json_build_array(s.slug, ${answerKey}) order by s.slug, a.id), '[]')::text as j
        from shown s join answers a on a.id = s.answer_id join runs r on r.id = a.run_id
       where ($1::text is null or r.name = $1) and ($2::text is null or r.model = $2)`,
