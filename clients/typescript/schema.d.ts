@@ -2004,7 +2004,10 @@ export interface components {
                 cacheRead: number;
                 cacheWrite: number;
             };
+            /** @description Cost of the priced calls (USD); the whole cost only when unpricedCalls is 0 */
             costUsd: number;
+            /** @description Calls of a model with no price in judges/prices.yaml (cost null): left out of costUsd, so the cost is unknown */
+            unpricedCalls: number;
         };
         GradingJobs: {
             counts: {

@@ -15,6 +15,16 @@ export function formatDuration(s: number | null): string {
   return h ? `${h}h${String(m).padStart(2, '0')}m` : m ? `${m}m${String(sec).padStart(2, '0')}s` : `${sec}s`;
 }
 
+/**
+ * The run's cost as it may be told: a sum over calls of a model with no price (judges/prices.yaml) is
+ * unknown, never the priced calls' sum passed off as the whole (which reads $0 for an unpriced judge).
+ */
+export function costText(p: Pick<Progress, 'costUsd' | 'unpricedCalls'>): string {
+  if (p.unpricedCalls === 0) return `$${p.costUsd.toFixed(4)}`;
+  const calls = `${p.unpricedCalls} call${p.unpricedCalls === 1 ? '' : 's'}`;
+  return `cost unknown (${calls} of a model not in judges/prices.yaml${p.costUsd > 0 ? `; $${p.costUsd.toFixed(4)} for the rest` : ''})`;
+}
+
 export function progressLine(p: Progress): string {
   const finished = p.done + p.failed;
   const frac = p.total === 0 ? 1 : finished / p.total;
@@ -24,7 +34,7 @@ export function progressLine(p: Progress): string {
   const rate = p.ratePerSecond === null ? '—' : `${p.ratePerSecond.toFixed(1)}/s`;
   // Unsettled calls were sent by a worker that died before the reply: billed, figures unknown (estimated).
   const unsettled = p.unsettled.calls ? `  ${p.unsettled.calls} unsettled call${p.unsettled.calls === 1 ? '' : 's'} (≈$${p.unsettled.costUsd.toFixed(4)} of it estimated)` : '';
-  return `${bar} ${finished}/${p.total}  done ${p.done}  failed ${p.failed}  remaining ${p.remaining}  ${rate}  ETA ${formatDuration(p.etaSeconds)}  ${tokens} tokens  $${p.costUsd.toFixed(4)}${unsettled}`;
+  return `${bar} ${finished}/${p.total}  done ${p.done}  failed ${p.failed}  remaining ${p.remaining}  ${rate}  ETA ${formatDuration(p.etaSeconds)}  ${tokens} tokens  ${costText(p)}${unsettled}`;
 }
 
 export interface ProgressBar {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatDuration, progressBar, progressLine } from '../../src/cli/progress-bar.ts';
+import { costText, formatDuration, progressBar, progressLine } from '../../src/cli/progress-bar.ts';
 import type { Progress } from '../../src/services/grading/progress.ts';
 
 const p: Progress = {
@@ -21,6 +21,7 @@ const p: Progress = {
   unsettled: { calls: 0, costUsd: 0 },
   tokens: { input: 1000, output: 200, cacheRead: 3000, cacheWrite: 500 },
   costUsd: 0.12345,
+  unpricedCalls: 0,
 };
 
 describe('progress line', () => {
@@ -32,6 +33,12 @@ describe('progress line', () => {
   it('names unsettled calls (sent by a dead worker, never settled) and their estimated cost', () => {
     expect(progressLine({ ...p, unsettled: { calls: 3, costUsd: 0.0421 } })).toMatch(/\$0\.1235  3 unsettled calls \(≈\$0\.0421 of it estimated\)$/);
     expect(progressLine({ ...p, unsettled: { calls: 1, costUsd: 0.01 } })).toContain(' 1 unsettled call (');
+  });
+
+  it('a cost over calls of no known price reads unknown, with the priced part when there is one', () => {
+    expect(progressLine({ ...p, costUsd: 0, unpricedCalls: 104 })).toMatch(/tokens  cost unknown \(104 calls of a model not in judges\/prices\.yaml\)$/);
+    expect(costText({ costUsd: 0.5, unpricedCalls: 1 })).toBe('cost unknown (1 call of a model not in judges/prices.yaml; $0.5000 for the rest)');
+    expect(costText({ costUsd: 0, unpricedCalls: 0 })).toBe('$0.0000');
   });
 
   it('formats durations', () => {

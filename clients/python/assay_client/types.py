@@ -214,6 +214,7 @@ class GradingProgress(TypedDict):
     unsettled: ProgressUnsettled
     tokens: ProgressTokens
     costUsd: float
+    unpricedCalls: int
 
 
 # --- reports ----------------------------------------------------------------------------------------

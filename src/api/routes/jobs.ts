@@ -50,7 +50,8 @@ const Progress = z
       .object({ calls: z.number().int(), costUsd: z.number() })
       .openapi({ description: 'Calls sent by a worker that died before the reply: likely billed, never settled; costUsd is their estimate (included in costUsd)' }),
     tokens: z.object({ input: z.number(), output: z.number(), cacheRead: z.number(), cacheWrite: z.number() }),
-    costUsd: z.number(),
+    costUsd: z.number().openapi({ description: 'Cost of the priced calls (USD); the whole cost only when unpricedCalls is 0' }),
+    unpricedCalls: z.number().int().openapi({ description: 'Calls of a model with no price in judges/prices.yaml (cost null): left out of costUsd, so the cost is unknown' }),
   })
   .openapi('GradingProgress');
 

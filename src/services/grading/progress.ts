@@ -19,7 +19,9 @@ import type { RunAndJudge } from './run-queue.ts';
  *   or not: a call's row is written (pending, with an over-estimate) before it is sent;
  * - unsettled: pending calls whose worker is dead — sent, likely billed, never settled — with their
  *   estimated cost (included in costUsd, so the cost never under-counts); inFlightCalls: pending calls
- *   of live workers.
+ *   of live workers;
+ * - unpricedCalls: calls of a model judges/prices.yaml has no price for (cost_usd null): costUsd sums
+ *   the priced calls only, so with any of these the run's cost is unknown, not costUsd.
  */
 
 export interface Progress extends RunAndJudge {
@@ -39,7 +41,10 @@ export interface Progress extends RunAndJudge {
   inFlightCalls: number;
   unsettled: { calls: number; costUsd: number };
   tokens: { input: number; output: number; cacheRead: number; cacheWrite: number };
+  /** The priced calls' cost: the run's whole cost only when unpricedCalls is 0. */
   costUsd: number;
+  /** Calls with no known price (their model is not in judges/prices.yaml), left out of costUsd. */
+  unpricedCalls: number;
 }
 
 /** A pending row of no worker (an interactive grade) is taken as unsettled after this long. */
@@ -85,7 +90,7 @@ export async function getProgress(database: Database, gradingRunId: number): Pro
   const usage = await database.execute(
     `select count(*)::int as calls, coalesce(sum(input_tokens), 0)::float8 as input, coalesce(sum(output_tokens), 0)::float8 as output,
        coalesce(sum(cache_read_tokens), 0)::float8 as cache_read, coalesce(sum(cache_write_tokens), 0)::float8 as cache_write, coalesce(sum(cost_usd), 0)::float8 as cost,
-       count(*) filter (where l.status = 'pending')::int as pending,
+       count(*) filter (where l.status = 'pending')::int as pending, count(*) filter (where l.cost_usd is null)::int as unpriced,
        count(*) filter (where ${UNSETTLED})::int as unsettled,
        coalesce(sum(cost_usd) filter (where ${UNSETTLED}), 0)::float8 as unsettled_cost
      from usage_ledger l where l.judge_id = $1 and l.answer_id in (select id from answers where run_id = $2)`,
@@ -121,6 +126,7 @@ export async function getProgress(database: Database, gradingRunId: number): Pro
     unsettled: { calls: Number(u.unsettled ?? 0), costUsd: Number(Number(u.unsettled_cost ?? 0).toFixed(6)) },
     tokens: { input: Number(u.input ?? 0), output: Number(u.output ?? 0), cacheRead: Number(u.cache_read ?? 0), cacheWrite: Number(u.cache_write ?? 0) },
     costUsd: Number(Number(u.cost ?? 0).toFixed(6)),
+    unpricedCalls: Number(u.unpriced ?? 0),
   };
 }
 
