@@ -97,6 +97,8 @@ async function createPanelSession(database: Database, panel: LoadedPanel, o: Ope
           // it alone). A shuffled sample saw another prompt: stored as the member's grade it would replace the
           // member's own grade of the answer with a different question's answer, so it stays in the panel report.
           store: s.sample === 1 && !shuffle,
+          // A member's stored final grade (alone, or from a batch, which caches nothing) outlives a failed call.
+          keepFinal: true,
           sample: s.sample,
           ...(shuffle ? { promptRubric: reorder(rubric, s.order), meta: { panelSample: { panel: panel.config.id, sample: s.sample, itemOrder: s.order } } } : {}),
           ...(req.image ? { image: req.image } : {}),

@@ -72,6 +72,11 @@ export interface GradingSession {
 export interface SampleOptions {
   /** Write the grade as this judge's grade of the answer. */
   store: boolean;
+  /**
+   * With `store`: a provider_error does not replace a final grade already stored for the answer × rubric
+   * version (a panel's member sample: the member's own grade, perhaps from a batch, is its answer).
+   */
+  keepFinal?: boolean;
   /** The rubric as the judge is shown it (a shuffled item order); scored against the resolved one. */
   promptRubric?: Rubric;
   /** The panel sample number (samples after the first are their own cached calls). */
@@ -168,6 +173,10 @@ export async function createGradingSession(database: Database, o: SessionOptions
   }
 
   const upsertGrade = gradeUpserter(database, behind);
+  const hasFinal = async (answerId: number, versionId: number): Promise<boolean> => {
+    const r = await database.execute(`select 1 from grades where answer_id = $1 and judge_id = $2 and rubric_version_id = $3 and status <> 'provider_error' limit 1`, [answerId, judgeRowId, versionId]);
+    return r.rows.length > 0;
+  };
 
   async function gradeSample(answer: { id: number; text: string }, { rubric, versionId, version }: ResolvedRubric, so: SampleOptions): Promise<SampleResult> {
     const input = { rubric: so.promptRubric ?? rubric, answer: answer.text, answerId: String(answer.id) };
@@ -176,6 +185,7 @@ export async function createGradingSession(database: Database, o: SessionOptions
     // Scored against the rubric in its own order: verdicts are by item id, whatever order the judge saw.
     const report = buildReport(rubric, answer.text, outcome, so.unverifiable ? { unverifiable: so.unverifiable } : {});
     if (!so.store) return { outcome, report, detail: null };
+    if (so.keepFinal && report.status === 'provider_error' && (await hasFinal(answer.id, versionId))) return { outcome, report, detail: null };
     const row = {
       answerId: answer.id,
       judgeId: judgeRowId,
