@@ -76,12 +76,15 @@ export async function getProgress(database: Database, gradingRunId: number): Pro
   );
   const h = head.rows[0];
   if (!h) throw notFound(`grading run ${gradingRunId} not found`);
+  // A failed job the queue archived (after 12 h) counts only while its id has no job again: `assay run`
+  // re-enqueues the answer under the same id, and that job (queued, or failed anew) is the answer's now.
   const jobs = await database.execute(
     `select state::text as state, count(*)::int as n,
-       count(*) filter (where state = 'failed' and not exists (
+       count(distinct j.data->>'answerId') filter (where state = 'failed' and not exists (
          select 1 from answers where "answers"."id" = (j.data->>'answerId')::int and ${FINAL_BY_JOB_JUDGE}))::int as dead
      from (select state, data from pgboss.job where name = $1 and (data->>'gradingRunId')::int = $2
-           union all select state, data from pgboss.archive where name = $1 and (data->>'gradingRunId')::int = $2 and state = 'failed') j
+           union all select state, data from pgboss.archive a where name = $1 and (data->>'gradingRunId')::int = $2 and state = 'failed'
+             and not exists (select 1 from pgboss.job c where c.name = a.name and c.id = a.id)) j
      group by state`,
     [GRADE_QUEUE, gradingRunId, h.judge_id],
   );
