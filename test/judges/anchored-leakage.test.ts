@@ -1,7 +1,14 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import type { Rubric } from '../../src/domain/rubric.ts';
+import { exportRun } from '../../src/services/export/write-export.ts';
+import { exampleAnswers } from '../../src/services/grading/example-exclusion.ts';
+import { importRunExport } from '../../src/services/import-run-export.ts';
+import { importParsedRubrics } from '../../src/services/rubrics.ts';
+import { FIXTURES } from '../helpers/cli.ts';
 import { importAnswersJsonl } from '../../src/services/answers.ts';
 import { loadRunCalibration } from '../../src/services/grading/calibration-labels.ts';
 import { loadReliability } from '../../src/services/grading/calibration-reliability.ts';
@@ -9,7 +16,7 @@ import { gradeAnswer } from '../../src/services/grading/grade-answer.ts';
 import { judgeCompare } from '../../src/services/judge-compare.ts';
 import { mulberry32 } from '../../src/stats/random.ts';
 import { type FakeProvider, startFakeProvider } from '../fake-provider/server.ts';
-import { describeDb } from '../helpers/db.ts';
+import { describeDb, openTestDatabase } from '../helpers/db.ts';
 import { anchoredScript, HUMANS, JUDGE, seedAnchored, textOf } from './anchored-fixture.ts';
 
 /**
@@ -79,5 +86,55 @@ describeDb('anchored judges: copies of an example', (ctx) => {
     expect(items.rows).toHaveLength(3);
     const rel = await loadReliability(ctx.database, { run: 'copy', judge: 'anchored' });
     expect(rel.leftOut.examples).toBe(items.rows.reduce((n, r) => n + Number(r.n), 0));
+  });
+});
+
+/**
+ * The judges row of an anchored judge travels with its grades in a run export (judges.json); the answer
+ * ids it stores are the source database's. Imported where other answers hold those ids, the examples are
+ * still the examples — found by their run and id in it — not whichever answers the ids name there.
+ */
+describeDb('anchored judges: a run export imported elsewhere', (ctx) => {
+  let fake: FakeProvider;
+  const dir = mkdtempSync(join(tmpdir(), 'assay-anchored-export-'));
+  let target: Awaited<ReturnType<typeof openTestDatabase>>;
+
+  beforeAll(async () => {
+    fake = await startFakeProvider({ script: anchoredScript });
+    const ids = await seedAnchored(ctx.database);
+    const anchored = join(dir, 'anchored.yaml');
+    writeFileSync(anchored, `id: anchored\nprovider: anthropic\nmodel: claude-sonnet-5\nprompt: prompts/rubric-v1.md\nparams: { max_tokens: 2000, temperature: 0, timeout_ms: 10000, max_attempts: 2 }\nexamples:\n  - { run: anch, answer: e1 }\n  - { run: anch, answer: e2 }\n`);
+    for (const id of ids.values()) await gradeAnswer(ctx.database, { judge: anchored, keys: keysFor(fake), engine: quiet, answer: { id } });
+    await exportRun(ctx.database, { run: 'anch', out: join(dir, 'export') });
+    // The target holds another run first, so its answers have the ids e1 and e2 had at the source.
+    target = await openTestDatabase(ctx.url ? 'postgres' : 'pglite');
+    const rubric = parseYaml(readFileSync(`${FIXTURES}farmyard.rubric.yaml`, 'utf8')) as Rubric;
+    await importParsedRubrics(target.database, [rubric]);
+    await importAnswersJsonl(target.database, {
+      path: 'other.jsonl',
+      content: ['o1', 'o2', 'o3', 'o4', 'o5', 'o6'].map((id) => JSON.stringify({ id, run: 'other', model: 'M', task: 'describe', rubric: rubric.id, text: `Other ${id}: a barn.` })).join('\n'),
+    });
+    await importRunExport(target.database, join(dir, 'export'));
+  }, 60_000);
+  afterAll(async () => {
+    await fake.close();
+    await target?.drop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('leaves the examples out of the imported run\'s figures, and no answer of another run', async () => {
+    const source = await exampleAnswers(ctx.database, { key: 'answerId', judges: ['anchored'] });
+    const moved = await target.database.execute(`select a.id from answers a join runs r on r.id = a.run_id where r.name = 'other' and a.id = any($1::int[])`, [[...source.get('anchored')!].map(Number)]);
+    expect(moved.rows).toHaveLength(2); // the source's example ids name answers of run other here
+
+    const cal = await loadRunCalibration(target.database, { run: 'anch', judge: 'anchored' });
+    expect(cal.excludedExamples).toBe(2);
+    expect(new Set(cal.rows.filter((r) => r.kind === 'judge').map((r) => r.answer))).toEqual(new Set(['x1', 'x2', 'x3']));
+    const shown = await exampleAnswers(target.database, { key: 'answerId', judges: ['anchored'] });
+    const named = await target.database.execute(
+      `select r.name || '/' || a.external_id as k from answers a join runs r on r.id = a.run_id where a.id = any($1::int[]) order by 1`,
+      [[...(shown.get('anchored') ?? [])].map(Number)],
+    );
+    expect(named.rows.map((r) => r.k)).toEqual(['anch/e1', 'anch/e2']);
   });
 });

@@ -25,6 +25,16 @@ export interface ExampleQuery {
 /** The text as the prompt shows it (example-prompt.ts trims it): whitespace at either end dropped. */
 const TRIM = (x: string) => `regexp_replace(${x}, '^\\s+|\\s+$', '', 'g')`;
 
+/**
+ * The answer an entry of resolvedExamples names: by its run and its id in the run, which a run export
+ * carries with the judges row (judges.json) — the database id stored beside them is the source database's,
+ * another answer's wherever the row was imported. An entry without them (none are written so) by that id.
+ */
+const EXAMPLE_ANSWER = (e: string) =>
+  `case when ${e} ? 'run' and ${e} ? 'answer'
+        then (select a.id from answers a join runs r on r.id = a.run_id where r.name = ${e}->>'run' and a.external_id = ${e}->>'answer')
+        else (${e}->>'answerId')::int end`;
+
 const ARRAY = (x: string) => `case when jsonb_typeof(${x}) = 'array' then ${x} else '[]'::jsonb end`;
 
 /** Only answers in scope (the run / model filters): the counts are of this report's answers. */
@@ -35,14 +45,16 @@ export async function exampleAnswers(database: Database, q: ExampleQuery): Promi
   // the same rubric, under another id or in another run — is the same item to the judge: shown too.
   const r = await database.execute(
     `with cfg as (select j.slug, j.config from judges j where $3::text[] is null or j.slug = any($3::text[])),
-          example as (
-            select c.slug, (e->>'answerId')::int as answer_id from cfg c cross join lateral jsonb_array_elements(${ARRAY(`c.config->'resolvedExamples'`)}) e
+          listed as (
+            select c.slug, e from cfg c cross join lateral jsonb_array_elements(${ARRAY(`c.config->'resolvedExamples'`)}) e
             union
-            select c.slug, (e->>'answerId')::int from cfg c
+            select c.slug, e from cfg c
               join judges m on m.config_hash in (select jsonb_array_elements_text(${ARRAY(`c.config->'memberHashes'`)}))
               cross join lateral jsonb_array_elements(${ARRAY(`m.config->'resolvedExamples'`)}) e),
+          example as (
+            select l.slug, ${EXAMPLE_ANSWER('l.e')} as answer_id from listed l),
           shown as (
-            select slug, answer_id from example
+            select slug, answer_id from example where answer_id is not null
             union
             select x.slug, d.id from example x join answers ea on ea.id = x.answer_id
               join answers d on d.rubric_id = ea.rubric_id and ${TRIM('d.text')} = ${TRIM('ea.text')})
