@@ -124,7 +124,7 @@ for (const p of PROVIDERS) {
       expect(g.map((x) => x.status)).toEqual(['ok', 'ok', 'provider_error', 'ok', 'ok']);
       expect(String(g[2]!.reason)).toMatch(/after resubmission/);
       const rows = (await ctx.database.execute(`select attempt, state, jsonb_object_keys(custom_ids) as cid from provider_batches b join runs r on r.id = b.run_id where r.name = $1 order by attempt`, [`${p.name}-r`])).rows;
-      expect(rows.filter((r) => r.attempt === 2).map((r) => String(r.cid).replace(/^j\w+-a\d+-/, ''))).toEqual(['t2', 't2', 't2']);
+      expect(rows.filter((r) => r.attempt === 2).map((r) => String(r.cid).replace(/^j\w+-a\d+-(t\d)-r[0-9a-f]{16}$/, '$1'))).toEqual(['t2', 't2', 't2']);
       expect(rows.every((r) => r.state === 'reconciled')).toBe(true);
     });
 
@@ -224,8 +224,10 @@ describe('custom ids', () => {
   it('are deterministic per judge config, answer and attempt', async () => {
     const { customIdFor } = await import('../../src/services/grading/batch.ts');
     const h = loadJudge(JUDGE_FILE).configHash;
-    expect(customIdFor(h, 42, 1)).toBe(`j${h.slice(0, 12)}-a42-t1`);
-    expect(customIdFor(h, 42, 2)).not.toBe(customIdFor(h, 42, 1));
-    expect(customIdFor(h, 42, 1)).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
+    const fp = 'ab12'.repeat(4);
+    expect(customIdFor(h, 42, 1, fp)).toBe(`j${h.slice(0, 12)}-a42-t1-r${fp}`);
+    expect(customIdFor(h, 42, 2, fp)).not.toBe(customIdFor(h, 42, 1, fp));
+    expect(customIdFor(h, 42, 1, 'cd34'.repeat(4))).not.toBe(customIdFor(h, 42, 1, fp));
+    expect(customIdFor(h, 2 ** 31 - 1, 2, fp)).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
   });
 });

@@ -5,7 +5,7 @@ import { providerBatches } from '../../db/schema.ts';
 import { badInput } from '../../domain/errors.ts';
 import type { Rubric } from '../../domain/rubric.ts';
 import { createAdapter, type ProviderKeys } from '../../judges/adapters/index.ts';
-import { type LoadedJudge, loadJudge, sha256 } from '../../judges/config.ts';
+import { canonicalJson, type LoadedJudge, loadJudge, sha256 } from '../../judges/config.ts';
 import { isLoadedPanel, loadJudgeOrPanel } from '../../judges/panel-config.ts';
 import { outputJsonSchema } from '../../judges/contract.ts';
 import { loadPrices } from '../../judges/prices.ts';
@@ -30,7 +30,8 @@ import { createGradingSession, type SessionOptions } from './session.ts';
  * after the intent, with the same request count, claimed by no other row), so a crash between
  * create and recording the id does not pay twice. Results are matched by custom_id, never by order;
  * errored / expired / canceled / missing items are resubmitted once (attempt 2), then graded as
- * provider_error. Grades go through the same engine path as live calls (parse, validate, score,
+ * provider_error. A custom_id carries the fingerprint of its request: a result whose answer or rubric
+ * changed while it was in the batch is not stored; the item is asked again as it is now. Grades go through the same engine path as live calls (parse, validate, score,
  * upsert per answer × judge), with the ledger priced at the batch discount.
  */
 
@@ -67,8 +68,23 @@ export interface BatchGradingResult extends RunAndJudge {
 
 type Row = typeof providerBatches.$inferSelect;
 
-/** Deterministic per (judge config, answer, attempt); ≤ 64 characters, [a-zA-Z0-9_-] as Anthropic requires. */
-export const customIdFor = (configHash: string, answerId: number, attempt: number): string => `j${configHash.slice(0, 12)}-a${answerId}-t${attempt}`;
+/**
+ * What a request asks, as the response cache keys it (template, rubric and system text, answer text):
+ * a batch takes hours, and a rubric's new version or an answer's new text meanwhile makes its result
+ * the verdict on something else.
+ */
+export const requestFingerprint = (req: Pick<JudgeRequest, 'prompt' | 'answerHash'>): string =>
+  sha256(canonicalJson({ prompt: req.prompt.promptHash, static: req.prompt.staticHash, answer: req.answerHash })).slice(0, 16);
+
+/**
+ * Deterministic per (judge config, answer, attempt, request fingerprint); ≤ 64 characters,
+ * [a-zA-Z0-9_-] as Anthropic requires. The fingerprint says which request a result answers.
+ */
+export const customIdFor = (configHash: string, answerId: number, attempt: number, fingerprint: string): string =>
+  `j${configHash.slice(0, 12)}-a${answerId}-t${attempt}-r${fingerprint}`;
+
+/** The fingerprint a custom id was made with; null for ids written before it was part of them. */
+const fingerprintOf = (customId: string): string | null => /-r([0-9a-f]{16})$/.exec(customId)?.[1] ?? null;
 
 /** Checked before anything is opened or written: only providers with a batch API (judges/batch/index.ts). */
 export function checkBatchJudge(ref: string): void {
@@ -100,7 +116,8 @@ async function gradeThroughBatches(database: Database, o: BatchGradingOptions, j
   const out: BatchGradingResult = { run, judge: { id: judgeId, slug: cfg.id }, skipped, created: 0, adopted: 0, graded: 0, failed: 0, resubmitted: 0 };
 
   // The engine sees a judge whose "call" is the batch result for that answer; a re-ask goes live.
-  const replies = new Map<number, JudgeReply | string>();
+  // answer id → its batch result and the fingerprint of the request that result answers (null: unknown).
+  const replies = new Map<number, { reply: JudgeReply; fingerprint: string | null } | string>();
   let live: Promise<Judge> | null = null;
   const batchJudge: Judge = {
     provider: cfg.provider,
@@ -110,22 +127,28 @@ async function gradeThroughBatches(database: Database, o: BatchGradingOptions, j
       if (req.reask) return (await (live ??= o.liveAdapter ? Promise.resolve(o.liveAdapter) : createAdapter(judge, o.keys ?? {}))).call(req);
       const r = replies.get(Number(req.answerId));
       if (r === undefined || typeof r === 'string') throw new ProviderCallError('fatal', r ?? 'batch: no result for this answer');
-      return r;
+      // Checked in collect before grading; this catches a change in between (the grade is then not final).
+      if (r.fingerprint !== null && r.fingerprint !== requestFingerprint(req)) throw new ProviderCallError('fatal', 'batch: the answer or its rubric changed while its request was in the batch');
+      return r.reply;
     },
   };
   const engine = { ...(o.engine ?? {}), prices: batchPrices(loadPrices()) };
   const session = await createGradingSession(database, { judge, adapter: batchJudge, engine });
 
-  const rubrics = new Map<string, Promise<Rubric>>();
-  const rubricOf = (slug: string): Promise<Rubric> => {
-    let r = rubrics.get(slug);
-    if (!r) rubrics.set(slug, (r = getRubric(database, slug).then(toRubric)));
-    return r;
+  // A rubric's latest version, read once per slug by each reader (one submission, one collection): never
+  // kept longer, since a batch can take hours.
+  const rubricReader = () => {
+    const rubrics = new Map<string, Promise<Rubric>>();
+    return (slug: string): Promise<Rubric> => {
+      let r = rubrics.get(slug);
+      if (!r) rubrics.set(slug, (r = getRubric(database, slug).then(toRubric)));
+      return r;
+    };
   };
-  async function itemFor(customId: string, answerId: number): Promise<BatchItem> {
+  async function itemFor(customId: string, answerId: number, rubrics: (slug: string) => Promise<Rubric>): Promise<BatchItem> {
     const a = await getAnswer(database, answerId);
     if (!a.rubric) throw badInput(`answer ${answerId}: names no rubric`);
-    const rubric = await rubricOf(a.rubric);
+    const rubric = await rubrics(a.rubric);
     const text = a.text ?? '';
     const req: JudgeRequest = {
       mode: cfg.mode,
@@ -158,7 +181,9 @@ async function gradeThroughBatches(database: Database, o: BatchGradingOptions, j
   const freshRows = new Set<number>();
   for (let i = 0; i < fresh.length; i += max) {
     const ids = fresh.slice(i, i + max);
-    const customIds = Object.fromEntries(ids.map((id) => [customIdFor(judge.configHash, id, 1), id]));
+    const rubrics = rubricReader();
+    const items = await Promise.all(ids.map((id) => itemFor('', id, rubrics)));
+    const customIds = Object.fromEntries(items.map(({ req }, k) => [customIdFor(judge.configHash, ids[k]!, 1, requestFingerprint(req)), ids[k]!]));
     const [r] = await database.db.insert(providerBatches).values({ runId: run.id, judgeId, provider: cfg.provider, customIds, attempt: 1 }).returning({ id: providerBatches.id });
     freshRows.add(r!.id);
   }
@@ -182,7 +207,20 @@ async function gradeThroughBatches(database: Database, o: BatchGradingOptions, j
       return adopted;
     }
     await o.hooks?.afterIntent?.(row.id);
-    const items = await Promise.all(Object.entries(row.customIds).map(([cid, id]) => itemFor(cid, id)));
+    const rubrics = rubricReader();
+    const entries = Object.entries(row.customIds);
+    let items = await Promise.all(entries.map(([cid, id]) => itemFor(cid, id, rubrics)));
+    // An intent written before its answer or rubric changed (a restart hours later): its custom ids are
+    // made to say what is sent, before anything is sent.
+    const relabelled = items.map((it, k) => {
+      const fp = requestFingerprint(it.req);
+      return fingerprintOf(it.customId) === fp ? it : { ...it, customId: customIdFor(judge.configHash, entries[k]![1], row.attempt, fp) };
+    });
+    if (relabelled.some((it, k) => it !== items[k])) {
+      row.customIds = Object.fromEntries(relabelled.map((it, k) => [it.customId, entries[k]![1]]));
+      await database.db.update(providerBatches).set({ customIds: row.customIds, updatedAt: new Date() }).where(eq(providerBatches.id, row.id));
+      items = relabelled;
+    }
     const id = await client.create(items, String(row.id));
     out.created++;
     await o.hooks?.afterCreate?.(row.id, id);
@@ -193,27 +231,38 @@ async function gradeThroughBatches(database: Database, o: BatchGradingOptions, j
     const results = new Map<string, BatchItemResult>();
     // Only our custom_ids count: an adopted Anthropic batch that is not ours contributes nothing.
     for (const r of await client.results(batchId)) if (r.customId in row.customIds) results.set(r.customId, r);
-    const again: Record<string, number> = {};
+    // attempt → custom id → answer: failed items once more (attempt 2); a result of a request that no
+    // longer matches the answer or its rubric is a verdict on something else, so that item is asked again
+    // as it is now, keeping its attempt.
+    const again: Record<number, Record<string, number>> = {};
+    const rubricsNow = rubricReader();
+    const fingerprintNow = async (answerId: number) => requestFingerprint((await itemFor('', answerId, rubricsNow)).req);
+    const askAgain = async (answerId: number, attempt: number) => ((again[attempt] ??= {})[customIdFor(judge.configHash, answerId, attempt, await fingerprintNow(answerId))] = answerId);
     for (const [cid, answerId] of Object.entries(row.customIds)) {
       const r = results.get(cid);
       if (!r?.ok && row.attempt === 1) {
-        again[customIdFor(judge.configHash, answerId, 2)] = answerId;
+        await askAgain(answerId, 2);
         continue;
       }
-      replies.set(answerId, r?.ok ? r.reply : `batch item ${r ? r.kind : 'missing'} after resubmission${r ? `: ${r.error}` : ''}`);
+      const sent = fingerprintOf(cid);
+      if (r?.ok && sent !== null && sent !== (await fingerprintNow(answerId))) {
+        await askAgain(answerId, row.attempt);
+        continue;
+      }
+      replies.set(answerId, r?.ok ? { reply: r.reply, fingerprint: sent } : `batch item ${r ? r.kind : 'missing'} after resubmission${r ? `: ${r.error}` : ''}`);
       const g = await session.grade({ answer: { id: answerId } });
       replies.delete(answerId);
       if (g.status === 'provider_error') out.failed++;
       else out.graded++;
     }
     await database.db.transaction(async (tx) => {
-      if (Object.keys(again).length) {
-        const [r] = await tx.insert(providerBatches).values({ runId: run.id, judgeId, provider: cfg.provider, customIds: again, attempt: 2 }).returning({ id: providerBatches.id });
+      for (const [attempt, customIds] of Object.entries(again)) {
+        const [r] = await tx.insert(providerBatches).values({ runId: run.id, judgeId, provider: cfg.provider, customIds, attempt: Number(attempt) }).returning({ id: providerBatches.id });
         freshRows.add(r!.id);
       }
       await tx.update(providerBatches).set({ state: 'reconciled', updatedAt: new Date() }).where(eq(providerBatches.id, row.id));
     });
-    out.resubmitted += Object.keys(again).length;
+    out.resubmitted += Object.values(again).reduce((n, ids) => n + Object.keys(ids).length, 0);
   }
 
   for (let rows = await pending(); rows.length; rows = await pending()) {
