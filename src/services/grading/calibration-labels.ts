@@ -231,7 +231,7 @@ export interface RunCalibration {
 /** Everything `assay calibrate --run R --judge J` reads, with the run and the judge looked up once. */
 export async function loadRunCalibration(database: Database, q: { run: string; judge: string; scale?: LabelScale }): Promise<RunCalibration> {
   const run = await findRun(database, q.run);
-  const slugs = await calibratedJudges(database, q.judge);
+  const slugs = await calibratedJudges(database, q.judge, run.id);
   const set = await calibrationLabelSet(database, { key: 'externalId', run: run.name, judges: slugs, ...(q.scale ? { scale: q.scale } : {}) });
   const all = set.rows;
   // Without a scale every row comes back (the caller's scale check names the first foreign label).
@@ -248,12 +248,26 @@ export async function loadRunCalibration(database: Database, q: { run: string; j
 /**
  * The judges `assay calibrate --run R --judge J` reports: J, and when J is a panel its members too (the
  * judges row of a panel names them as its model, `a+b+c`), so the panel stands against humans beside each
- * member and judge-against-judge gives each member's kappa against the vote. Not found when J graded nothing.
+ * member and judge-against-judge gives each member's kappa against the vote. With a run, the members are
+ * those of the panel configurations whose grades of the run are the ones read (the newest per answer): a
+ * member the file listed once, whose configuration graded the run again without it, voted on none of them.
+ * Not found when J graded nothing.
  */
-export async function calibratedJudges(database: Database, slug: string): Promise<string[]> {
+export async function calibratedJudges(database: Database, slug: string, runId?: number): Promise<string[]> {
   const rows = await database.db.select({ provider: judges.provider, model: judges.model }).from(judges).where(eq(judges.slug, slug));
   if (rows.length === 0) throw notFound(`judge '${slug}' has graded nothing (no such judge in the database)`);
-  const members = rows.filter((r) => r.provider === 'panel').flatMap((r) => (r.model ?? '').split('+').filter(Boolean));
+  const read =
+    runId === undefined
+      ? []
+      : (
+          await database.execute(
+            `select j.model from judges j where j.slug = $1 and j.provider = 'panel' and exists (select 1 from grades g join answers a on a.id = g.answer_id
+                where g.judge_id = j.id and a.run_id = $2 and ${isNewestBySlug()}) order by j.id`,
+            [slug, runId],
+          )
+        ).rows.map((r) => ({ provider: 'panel', model: r.model as string | null }));
+  // A panel that graded none of the run's answers: every configuration's members, as without a run.
+  const members = (read.length ? read : rows.filter((r) => r.provider === 'panel')).flatMap((r) => (r.model ?? '').split('+').filter(Boolean));
   return [slug, ...new Set(members.filter((m) => m !== slug))];
 }
 
