@@ -62,13 +62,18 @@ export interface DtsTaskInput extends Rows {
   answerThreshold: number;
 }
 
-/** Per run, the first description of each answer id, puzzle and rubric: the pairing's three lookups. */
-function descriptionIndex(desc: readonly DescriptionRow[]) {
+/**
+ * Per run, the description of each answer id, and the first description with a perception of each puzzle
+ * and rubric: the pairing's three lookups. A description without one (ungraded, its grade failed,
+ * unlabelled) is still the answer's own, but not the puzzle's: it would hide a graded one of the same puzzle.
+ */
+function descriptionIndex(desc: readonly DescriptionRow[], perceived: (d: DescriptionRow) => boolean) {
   const byRun = new Map<string, { answer: Map<number, DescriptionRow>; puzzle: Map<number, DescriptionRow>; rubric: Map<number, DescriptionRow> }>();
   for (const d of desc) {
     let ix = byRun.get(d.run);
     if (!ix) byRun.set(d.run, (ix = { answer: new Map(), puzzle: new Map(), rubric: new Map() }));
     if (!ix.answer.has(d.answerId)) ix.answer.set(d.answerId, d);
+    if (!perceived(d)) continue;
     if (d.puzzleId !== null && !ix.puzzle.has(d.puzzleId)) ix.puzzle.set(d.puzzleId, d);
     if (d.rubricId !== null && !ix.rubric.has(d.rubricId)) ix.rubric.set(d.rubricId, d);
   }
@@ -95,16 +100,17 @@ function binaryMajority(labels: ReadonlyArray<[number, string]>): Map<number, bo
 export function dtsTask(x: DtsTaskInput): { paired: number; unpaired: number; report: DtsReport | null } {
   const desc = descriptions(x.desc);
   const asm = assemblies(x.asm);
-  const index = descriptionIndex(desc);
   const labels = binaryMajority(x.labels);
+  const perceptionOf = (d: DescriptionRow) => (x.perception === 'f1' ? d.f1 : labels.get(d.answerId)) ?? null;
+  const index = descriptionIndex(desc, (d) => perceptionOf(d) !== null);
   const scored = asm.filter((a) => a.scoreStatus !== null && a[x.metric] !== null);
   const rows: DtsRow[] = [];
   for (const a of scored) {
     const ix = index.get(a.run);
     const d = ix && (ix.answer.get(a.answerId) ?? ix.puzzle.get(a.puzzleId) ?? (a.puzzleRubricId === null ? undefined : ix.rubric.get(a.puzzleRubricId)));
     if (!d) continue;
-    const p = x.perception === 'f1' ? d.f1 : labels.get(d.answerId);
-    if (p === null || p === undefined) continue;
+    const p = perceptionOf(d);
+    if (p === null) continue;
     rows.push({ model: a.model, item: `${a.run}/${a.externalId}`, slice: assemblyBucket(a), perception: p, answer: a[x.metric]! });
   }
   const counts = { paired: rows.length, unpaired: scored.length - rows.length };

@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { dtsTask } from '../../src/services/report-tasks.ts';
+
+/**
+ * The stored describe-then-solve report's pairing (report-tasks.ts dtsTask, pure): each scored assembly
+ * with its run's description of the same puzzle (the answer's own for describe-then-solve answers).
+ * A description without a perception value (ungraded, a failed grade, unlabelled) is no description
+ * to pair with: it must neither count as a wrong perception nor hide another graded description of the
+ * same puzzle in the run.
+ */
+
+const base = { effort: null, tags: [], answerStatus: 'ok', outputTokens: null, truthOrientation: null, statedOrientation: null, orientationCorrect: null, pieceCountError: null };
+const desc = (answerId: number, run: string, puzzleId: number, f1: number | null, gradeStatus: string | null) => ({
+  ...base, answerId, externalId: `d${answerId}`, run, model: `model-${run}`, puzzleId, rubricId: 100 + puzzleId, sizeBucket: '~16', f1, gradeStatus,
+});
+const asm = (answerId: number, run: string, puzzleId: number, neighbour: number) => ({
+  ...base, answerId, externalId: `a${answerId}`, run, model: `model-${run}`, puzzleId, puzzle: `p${puzzleId}`, puzzleRubricId: 100 + puzzleId, rows: 4, cols: 4,
+  sizeBucket: '~16', scoreStatus: 'valid', direct: neighbour, neighbour, adjacency: neighbour, proximity: neighbour, exactMatch: neighbour === 1 ? 1 : 0,
+});
+const input = (d: unknown[], a: unknown[], labels: Array<[number, string]> = [], perception: 'f1' | 'label' = 'f1') => ({
+  desc: JSON.stringify(d), asm: JSON.stringify(a), labels, perception, metric: 'neighbour' as const, perceptionThreshold: 0.5, answerThreshold: 0.5,
+});
+
+describe('describe-then-solve pairing', () => {
+  it('a failed grade of the run’s first description of the puzzle does not hide its graded second one', () => {
+    const r = dtsTask(input([desc(1, 'r1', 10, null, 'error'), desc(2, 'r1', 10, 0.8, 'ok')], [asm(3, 'r1', 10, 0.9)]));
+    expect([r.paired, r.unpaired]).toEqual([1, 0]);
+    expect(r.report!.overall.perception.successes).toBe(1);
+    expect(r.report!.overall.answer.successes).toBe(1);
+  });
+
+  it('with perception by label: an unlabelled first description does not hide a labelled one', () => {
+    const d = [desc(1, 'r1', 10, 0.9, 'ok'), desc(2, 'r1', 10, 0.9, 'ok')];
+    const r = dtsTask(input(d, [asm(3, 'r1', 10, 0.9)], [[2, 'fail'], [2, 'fail']], 'label'));
+    expect([r.paired, r.unpaired]).toEqual([1, 0]);
+    expect(r.report!.overall.perception.successes).toBe(0);
+  });
+
+  it('a describe-then-solve answer whose own description failed to grade stays unpaired (never another answer’s description, never a 0)', () => {
+    // Answer 5 is the describe-then-solve answer itself: a description row and an assembly row.
+    const r = dtsTask(input([desc(4, 'r1', 11, 0.9, 'ok'), desc(5, 'r1', 11, null, 'error')], [asm(5, 'r1', 11, 0.9)]));
+    expect([r.paired, r.unpaired]).toEqual([0, 1]);
+    expect(r.report).toBeNull();
+  });
+
+  it('never pairs across runs (models)', () => {
+    const r = dtsTask(input([desc(1, 'r2', 12, 0.9, 'ok')], [asm(2, 'r1', 12, 0.9)]));
+    expect([r.paired, r.unpaired]).toEqual([0, 1]);
+  });
+});
