@@ -1,4 +1,5 @@
 import type { Database } from '../db/client.ts';
+import { badInput } from '../domain/errors.ts';
 import { type Judge, type JudgeRequest, ProviderCallError } from '../judges/types.ts';
 import type { CallGate } from '../judges/engine.ts';
 
@@ -23,8 +24,22 @@ export interface RateLimiter {
 
 export const limitKey = (provider: string, model: string): string => `${provider}:${model}`;
 
-/** Sets (or clears, with nulls) the limits all workers apply to provider:model. */
+/**
+ * A limit that can be spent: the request bucket holds at most rpm requests and a call takes a whole one,
+ * so an rpm under 1 would hold every worker's calls for good; a call's tokens are capped at tpm, so any
+ * positive tpm passes calls.
+ */
+function limitProblem(limits: Limits): string | null {
+  const bad = (v: number | null | undefined, min: number) => v != null && !(Number.isFinite(v) && v >= min);
+  if (bad(limits.rpm, 1)) return `rpm must be a number of at least 1 (requests per minute), got ${limits.rpm}`;
+  if (bad(limits.tpm, Number.MIN_VALUE)) return `tpm must be a positive number (tokens per minute), got ${limits.tpm}`;
+  return null;
+}
+
+/** Sets (or clears, with nulls) the limits all workers apply to provider:model; a limit no call could pass is refused. */
 export async function setLimits(database: Database, key: string, limits: Limits): Promise<void> {
+  const problem = limitProblem(limits);
+  if (problem) throw badInput(problem);
   await database.execute(
     `insert into rate_limits (key, rpm, tpm, requests, tokens) values ($1, $2::float8, $3::float8, coalesce($2::float8, 0), coalesce($3::float8, 0))
      on conflict (key) do update set rpm = excluded.rpm, tpm = excluded.tpm`,

@@ -52,4 +52,16 @@ describeDb('jobs API', (ctx) => {
     expect((await call('GET', '/api/runs/no-such-run/progress', readKey)).status).toBe(404);
     expect((await call('GET', '/api/jobs?state=bogus', readKey)).status).toBe(400);
   }, 120_000);
+
+  it('refuses an rpm under one request a minute (no worker could ever send a call under it); nothing is written', async () => {
+    await seedRun(ctx.database, 'api-rpm', 2);
+    const judges = async () => Number((await ctx.database.execute(`select count(*)::int as n from judges`)).rows[0].n);
+    const before = await judges();
+    const r = await call('POST', '/api/runs/api-rpm/grade', writeKey, { judge: 'lexical', rpm: 0.5 });
+    expect(r.status).toBe(400);
+    expect(((await r.json()) as any).error.code).toBe('bad_input');
+    expect(await judges()).toBe(before);
+    expect(Number((await ctx.database.execute(`select count(*)::int as n from rate_limits where rpm is not null`)).rows[0].n)).toBe(0);
+    expect(Number((await ctx.database.execute(`select count(*)::int as n from grading_runs gr join runs r on r.id = gr.run_id where r.name = 'api-rpm'`)).rows[0].n)).toBe(0);
+  }, 60_000);
 });

@@ -43,6 +43,17 @@ describeDb('shared rate limits', (ctx) => {
     expect(second).toBe(false);
   }, 30_000);
 
+  it('a limit under one request a minute is refused: the bucket, capped at rpm, could never hold a request', async () => {
+    // Before: rpm 0.5 was stored, and every worker's acquire then waited for good (even an hour later).
+    for (const rpm of [0.5, 0, -1, Number.NaN, Number.POSITIVE_INFINITY]) {
+      await expect(setLimits(ctx.database, 'anthropic:tiny-rpm', { rpm }), `rpm ${rpm}`).rejects.toMatchObject({ code: 'bad_input' });
+    }
+    await expect(setLimits(ctx.database, 'anthropic:tiny-rpm', { tpm: 0 })).rejects.toMatchObject({ code: 'bad_input' });
+    expect(await count(ctx.database, `select count(*)::int as n from rate_limits where key = 'anthropic:tiny-rpm'`)).toBe(0);
+    await setLimits(ctx.database, 'anthropic:tiny-rpm', { rpm: 1, tpm: 0.5 });
+    expect(await count(ctx.database, `select count(*)::int as n from rate_limits where key = 'anthropic:tiny-rpm' and rpm = 1`)).toBe(1);
+  });
+
   it("a 429 seen by one worker makes the other wait out the cool-down", async () => {
     const a = dbRateLimiter(ctx.database, 'anthropic:cool-test');
     const naps: number[] = [];

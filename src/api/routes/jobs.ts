@@ -21,6 +21,8 @@ const Id = Fields.judgeId;
 const RunParam = z.object({ id: Fields.run.describe('Run id or name') });
 /** Requests (tokens) per minute: a positive rate; stored as double precision. */
 const Rate = z.number().positive().max(1e12);
+/** A call takes a whole request from a bucket of at most rpm: under 1 no call could ever be sent. */
+const Rpm = Rate.min(1);
 
 const Skipped = z
   .object({ task: z.number().int(), noText: z.number().int(), noRubric: z.number().int() })
@@ -89,7 +91,7 @@ export function registerJobs(api: Api): void {
       summary: 'Enqueue one grading job per ungraded answer of the run (idempotent); workers grade them',
       request: {
         params: RunParam,
-        body: { required: true, content: { 'application/json': { schema: z.object({ judge: Id, rpm: Rate.optional(), tpm: Rate.optional() }).strict(), example: RUN_GRADE_EXAMPLE } } },
+        body: { required: true, content: { 'application/json': { schema: z.object({ judge: Id, rpm: Rpm.optional(), tpm: Rate.optional() }).strict(), example: RUN_GRADE_EXAMPLE } } },
       },
       responses: {
         202: {
