@@ -40,16 +40,18 @@ const BOXED = new RegExp(String.raw`\\boxed\{\s*\(?(${TOKEN})\)?\s*\}`, 'g');
 const MARKS = /[*_`]/g;
 const HAS_MARKS = /[*_`]/;
 /**
- * A second option joined to the first ("A or B", "A, B", "(A) and (B)", "B/D" in a tag, "A B" in a tag):
- * a hedge between options is no choice. Not when a verb follows ("C and D is a distractor" names one answer
- * and discusses another) or when a lowercase letter starts prose ("B and a half turn").
+ * A second option joined to the first ("A or B", "A, B", "(A) and (B)", "B/D" in a tag, "A B" in a tag),
+ * also as an alternative ("C, or perhaps D", "C or possibly D", "C (or D)"): a hedge between options is no
+ * choice. Not when a verb follows ("C and D is a distractor" names one answer and discusses another) or
+ * when a lowercase letter starts prose ("B and a half turn").
  */
+const JOIN = String.raw`(?:\([ \t]*)?(?:(?:,[ \t]*)?\b(?:or|and)\b|,|/|&)[ \t]*(?:(?:possibly|maybe|perhaps|probably|alternatively)[ \t]+)?`;
 const JOINED = new RegExp(
-  String.raw`[)\]}]*[ \t]*(?:(?:,|/|&|\bor\b|\band\b)[ \t]*|(?<=\s))(?:(?:option|choice)[ \t]+)?([(\[]?)(${TOKEN})([)\]]?)(?![A-Za-z0-9])`,
+  String.raw`[)\]}]*[ \t]*(?:${JOIN}|(?<=\s))(?:(?:option|choice)[ \t]+)?([(\[]?)(${TOKEN})([)\]]?)(?![A-Za-z0-9])`,
   'iy',
 );
 const JOINED_EXPLICIT = new RegExp(
-  String.raw`[)\]}]*[ \t]*(?:,|/|&|\bor\b|\band\b)[ \t]*(?:(?:option|choice)[ \t]+)?([(\[]?)(${TOKEN})([)\]]?)(?![A-Za-z0-9])`,
+  String.raw`[)\]}]*[ \t]*${JOIN}(?:(?:option|choice)[ \t]+)?([(\[]?)(${TOKEN})([)\]]?)(?![A-Za-z0-9])`,
   'iy',
 );
 const VERB_NEXT = /^[ \t]+(?:is|are|was|were|seems?|looks?|would|could|can(?:not|'t)?|isn't|doesn't|does|has|had|might|may|must|should|will|fits?|matches?)\b/i;
