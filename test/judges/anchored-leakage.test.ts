@@ -3,9 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
+import { ANSWER_SCALE_KEYS } from '../../src/domain/campaigns.ts';
 import type { Rubric } from '../../src/domain/rubric.ts';
+import { loadJudge } from '../../src/judges/config.ts';
 import { exportRun } from '../../src/services/export/write-export.ts';
 import { exampleAnswers } from '../../src/services/grading/example-exclusion.ts';
+import { resolveJudgeExamples } from '../../src/services/grading/judge-examples.ts';
 import { importRunExport } from '../../src/services/import-run-export.ts';
 import { importParsedRubrics } from '../../src/services/rubrics.ts';
 import { FIXTURES } from '../helpers/cli.ts';
@@ -136,5 +139,36 @@ describeDb('anchored judges: a run export imported elsewhere', (ctx) => {
       [[...(shown.get('anchored') ?? [])].map(Number)],
     );
     expect(named.rows.map((r) => r.k)).toEqual(['anch/e1', 'anch/e2']);
+  });
+});
+
+/**
+ * An example shows the people's verdicts of rubric items. A campaign stores whole-answer ratings beside
+ * them under answer:binary and answer:numeric (domain/campaigns.ts): those are no item verdicts, so they
+ * are no part of the example — before, an answer someone also rated pass/fail could not be an example.
+ */
+describeDb('anchored judges: whole-answer campaign ratings beside the item labels', (ctx) => {
+  const dir = mkdtempSync(join(tmpdir(), 'assay-anchored-scale-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('shows the item verdicts and leaves the whole-answer ratings out', async () => {
+    const ids = await seedAnchored(ctx.database);
+    for (const [key, label] of [[ANSWER_SCALE_KEYS.binary, 'true'], [ANSWER_SCALE_KEYS.numeric, '4']]) {
+      await ctx.database.execute(`insert into labels (answer_id, item_key, annotator, kind, label) values ($1, $2, 'h1', 'human', $3)`, [ids.get('e2'), key, label]);
+    }
+    const path = join(dir, 'scaled.yaml');
+    writeFileSync(path, 'id: scaled\nprovider: anthropic\nmodel: claude-sonnet-5\nprompt: prompts/rubric-v1.md\nexamples:\n  - { run: anch, answer: e2 }\n');
+    const judge = await resolveJudgeExamples(ctx.database, loadJudge(path));
+    expect(judge.examples!.map((e) => [e.externalId, e.verdicts])).toEqual([['e2', [{ item: 'barn', verdict: 'incorrect' }]]]);
+
+    // A labels file with such rows (assay export writes them) reads the same way.
+    writeFileSync(join(dir, 'rated.jsonl'), [
+      { answer: 'x3', item: 'barn', rater: 'p1', kind: 'human', label: 'partial' },
+      { answer: 'x3', item: ANSWER_SCALE_KEYS.binary, rater: 'p1', kind: 'human', label: 'false' },
+      { answer: 'x3', item: ANSWER_SCALE_KEYS.numeric, rater: 'p1', kind: 'human', label: 2 },
+    ].map((r) => JSON.stringify(r)).join('\n') + '\n');
+    writeFileSync(path, 'id: scaled\nprovider: anthropic\nmodel: claude-sonnet-5\nprompt: prompts/rubric-v1.md\nexamples:\n  - { labels: rated.jsonl, run: anch }\n');
+    const fromFile = await resolveJudgeExamples(ctx.database, loadJudge(path));
+    expect(fromFile.examples!.map((e) => [e.externalId, e.verdicts])).toEqual([['x3', [{ item: 'barn', verdict: 'partial' }]]]);
   });
 });

@@ -1,8 +1,9 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { and, asc, eq, inArray, ne, notLike } from 'drizzle-orm';
+import { and, asc, eq, inArray, ne, notInArray, notLike } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import { answers, labels, rubrics, runs } from '../../db/schema.ts';
+import { ANSWER_SCALE_KEYS } from '../../domain/campaigns.ts';
 import { badInput, isAssayError } from '../../domain/errors.ts';
 import type { LabelRow } from '../../domain/labels.ts';
 import type { Rubric } from '../../domain/rubric.ts';
@@ -71,7 +72,7 @@ async function fileAnswers(database: Database, judge: LoadedJudge, ref: JudgeExa
   }
   const byAnswer = new Map<string, NonNullable<Named['fileLabels']>>();
   for (const r of rows) {
-    if (r.kind !== 'human' || r.item === undefined || r.item.startsWith('claim:')) continue;
+    if (r.kind !== 'human' || r.item === undefined || !isItemKey(r.item)) continue;
     if (!(ITEM_VERDICTS as readonly string[]).includes(String(r.label).trim().toLowerCase())) {
       throw badInput(`${at}: labels ${path}: line ${r.line}: ${JSON.stringify(r.label)} is not a verdict (expected ${ITEM_VERDICTS.join('|')})`);
     }
@@ -101,6 +102,11 @@ async function expand(database: Database, judge: LoadedJudge, ref: JudgeExampleR
   return [{ at, answerId: a.id, run: a.run, externalId: a.externalId, text: a.text, rubric: a.rubric }];
 }
 
+/** A campaign's whole-answer ratings (pass/fail, a number) are stored beside item labels; they are no item verdicts. */
+const WHOLE_ANSWER_KEYS: string[] = Object.values(ANSWER_SCALE_KEYS);
+/** A label key that names a rubric item: not a claim mark, not a whole-answer rating. */
+const isItemKey = (key: string) => !key.startsWith('claim:') && !WHOLE_ANSWER_KEYS.includes(key);
+
 type StoredLabel = { item: string; label: string; rater: string; versionId: number | null };
 
 /** Stored human item labels of the answers, by answer id (claim marks and answer-level labels are not verdicts). */
@@ -110,7 +116,7 @@ async function storedLabels(database: Database, ids: number[]): Promise<Map<numb
   const rows = await database.db
     .select({ answerId: labels.answerId, item: labels.itemKey, label: labels.label, rater: labels.annotator, versionId: labels.rubricVersionId })
     .from(labels)
-    .where(and(inArray(labels.answerId, ids), eq(labels.kind, 'human'), ne(labels.itemKey, ''), notLike(labels.itemKey, 'claim:%')))
+    .where(and(inArray(labels.answerId, ids), eq(labels.kind, 'human'), ne(labels.itemKey, ''), notLike(labels.itemKey, 'claim:%'), notInArray(labels.itemKey, WHOLE_ANSWER_KEYS)))
     .orderBy(asc(labels.createdAt), asc(labels.id));
   // One vote per person and item: someone who labelled it in two campaigns (labels.ts) has their newest label counted.
   const newest = new Map<string, (typeof rows)[number]>();
