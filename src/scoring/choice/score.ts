@@ -76,7 +76,9 @@ export function scoreResponses(key: KeyRow[], responses: ResponseRow[], opts: Ch
     if (byId.has(k.id)) throw badInput(`${at}: duplicate key id '${k.id}'`);
     byId.set(k.id, k);
   });
-  const keyOptions = optionsFromAnswers(key.map((k) => k.answer.trim()));
+  // A row with its own options sets its own question's only: its answer ("yes" in a lettered key) would
+  // otherwise turn the key-wide set from A–E into the distinct answers.
+  const keyOptions = optionsFromAnswers(key.filter((k) => k.options === undefined).map((k) => k.answer.trim()));
   const seen = new Map<string, number>();
   return responses.map((r, i) => {
     const line = r.line ?? i + 1;
