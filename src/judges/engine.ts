@@ -95,7 +95,8 @@ export interface EngineOptions {
   ledger: UsageLedger;
   /** Used for the ok call instead of ledger.record then cache.set, when given. */
   ledgerAndCache?: LedgerAndCache;
-  prices?: PriceTable;
+  /** The price table, or each request's (a batch run: batched requests at the discount, its live re-ask at full price). */
+  prices?: PriceTable | ((req: JudgeRequest) => PriceTable);
   /** What a call waits for before it is sent (worker: call slot and rate limit); default none. */
   gate?: CallGate;
   clock?: () => number;
@@ -154,7 +155,8 @@ export function createJudgeEngine(o: EngineOptions): JudgeEngine {
   const clock = o.clock ?? Date.now;
   const sleep = o.sleep ?? realSleep;
   const rng = o.random ?? mulberry32(0x5eed);
-  const prices = o.prices ?? loadPrices();
+  const pricing = o.prices ?? loadPrices();
+  const pricesOf = (req: JudgeRequest): PriceTable => (typeof pricing === 'function' ? pricing(req) : pricing);
   const backoff = o.backoff ?? DEFAULT_BACKOFF;
   // A judge file's examples live in the database: an engine built from the bare file would grade with a
   // prompt (and config hash) that leaves them out, so it is refused instead.
@@ -238,7 +240,7 @@ export function createJudgeEngine(o: EngineOptions): JudgeEngine {
       answerHash,
       ...(input.answerId ? { answerId: input.answerId } : {}),
       usage: u,
-      costUsd: costUsd(prices, cfg.model, u),
+      costUsd: costUsd(pricesOf(req), cfg.model, u),
       latencyMs,
       status,
       ...(error ? { error } : {}),

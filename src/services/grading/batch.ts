@@ -132,7 +132,10 @@ async function gradeThroughBatches(database: Database, o: BatchGradingOptions, j
       return r.reply;
     },
   };
-  const engine = { ...(o.engine ?? {}), prices: batchPrices(loadPrices()) };
+  // Only what went through the batch API is billed at its discount: the re-ask is a regular call (above).
+  const table = loadPrices();
+  const discounted = batchPrices(table);
+  const engine = { ...(o.engine ?? {}), prices: (req: JudgeRequest) => (req.reask ? table : discounted) };
   const session = await createGradingSession(database, { judge, adapter: batchJudge, engine });
 
   // A rubric's latest version, read once per slug by each reader (one submission, one collection): never
