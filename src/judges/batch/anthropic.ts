@@ -24,6 +24,32 @@ const wrap = async <T>(f: () => Promise<T>): Promise<T> => {
   }
 };
 
+type Loose = Record<string, unknown> | null | undefined;
+const asObject = (v: unknown): Loose => (v && typeof v === 'object' ? (v as Record<string, unknown>) : null);
+
+/**
+ * One results line, read without trusting its shape: a line of another shape is a failed item with the
+ * reason (resubmitted like an errored one), never an exception that loses the whole batch's results.
+ * A line without a custom_id names no item: it is left out (its item, missing, is resubmitted).
+ */
+function resultOf(line: unknown): BatchItemResult | null {
+  const l = asObject(line);
+  if (!l || typeof l.custom_id !== 'string') return null;
+  const customId = l.custom_id;
+  const res = asObject(l.result);
+  const type = String(res?.type ?? 'none');
+  const message = asObject(res?.message);
+  if (type === 'succeeded' && message) return { customId, ok: true, reply: anthropicReply(message as unknown as Anthropic.Message) };
+  if (type === 'expired' || type === 'canceled') return { customId, ok: false, kind: type, error: type };
+  if (type === 'errored') {
+    // The API nests the error object ({type: 'error', error: {type, message}}); a flat one is read too.
+    const e = asObject(res?.error);
+    const inner = asObject(e?.error) ?? e;
+    return { customId, ok: false, kind: 'errored', error: `${String(inner?.type ?? 'error')}: ${String(inner?.message ?? JSON.stringify(res?.error ?? null))}` };
+  }
+  return { customId, ok: false, kind: 'errored', error: `malformed result (type ${type}${type === 'succeeded' ? ' without a message' : ''})` };
+}
+
 export function createAnthropicBatchClient(o: AnthropicBatchOptions): BatchClient {
   const client = new Anthropic({ apiKey: o.apiKey, ...(o.baseURL ? { baseURL: o.baseURL } : {}), maxRetries: 2 });
   return {
@@ -41,10 +67,8 @@ export function createAnthropicBatchClient(o: AnthropicBatchOptions): BatchClien
       const out: BatchItemResult[] = [];
       const stream = await wrap(() => client.messages.batches.results(id));
       for await (const r of stream) {
-        const res = r.result;
-        if (res.type === 'succeeded') out.push({ customId: r.custom_id, ok: true, reply: anthropicReply(res.message) });
-        else if (res.type === 'errored') out.push({ customId: r.custom_id, ok: false, kind: 'errored', error: `${res.error.error.type}: ${res.error.error.message}` });
-        else out.push({ customId: r.custom_id, ok: false, kind: res.type, error: res.type });
+        const item = resultOf(r as unknown);
+        if (item) out.push(item);
       }
       return out;
     },

@@ -33,10 +33,19 @@ interface OutputLine {
   error?: { code?: string | null; message?: string | null } | null;
 }
 
-/** One output line; `logprobs`: the judge asked for them, so the reply carries item confidence as a live call's does. */
+const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object';
+
+/**
+ * One output line; `logprobs`: the judge asked for them, so the reply carries item confidence as a live
+ * call's does. A line of another shape is a failed item with the reason (resubmitted like an errored one).
+ */
 function itemResult(line: OutputLine, logprobs: boolean): BatchItemResult {
-  const r = line.response;
-  if (r && r.status_code === 200 && !line.error) return { customId: line.custom_id, ok: true, reply: openaiReply(r.body as OpenAI.ChatCompletion, { logprobs }) };
+  const r = isObject(line.response) ? line.response : null;
+  if (line.response !== undefined && line.response !== null && !r) return { customId: line.custom_id, ok: false, kind: 'errored', error: 'malformed result line (response is not an object)' };
+  if (r && r.status_code === 200 && !line.error) {
+    if (!isObject(r.body)) return { customId: line.custom_id, ok: false, kind: 'errored', error: 'malformed result line (status 200 without a response body)' };
+    return { customId: line.custom_id, ok: true, reply: openaiReply(r.body as unknown as OpenAI.ChatCompletion, { logprobs }) };
+  }
   const code = String(line.error?.code ?? (r ? `http_${r.status_code}` : 'error'));
   const kind = /expired/.test(code) ? 'expired' : /cancel/.test(code) ? 'canceled' : 'errored';
   const detail = line.error?.message ?? JSON.stringify((r?.body as { error?: unknown } | undefined)?.error ?? '');
@@ -48,7 +57,16 @@ export function createOpenAIBatchClient(o: OpenAIBatchOptions): BatchClient {
   const lines = async (fileId: string | null | undefined): Promise<OutputLine[]> => {
     if (!fileId) return [];
     const text = await wrap(async () => (await client.files.content(fileId)).text());
-    return text.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as OutputLine);
+    // A line that is no JSON object with a custom_id names no item: it is left out (that item, missing,
+    // is resubmitted) instead of throwing away every other line of the file.
+    const parsed = text.split('\n').filter((l) => l.trim() !== '').map((l) => {
+      try {
+        return JSON.parse(l) as unknown;
+      } catch {
+        return null;
+      }
+    });
+    return parsed.filter((l): l is OutputLine => isObject(l) && typeof l.custom_id === 'string');
   };
   return {
     provider: 'openai',

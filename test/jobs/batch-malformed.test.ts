@@ -1,0 +1,104 @@
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { runBatchGrading } from '../../src/services/grading/batch.ts';
+import { type FakeProvider, type RouteHandler, startFakeProvider } from '../fake-provider/server.ts';
+import { describeDb } from '../helpers/db.ts';
+import { JUDGE_FILE, quietEngine, seedRun, VERDICTS } from './helpers.ts';
+
+/**
+ * Malformed batch results from the provider (a line that is no JSON, no object, a success without a
+ * message, an error of another shape): each is an item that failed, with a reason, resubmitted like an
+ * errored one; the other items of the batch are graded. Before, one such line threw out of the whole
+ * collection (exit 1 with a stack), and every run again threw the same way, grading nothing of the batch.
+ */
+
+const GPT_FILE = fileURLToPath(new URL('./fixtures/fake-gpt.yaml', import.meta.url));
+
+interface AnthropicBatch { lines: unknown[] }
+interface OpenAIBatch { outputFileId: string }
+
+/** Spoils the newest batch's results once, the way each provider's results could come back broken. */
+const TAMPER: Record<'anthropic' | 'openai', RouteHandler> = {
+  anthropic: (_call, _step, ctx) => {
+    const b = [...(ctx.state.get('anthropic-batches') as Map<string, AnthropicBatch>).values()].at(-1)!;
+    const l = b.lines as Array<{ custom_id: string }>;
+    b.lines = [
+      'not an object',
+      { custom_id: l[1]!.custom_id, result: { type: 'succeeded' } },
+      { custom_id: l[2]!.custom_id, result: { type: 'errored', error: { type: 'invalid_request_error', message: 'flat error' } } },
+      { custom_id: l[3]!.custom_id, result: { type: 'something_new' } },
+      ...l.slice(4),
+    ];
+    return { status: 200, body: { ok: true } };
+  },
+  openai: (_call, _step, ctx) => {
+    const b = [...(ctx.state.get('openai-batches') as Map<string, OpenAIBatch>).values()].at(-1)!;
+    const files = ctx.state.get('openai-files') as Map<string, string>;
+    const lines = files.get(b.outputFileId)!.split('\n').filter((x) => x.trim() !== '');
+    const cid = (i: number) => (JSON.parse(lines[i]!) as { custom_id: string }).custom_id;
+    files.set(b.outputFileId, ['{"custom_id": "cut off', 'null', JSON.stringify({ custom_id: cid(2), response: { status_code: 200, body: null }, error: null }), JSON.stringify({ custom_id: cid(3), response: 'what' }), ...lines.slice(4)].join('\n'));
+    return { status: 200, body: { ok: true } };
+  },
+};
+
+for (const p of [
+  { name: 'anthropic', judgeFile: JUDGE_FILE },
+  { name: 'openai', judgeFile: GPT_FILE },
+] as const) {
+  describeDb(`batch malformed results (${p.name})`, (ctx) => {
+    let fake: FakeProvider;
+    const keys = () => ({ anthropicApiKey: 'sk-ant', anthropicBaseUrl: fake.url, openaiApiKey: 'sk-oai', openaiBaseUrl: fake.openaiBaseUrl });
+    beforeAll(async () => {
+      fake = await startFakeProvider({ script: [VERDICTS], routes: { 'POST /test/tamper': TAMPER[p.name] } });
+    });
+    afterAll(async () => {
+      await fake?.close();
+    });
+
+    it('broken result lines are failed items with a reason, resubmitted once; the rest of the batch is graded', async () => {
+      const name = `${p.name}-malformed`;
+      const n = 6;
+      const { runId } = await seedRun(ctx.database, name, n, (i) => `malformed answer ${i}: a farmyard with ${i} hens.`);
+      let tampered = false;
+      const res = await runBatchGrading(ctx.database, {
+        run: name,
+        judge: p.judgeFile,
+        keys: keys(),
+        pollIntervalMs: 5,
+        engine: quietEngine,
+        sleep: async () => {
+          if (tampered) return;
+          tampered = true;
+          await fetch(`${fake.url}/test/tamper`, { method: 'POST', headers: { 'x-api-key': 'sk-ant', authorization: 'Bearer sk-oai', 'content-type': 'application/json' }, body: '{}' });
+        },
+      });
+      expect(tampered).toBe(true);
+      // Items 0-3 came back broken: asked again once (attempt 2), then graded; 4 and 5 graded from the first batch.
+      expect(res).toMatchObject({ created: 2, resubmitted: 4, graded: n, failed: 0 });
+      const g = (await ctx.database.execute(`select g.status from grades g join answers a on a.id = g.answer_id where a.run_id = $1 order by a.id`, [runId])).rows;
+      expect(g.map((x) => x.status)).toEqual(Array(n).fill('ok'));
+    });
+
+    it('broken again after the resubmission: provider_error grades that say why, the run reports them failed', async () => {
+      const name = `${p.name}-malformed-twice`;
+      const { runId } = await seedRun(ctx.database, name, 6, (i) => `malformed twice ${i}: a farmyard with ${i} pigs.`);
+      const res = await runBatchGrading(ctx.database, {
+        run: name,
+        judge: p.judgeFile,
+        keys: keys(),
+        pollIntervalMs: 5,
+        engine: quietEngine,
+        // Each batch is polled once before it ends: its results are spoilt every time.
+        sleep: async () => {
+          await fetch(`${fake.url}/test/tamper`, { method: 'POST', headers: { 'x-api-key': 'sk-ant', authorization: 'Bearer sk-oai', 'content-type': 'application/json' }, body: '{}' });
+        },
+      });
+      expect(res).toMatchObject({ created: 2, resubmitted: 4, graded: 2, failed: 4 });
+      const g = (await ctx.database.execute(`select g.status, g.reason from grades g join answers a on a.id = g.answer_id where a.run_id = $1`, [runId])).rows;
+      const failed = g.filter((x) => x.status === 'provider_error');
+      expect(failed).toHaveLength(4);
+      for (const f of failed) expect(String(f.reason)).toMatch(/after resubmission/);
+      expect(failed.filter((f) => /malformed/.test(String(f.reason))).length).toBe(2);
+    });
+  });
+}
