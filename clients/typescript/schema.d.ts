@@ -1894,6 +1894,7 @@ export interface components {
                 judge: string;
                 sample: number;
                 status: string;
+                reason?: string | null;
                 completeness: number | null;
                 correctness: number | null;
             }[];

@@ -17,7 +17,7 @@ const PanelReport = z
     quorum: z.number().int(),
     samples: z.number().int(),
     okSamples: z.number().int(),
-    members: z.array(z.object({ judge: z.string(), sample: z.number().int(), status: z.string(), completeness: nullableShare, correctness: nullableShare })),
+    members: z.array(z.object({ judge: z.string(), sample: z.number().int(), status: z.string(), reason: z.string().nullable().optional(), completeness: nullableShare, correctness: nullableShare })),
     items: z.array(
       z.object({
         id: z.string(),

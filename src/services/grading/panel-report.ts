@@ -13,7 +13,8 @@ export interface PanelDetail {
   /** All samples (members × samples per member) and those with status ok. */
   samples: number;
   okSamples: number;
-  members: Array<{ judge: string; sample: number; status: string; completeness: number | null; correctness: number | null }>;
+  /** `reason`: why a sample that is not ok failed (its call's reason); null for an ok sample; absent in grades stored before it was kept. */
+  members: Array<{ judge: string; sample: number; status: string; reason?: string | null; completeness: number | null; correctness: number | null }>;
   items: Array<{ id: string; verdict: string | null; votes: { correct: number; partial: number; incorrect: number; missing: number }; agreement: number | null }>;
   agreement: { meanItemAgreement: number | null; pairwiseKappa: Array<{ a: string; b: string; kappa: number | null; reason?: string }> };
   /** The rubric item order each sample was shown, when the panel shuffles; null otherwise (rubric order). */
@@ -25,14 +26,15 @@ export interface PanelDetail {
   retryable: boolean;
 }
 
-export function panelDetail(result: PanelResult, itemOrders: PanelDetail['itemOrders']): PanelDetail {
+/** `reasons[i]` is the reason of `result.members[i]`'s call (null when it gave none). */
+export function panelDetail(result: PanelResult, itemOrders: PanelDetail['itemOrders'], reasons: ReadonlyArray<string | null>): PanelDetail {
   const abstained = result.members.filter((m) => m.status !== 'ok');
   return {
     vote: result.vote,
     quorum: result.quorum,
     samples: result.samples,
     okSamples: result.okSamples,
-    members: result.members.map((m) => ({ judge: m.judge, sample: m.sample, status: m.status, completeness: m.completeness, correctness: m.correctness })),
+    members: result.members.map((m, i) => ({ judge: m.judge, sample: m.sample, status: m.status, reason: m.status === 'ok' ? null : (reasons[i] ?? null), completeness: m.completeness, correctness: m.correctness })),
     items: result.items.map((it) => ({ id: it.id, verdict: it.verdict, votes: { ...it.votes }, agreement: it.agreement })),
     agreement: { meanItemAgreement: result.agreement.meanItemAgreement, pairwiseKappa: result.agreement.pairwiseKappa.map((k) => ({ ...k })) },
     itemOrders,

@@ -118,7 +118,8 @@ async function createPanelSession(database: Database, panel: LoadedPanel, o: Ope
     }));
     const result = votePanel(rubric, votes, { vote, quorum: panel.quorum });
     const confidence = panelItemConfidence(result, votes.map((v, i) => ({ ...v, confidence: results[i]!.outcome.confidence })));
-    const detail = panelDetail(result, shuffle ? orders.map((s) => ({ judge: s.judge, sample: s.sample, order: s.order })) : null);
+    // A failed sample's reason goes with its status: for a shuffled sample or sample 2, 3, … no grade keeps it.
+    const detail = panelDetail(result, shuffle ? orders.map((s) => ({ judge: s.judge, sample: s.sample, order: s.order })) : null, results.map((r) => r.outcome.reason));
     const sum = (f: (r: SampleResult) => number) => results.reduce((n, r) => n + f(r), 0);
     const costs = results.map((r) => r.outcome.costUsd);
     // The panel's prompt is its samples' prompts: their hashes, in sample order.

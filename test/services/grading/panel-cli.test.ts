@@ -108,8 +108,8 @@ describe('panel judges through the CLI', () => {
     expect(Object.keys(g)).toEqual(['gradeId', 'answerId', 'status', 'completeness', 'correctness', 'f1', 'items', 'claims', 'meta', 'usage', 'judge', 'rubric', 'createdAt', 'panel']);
     expect(g).toMatchObject({ status: 'ok', correctness: 1, judge: { id: 'c-panel', provider: 'panel', model: 'c-gpt+c-claude' }, usage: { calls: 2, cached: false } });
     expect(g.panel.members).toEqual([
-      { judge: 'c-gpt', sample: 1, status: 'ok', completeness: g.completeness, correctness: 1 },
-      { judge: 'c-claude', sample: 1, status: 'ok', completeness: g.completeness, correctness: 1 },
+      { judge: 'c-gpt', sample: 1, status: 'ok', reason: null, completeness: g.completeness, correctness: 1 },
+      { judge: 'c-claude', sample: 1, status: 'ok', reason: null, completeness: g.completeness, correctness: 1 },
     ]);
     expect(g.panel.items.find((i: any) => i.id === 'barn')).toEqual({ id: 'barn', verdict: 'correct', votes: { correct: 2, partial: 0, incorrect: 0, missing: 0 }, agreement: 1 });
 

@@ -22,6 +22,8 @@ const judgeYaml = (id: string) => `id: ${id}\nprovider: openai\nmodel: gpt-4.1\n
 writeFileSync(join(dir, 'mg-a.yaml'), judgeYaml('mg-a'));
 writeFileSync(join(dir, 'mg-b.yaml'), judgeYaml('mg-b'));
 writeFileSync(join(dir, 'mg-panel.yaml'), 'id: mg-panel\nprovider: panel\nmembers: [mg-a, mg-b]\nquorum: 1\n');
+writeFileSync(join(dir, 'mg-c.yaml'), judgeYaml('mg-c'));
+writeFileSync(join(dir, 'mg-twice.yaml'), 'id: mg-twice\nprovider: panel\nmembers: [mg-a, mg-b, mg-c]\nsamples: 2\nquorum: 3\n');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const [a, b] = farmyard.items.map((i) => i.id) as [string, string];
@@ -58,5 +60,25 @@ describeDb('a panel and its members’ stored grades', (ctx) => {
     expect(member).toMatchObject({ status: 'ok', completeness: own.completeness, correctness: own.correctness });
     expect(member.items.find((i) => i.id === b)).toMatchObject({ verdict: 'partial' });
     expect(stored.find((s) => s.grade.judge.id === 'mg-b')!.grade).toMatchObject({ status: 'ok' });
+  });
+
+  it('a failed sample is a status with its reason in the panel report, stored and returned (before: the status alone; a sample 2 failure’s reason was kept nowhere)', async () => {
+    // mg-a answers, mg-b garbles every reply, mg-c's provider is down.
+    const garbled: Judge = { ...scripted({}), call: async () => ({ text: 'It looks mostly right to me.', stop: 'complete', usage }) };
+    const adapters: Record<string, Judge> = { 'mg-a': scripted({ [a]: 'correct' }), 'mg-b': garbled, 'mg-c': scripted('down') };
+    const panel = await openGradingSession(ctx.database, { judge: loadPanel(join(dir, 'mg-twice.yaml')), adapterFor: async (j) => adapters[j.config.id]!, engine });
+    const g = await panel.grade({ rubric: farmyard, answer: { text: `${farmyardAnswer} (reasons)`, run: 'members' } });
+    expect(g.status).toBe('no_quorum');
+    const members = g.panel!.members.map((m) => [`${m.judge}#${m.sample}`, m.status, m.reason]);
+    expect(members).toEqual([
+      ['mg-a#1', 'ok', null],
+      ['mg-a#2', 'ok', null],
+      ['mg-b#1', 'parse_failure', expect.stringMatching(/^invalid output after one re-ask: /)],
+      ['mg-b#2', 'parse_failure', expect.stringMatching(/^invalid output after one re-ask: /)],
+      ['mg-c#1', 'provider_error', 'HTTP 500 from the provider'],
+      ['mg-c#2', 'provider_error', 'HTTP 500 from the provider'],
+    ]);
+    const stored = (await gradesOfAnswer(ctx.database, g.answerId)).find((s) => s.grade.judge.id === 'mg-twice')!.grade;
+    expect(stored.panel!.members.map((m) => [`${m.judge}#${m.sample}`, m.status, m.reason])).toEqual(members);
   });
 });
