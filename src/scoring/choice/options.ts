@@ -48,6 +48,20 @@ export function optionsFromAnswers(answers: readonly string[]): string[] {
 }
 
 /**
+ * Options of each question of a key from its answers, kind by kind: questions answered with a letter get
+ * optionsFromAnswers of the key's letter answers, whole numbers of its number answers, words of its word
+ * answers. A key mixing lettered and counting questions would otherwise fall to "the distinct answers"
+ * for all of them, and a wrong B (or 4) not among them could not be read.
+ */
+export function keyOptionsByKind(answers: readonly string[]): (answer: string) => readonly string[] {
+  const kind = (a: string) => (LETTER.test(a) ? 0 : INTEGER.test(a) ? 1 : 2);
+  const groups: string[][] = [[], [], []];
+  for (const a of answers) groups[kind(a)]!.push(a);
+  const sets = groups.map((g) => optionsFromAnswers(g));
+  return (answer) => sets[kind(answer.trim())]!;
+}
+
+/**
  * The key a written token is looked up by: trimmed, upper case, and a whole number without leading zeros,
  * so "b" names option B and "01" names option 1 (a key answer "01" was otherwise no option of 1–5, and
  * nothing could score right on it).

@@ -1,6 +1,6 @@
 import { badInput } from '../../domain/errors.ts';
 import { extractChoice, type Extraction } from './extract.ts';
-import { canonicalAnswer, optionsFromAnswers } from './options.ts';
+import { canonicalAnswer, keyOptionsByKind } from './options.ts';
 import type { KeyRow, ResponseRow } from './rows.ts';
 
 /**
@@ -78,7 +78,7 @@ export function scoreResponses(key: KeyRow[], responses: ResponseRow[], opts: Ch
   });
   // A row with its own options sets its own question's only: its answer ("yes" in a lettered key) would
   // otherwise turn the key-wide set from A–E into the distinct answers.
-  const keyOptions = optionsFromAnswers(key.filter((k) => k.options === undefined).map((k) => k.answer.trim()));
+  const keyOptions = keyOptionsByKind(key.filter((k) => k.options === undefined).map((k) => k.answer.trim()));
   const seen = new Map<string, number>();
   return responses.map((r, i) => {
     const line = r.line ?? i + 1;
@@ -89,7 +89,7 @@ export function scoreResponses(key: KeyRow[], responses: ResponseRow[], opts: Ch
     const first = seen.get(pair);
     if (first !== undefined) throw badInput(`${at}: duplicate response for model '${r.model}', id '${r.id}' (first on line ${first})`);
     seen.set(pair, line);
-    const options = k.options ?? keyOptions;
+    const options = k.options ?? keyOptions(k.answer);
     const expected = canonicalAnswer(k.answer, options);
     const extraction = r.response === null ? { choice: null, status: 'invalid' as const, reason: 'no response' } : extractChoice(r.response, options);
     return { model: r.model, id: r.id, expected, extraction, correct: extraction.choice === expected };
