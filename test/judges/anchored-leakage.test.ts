@@ -172,3 +172,57 @@ describeDb('anchored judges: whole-answer campaign ratings beside the item label
     expect(fromFile.examples!.map((e) => [e.externalId, e.verdicts])).toEqual([['x3', [{ item: 'barn', verdict: 'partial' }]]]);
   });
 });
+
+/**
+ * Refutations, kept as tests: the examples are resolved the same whatever order the labels were written
+ * in, and a judge gaining examples under the same id is another configuration whose verdicts never come
+ * from (or go to) the plain judge's cache entries.
+ */
+describeDb('anchored judges: determinism and the cache', (ctx) => {
+  let fake: FakeProvider;
+  let ids: Map<string, number>;
+  const dir = mkdtempSync(join(tmpdir(), 'assay-anchored-det-'));
+  const file = (examples: string) => {
+    const path = join(dir, 'same-id.yaml');
+    writeFileSync(path, `id: same-id\nprovider: anthropic\nmodel: claude-sonnet-5\nprompt: prompts/rubric-v1.md\nparams: { max_tokens: 2000, temperature: 0, timeout_ms: 10000, max_attempts: 2 }\n${examples}`);
+    return path;
+  };
+  beforeAll(async () => {
+    fake = await startFakeProvider({ script: anchoredScript });
+    ids = await seedAnchored(ctx.database);
+  });
+  afterAll(async () => {
+    await fake.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('resolves the same examples (and config hash) whatever order the labels were stored in', async () => {
+    const examples = 'examples:\n  - { run: anch, answer: e1 }\n  - { run: anch, answer: e2 }\n';
+    const before = await resolveJudgeExamples(ctx.database, loadJudge(file(examples)));
+    const e1 = HUMANS.filter(([a]) => a === 'e1');
+    await ctx.database.execute(`delete from labels where answer_id = $1`, [ids.get('e1')]);
+    for (const [, item, rater, label] of [...e1].reverse()) {
+      await ctx.database.execute(`insert into labels (answer_id, item_key, annotator, kind, label) values ($1, $2, $3, 'human', $4)`, [ids.get('e1'), item, rater, label]);
+    }
+    const after = await resolveJudgeExamples(ctx.database, loadJudge(file(examples)));
+    expect(after.examplesText).toBe(before.examplesText);
+    expect(after.configHash).toBe(before.configHash);
+    // e1's barn tie (correct vs partial) goes to partial in either order.
+    expect(after.examples![0]!.verdicts).toEqual([{ item: 'barn', verdict: 'partial' }, { item: 'cow-in-barn', verdict: 'incorrect' }]);
+  });
+
+  it('never serves the plain judge a verdict cached for its anchored configuration, or the reverse', async () => {
+    const x1 = { id: ids.get('x1')! };
+    const grade = (judge: string) => gradeAnswer(ctx.database, { judge, keys: keysFor(fake), engine: quiet, answer: x1 });
+    const calls = fake.calls.length;
+    await grade(file('examples:\n  - { run: anch, answer: e1 }\n'));
+    await grade(file(''));
+    expect(fake.calls.length - calls).toBe(2);
+    // Each configuration again: both cached now, no call.
+    await grade(file('examples:\n  - { run: anch, answer: e1 }\n'));
+    await grade(file(''));
+    expect(fake.calls.length - calls).toBe(2);
+    const rows = await ctx.database.execute(`select count(*)::int as n from judges where slug = 'same-id'`);
+    expect(rows.rows[0]!.n).toBe(2);
+  });
+});
