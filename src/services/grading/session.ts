@@ -73,8 +73,9 @@ export interface SampleOptions {
   /** Write the grade as this judge's grade of the answer. */
   store: boolean;
   /**
-   * With `store`: a provider_error does not replace a final grade already stored for the answer × rubric
-   * version (a panel's member sample: the member's own grade, perhaps from a batch, is its answer).
+   * With `store`: a call that failed (any status but ok) does not replace a final grade already stored
+   * for the answer × rubric version (a panel's member sample: the member's own grade, perhaps from a
+   * batch, is its answer; the failure is in the panel's report).
    */
   keepFinal?: boolean;
   /** The rubric as the judge is shown it (a shuffled item order); scored against the resolved one. */
@@ -185,7 +186,7 @@ export async function createGradingSession(database: Database, o: SessionOptions
     // Scored against the rubric in its own order: verdicts are by item id, whatever order the judge saw.
     const report = buildReport(rubric, answer.text, outcome, so.unverifiable ? { unverifiable: so.unverifiable } : {});
     if (!so.store) return { outcome, report, detail: null };
-    if (so.keepFinal && report.status === 'provider_error' && (await hasFinal(answer.id, versionId))) return { outcome, report, detail: null };
+    if (so.keepFinal && report.status !== 'ok' && (await hasFinal(answer.id, versionId))) return { outcome, report, detail: null };
     const row = {
       answerId: answer.id,
       judgeId: judgeRowId,

@@ -62,6 +62,20 @@ describeDb('a panel and its members’ stored grades', (ctx) => {
     expect(stored.find((s) => s.grade.judge.id === 'mg-b')!.grade).toMatchObject({ status: 'ok' });
   });
 
+  it('nor by a parse failure of it: an ok grade of the member outlives any failed call for the panel', async () => {
+    const alone = await openGradingSession(ctx.database, { judge: loadJudge(join(dir, 'mg-a.yaml')), adapter: scripted({ [a]: 'partial' }), engine });
+    const own = await alone.grade({ rubric: farmyard, answer: { text: `${farmyardAnswer} (garbled)`, run: 'members' } });
+    await ctx.database.execute('delete from judge_cache');
+    const garbled: Judge = { ...scripted({}), call: async () => ({ text: 'It looks mostly right to me.', stop: 'complete', usage }) };
+    const adapters: Record<string, Judge> = { 'mg-a': garbled, 'mg-b': scripted({ [a]: 'correct' }) };
+    const panel = await openGradingSession(ctx.database, { judge: loadPanel(join(dir, 'mg-panel.yaml')), adapterFor: async (j) => adapters[j.config.id]!, engine });
+    const g = await panel.grade({ answer: { id: own.answerId } });
+    expect(g.panel!.members.map((m) => `${m.judge}#${m.sample} ${m.status}`)).toEqual(['mg-a#1 parse_failure', 'mg-b#1 ok']);
+    const member = (await gradesOfAnswer(ctx.database, own.answerId)).find((s) => s.grade.judge.id === 'mg-a')!.grade;
+    expect(member).toMatchObject({ status: 'ok', completeness: own.completeness });
+    expect(member.items.find((i) => i.id === a)).toMatchObject({ verdict: 'partial' });
+  });
+
   it('a failed sample is a status with its reason in the panel report, stored and returned (before: the status alone; a sample 2 failure’s reason was kept nowhere)', async () => {
     // mg-a answers, mg-b garbles every reply, mg-c's provider is down.
     const garbled: Judge = { ...scripted({}), call: async () => ({ text: 'It looks mostly right to me.', stop: 'complete', usage }) };
