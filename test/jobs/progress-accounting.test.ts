@@ -1,7 +1,10 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { progressLine } from '../../src/cli/progress-bar.ts';
-import { getProgress } from '../../src/services/grading/progress.ts';
+import { getProgress, getRunProgress } from '../../src/services/grading/progress.ts';
 import { type GradingQueue, gradingQueue } from '../../src/services/grading/queue.ts';
 import { enqueueRunGrading } from '../../src/services/grading/run-queue.ts';
 import { startWorker } from '../../src/services/grading/worker.ts';
@@ -82,5 +85,35 @@ describeDb('progress counts after the queue archived a failed job', (ctx) => {
     await work();
     const p = await getProgress(ctx.database, e.gradingRunId);
     expect(p).toMatchObject({ total: 3, done: 2, failed: 1, remaining: 0 });
+  });
+});
+
+describeDb('progress of a run whose judge file changed between runs', (ctx) => {
+  let queue: GradingQueue;
+  beforeAll(async () => {
+    queue = gradingQueue(ctx.database, TEST_BOSS);
+  }, 120_000);
+  afterAll(async () => {
+    await queue?.stop();
+  });
+
+  it('naming the judge picks its latest configuration; two different judges still need one named', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'assay-judge-'));
+    const edited = join(dir, 'fake-claude.yaml');
+    // The same judge id with a larger output budget: another configuration (config hash), another judges row.
+    writeFileSync(edited, readFileSync(JUDGE_FILE, 'utf8').replace('max_tokens: 1000', 'max_tokens: 1200'));
+    await seedRun(ctx.database, 'pa-edited', 2);
+    const first = await enqueueRunGrading(ctx.database, queue, { run: 'pa-edited', judge: JUDGE_FILE });
+    const second = await enqueueRunGrading(ctx.database, queue, { run: 'pa-edited', judge: edited });
+    expect(second.judge.slug).toBe(first.judge.slug);
+    expect(second.gradingRunId).not.toBe(first.gradingRunId);
+    const p = await getRunProgress(ctx.database, 'pa-edited', 'fake-claude');
+    expect(p).toMatchObject({ judge: { id: second.judge.id, slug: 'fake-claude' }, total: 2, remaining: 2 });
+    expect((await getRunProgress(ctx.database, 'pa-edited')).judge.id).toBe(second.judge.id);
+    // Two judges: which one is meant is still asked.
+    await enqueueRunGrading(ctx.database, queue, { run: 'pa-edited', judge: 'lexical' });
+    expect((await getRunProgress(ctx.database, 'pa-edited', 'fake-claude')).judge.id).toBe(second.judge.id);
+    await expect(getRunProgress(ctx.database, 'pa-edited')).rejects.toMatchObject({ code: 'bad_input', message: expect.stringMatching(/several judges/) });
+    rmSync(dir, { recursive: true });
   });
 });

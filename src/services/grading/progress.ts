@@ -133,14 +133,19 @@ export async function getProgress(database: Database, gradingRunId: number): Pro
   };
 }
 
-/** Progress of a run (id or name) graded with one judge; the judge may be left out when only one grades it. */
+/**
+ * Progress of a run (id or name) graded with one judge; the judge may be left out when only one grades it.
+ * A judge id has a grading run per configuration (its file edited between runs: a new config hash, a new
+ * judges row): the latest enqueued is the judge's progress, as `assay run` of the file as it is now.
+ */
 export async function getRunProgress(database: Database, runRef: string | number, judgeSlug?: string): Promise<Progress> {
   const run = await findRun(database, runRef);
   const r = await database.execute(
-    `select gr.id from grading_runs gr join judges j on j.id = gr.judge_id where gr.run_id = $1 and ($2::text is null or j.slug = $2) order by gr.id`,
+    `select gr.id, j.slug from grading_runs gr join judges j on j.id = gr.judge_id where gr.run_id = $1 and ($2::text is null or j.slug = $2)
+     order by gr.updated_at desc, gr.id desc`,
     [run.id, judgeSlug ?? null],
   );
   if (r.rows.length === 0) throw badInput(`run '${run.name}': not enqueued for grading${judgeSlug ? ` by judge '${judgeSlug}'` : ''}`);
-  if (r.rows.length > 1) throw badInput(`run '${run.name}': graded by several judges; name one with ?judge=`);
+  if (new Set(r.rows.map((x) => x.slug)).size > 1) throw badInput(`run '${run.name}': graded by several judges; name one with ?judge=`);
   return getProgress(database, Number(r.rows[0].id));
 }
