@@ -23,7 +23,7 @@ export interface ExampleQuery {
 }
 
 /** The text as the prompt shows it (example-prompt.ts trims it): whitespace at either end dropped. */
-const TRIM = (x: string) => `regexp_replace(${x}, '^\\s+|\\s+$', '', 'g')`;
+const TRIM = (x: string) => `btrim(${x}, E' \\t\\n\\r\\f\\x0b')`;
 
 /**
  * The answer an entry of resolvedExamples names: by its run and its id in the run, which a run export
@@ -52,12 +52,15 @@ export async function exampleAnswers(database: Database, q: ExampleQuery): Promi
               join judges m on m.config_hash in (select jsonb_array_elements_text(${ARRAY(`c.config->'memberHashes'`)}))
               cross join lateral jsonb_array_elements(${ARRAY(`m.config->'resolvedExamples'`)}) e),
           example as (
-            select l.slug, ${EXAMPLE_ANSWER('l.e')} as answer_id from listed l),
+            select distinct l.slug, ${EXAMPLE_ANSWER('l.e')} as answer_id from listed l),
+          copy as (
+            select ea.id as example_id, d.id as answer_id from answers ea
+              join answers d on d.rubric_id = ea.rubric_id and ${TRIM('d.text')} = ${TRIM('ea.text')}
+             where ea.id in (select answer_id from example)),
           shown as (
             select slug, answer_id from example where answer_id is not null
             union
-            select x.slug, d.id from example x join answers ea on ea.id = x.answer_id
-              join answers d on d.rubric_id = ea.rubric_id and ${TRIM('d.text')} = ${TRIM('ea.text')})
+            select x.slug, c.answer_id from example x join copy c on c.example_id = x.answer_id)
      select coalesce(json_agg(json_build_array(s.slug, ${answerKey}) order by s.slug, a.id), '[]')::text as j
        from shown s join answers a on a.id = s.answer_id join runs r on r.id = a.run_id
       where ($1::text is null or r.name = $1) and ($2::text is null or r.model = $2)`,
