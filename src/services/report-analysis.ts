@@ -54,6 +54,8 @@ export async function calibrationReport(
 }
 
 export const DTS_METRICS = ['neighbour', 'direct', 'proximity', 'adjacency', 'exactMatch'] as const;
+/** τ for both sides when none is given (the page, the API and this service alike). */
+export const DTS_DEFAULT_THRESHOLD = 0.5;
 export type DtsMetric = (typeof DTS_METRICS)[number];
 
 export interface DtsOptions extends ReportFilters {
@@ -95,7 +97,7 @@ async function wholeAnswerLabels(database: Database, f: ReportFilters): Promise<
 export async function describeThenSolveReport(database: Database, o: DtsOptions = {}): Promise<DtsResult> {
   const perception = o.perception ?? 'f1';
   const metric = o.metric ?? 'neighbour';
-  const threshold = o.threshold ?? 0.5;
+  const threshold = o.threshold ?? DTS_DEFAULT_THRESHOLD;
   const t = { perceptionThreshold: o.perceptionThreshold ?? threshold, answerThreshold: o.answerThreshold ?? threshold };
   return cachedReport(database, reportKey('describe-then-solve', [filterKey(o), perception, metric, t]), async () => {
     const judge = await chooseJudge(database, o.judge);

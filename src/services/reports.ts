@@ -14,7 +14,7 @@ export {
   type AblationRow,
   type EffortRow,
 } from './report-tables.ts';
-export { calibrationReport, calibrationRows, describeThenSolveReport, flattenDts, DTS_METRICS, type DtsMetric, type DtsResult, type JudgeNotes } from './report-analysis.ts';
+export { calibrationReport, calibrationRows, describeThenSolveReport, flattenDts, DTS_DEFAULT_THRESHOLD, DTS_METRICS, type DtsMetric, type DtsResult, type JudgeNotes } from './report-analysis.ts';
 export { LEXICAL_BASELINE_NOTE } from './report-data.ts';
 export type { ReportFilters, JudgeInfo } from './report-data.ts';
 export type { ReportOptions } from './report-stats.ts';

@@ -4,6 +4,7 @@ import {
   ablationTable,
   calibrationReport,
   describeThenSolveReport,
+  DTS_DEFAULT_THRESHOLD,
   DTS_METRICS,
   effortTable,
   flattenDts,
@@ -102,7 +103,7 @@ export function registerReports(api: Api): void {
   const DtsQuery = Filters.extend({
     perception: z.enum(['f1', 'label']).default('f1'),
     metric: z.enum(DTS_METRICS).default('neighbour'),
-    threshold: Tau.default(0.5).openapi({ description: 'τ for both sides (score ≥ τ is ok)' }),
+    threshold: Tau.default(DTS_DEFAULT_THRESHOLD).openapi({ description: 'τ for both sides (score ≥ τ is ok)' }),
     perceptionThreshold: Tau.optional(),
     answerThreshold: Tau.optional(),
   });
@@ -110,7 +111,12 @@ export function registerReports(api: Api): void {
     scope: 'read',
     route: tableRoute('/api/reports/describe-then-solve', 'getDescribeThenSolveReport', 'P(A✓|P✓), P(A✓|P✗), P(P✓), P(A✓) with Wilson intervals, per model and size bucket', DtsQuery, rows(DtsResultSchema)),
     handler: async (c) => {
-      const r = await describeThenSolveReport(database, await named(c.req.valid('query') as z.infer<typeof DtsQuery>));
+      const q = { ...(c.req.valid('query') as z.infer<typeof DtsQuery>) };
+      // A blank τ (a cleared form field) is not given, as the page reads it: coerced, '' would be τ = 0.
+      if (c.req.query('threshold') === '') q.threshold = DTS_DEFAULT_THRESHOLD;
+      if (c.req.query('perceptionThreshold') === '') delete q.perceptionThreshold;
+      if (c.req.query('answerThreshold') === '') delete q.answerThreshold;
+      const r = await describeThenSolveReport(database, await named(q));
       return respondRows(c, { ...r, rows: flattenDts(r.report) });
     },
   });

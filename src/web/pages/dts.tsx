@@ -1,5 +1,5 @@
 import type { Database } from '../../db/client.ts';
-import { describeThenSolveReport, DTS_METRICS, flattenDts, type DtsMetric, type DtsResult } from '../../services/reports.ts';
+import { describeThenSolveReport, DTS_DEFAULT_THRESHOLD, DTS_METRICS, flattenDts, type DtsMetric, type DtsResult } from '../../services/reports.ts';
 import type { IntervalPoint } from '../charts.ts';
 import { JudgeNote } from '../judge-note.tsx';
 import { Figure } from '../layout.tsx';
@@ -18,7 +18,7 @@ import { ciOrSmallN, isSmallN, SmallNNote } from '../small-n.tsx';
 const MEASURES = ['P(P✓)', 'P(A✓|P✓)', 'P(A✓|P✗)'] as const;
 
 /** τ for both sides, in the API's range (proximity can be negative); anything else is a message, not 0.5. */
-const threshold = (q: URLSearchParams): number => numberIn(q, 'threshold', -1, 1, 0.5);
+const threshold = (q: URLSearchParams): number => numberIn(q, 'threshold', -1, 1, DTS_DEFAULT_THRESHOLD);
 
 /** The page's query parameters (page-query.ts: any other name is refused). */
 export const DTS_QUERY = declareQuery(['metric', 'perception', 'threshold'], { downloads: true });
