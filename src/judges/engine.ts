@@ -145,6 +145,16 @@ export function pendingEstimate(req: JudgeRequest, maxTokens: number): TokenUsag
   return { input: bytes, output: maxTokens, cacheRead: 0, cacheWrite: 0 };
 }
 
+/**
+ * The response cache key of a request; also how the batch grader (services/grading/batch.ts) finds a
+ * verdict already paid for before it pays for a batched request. The random boundary is deliberately
+ * not in the key: same content, same cached verdict.
+ */
+export function responseCacheKey(configHash: string, prompt: Pick<AssembledPrompt, 'promptHash' | 'staticHash'>, answerHash: string, sample?: number): string {
+  const keyParts = { judge: configHash, prompt: prompt.promptHash, static: prompt.staticHash, answer: answerHash };
+  return sha256(canonicalJson(sample !== undefined && sample > 1 ? { ...keyParts, sample } : keyParts));
+}
+
 export function defaultTemplatePath(judge: LoadedJudge): string {
   return resolveJudgeFile(judge, judge.config.prompt ?? `prompts/${judge.config.mode}-v1.md`);
 }
@@ -185,9 +195,7 @@ export function createJudgeEngine(o: EngineOptions): JudgeEngine {
     const started = clock();
     const prompt = assemble(input);
     const answerHash = sha256(input.answer);
-    // The random boundary is deliberately not in the key: same content, same cached verdict.
-    const keyParts = { judge: judge.configHash, prompt: prompt.promptHash, static: prompt.staticHash, answer: answerHash };
-    const cacheKey = sha256(canonicalJson(input.sample !== undefined && input.sample > 1 ? { ...keyParts, sample: input.sample } : keyParts));
+    const cacheKey = responseCacheKey(judge.configHash, prompt, answerHash, input.sample);
     let usage: TokenUsage = { ...ZERO_USAGE };
     let cost: number | null = 0;
     let calls = 0;

@@ -8,6 +8,9 @@ import { createAdapter, type ProviderKeys } from '../../judges/adapters/index.ts
 import { canonicalJson, type LoadedJudge, loadJudge, sha256 } from '../../judges/config.ts';
 import { isLoadedPanel, loadJudgeOrPanel } from '../../judges/panel-config.ts';
 import { outputJsonSchema } from '../../judges/contract.ts';
+import { responseCacheKey } from '../../judges/engine.ts';
+import { meetsReplyRules } from '../../judges/reply-rules.ts';
+import { dbResponseCache } from '../../db/judge-store.ts';
 import { loadPrices } from '../../judges/prices.ts';
 import { assertBatchJudge, createBatchClient } from '../../judges/batch/index.ts';
 import { type BatchClient, type BatchItem, type BatchItemResult, batchPrices } from '../../judges/batch/types.ts';
@@ -85,6 +88,22 @@ export const customIdFor = (configHash: string, answerId: number, attempt: numbe
 
 /** The fingerprint a custom id was made with; null for ids written before it was part of them. */
 const fingerprintOf = (customId: string): string | null => /-r([0-9a-f]{16})$/.exec(customId)?.[1] ?? null;
+
+/**
+ * The requests a row's batch sends: one per fingerprint (answers of the same text on the same rubric
+ * are one request, paid once; the others are graded from its verdict). Ids without a fingerprint are
+ * each sent.
+ */
+function sentEntries(customIds: Record<string, number>): Array<[string, number]> {
+  const seen = new Set<string>();
+  return Object.entries(customIds).filter(([cid]) => {
+    const fp = fingerprintOf(cid);
+    if (fp === null) return true;
+    if (seen.has(fp)) return false;
+    seen.add(fp);
+    return true;
+  });
+}
 
 /** Checked before anything is opened or written: only providers with a batch API (judges/batch/index.ts). */
 export function checkBatchJudge(ref: string): void {
@@ -180,12 +199,23 @@ async function gradeThroughBatches(database: Database, o: BatchGradingOptions, j
   const todo = await answersNeedingGrade(database.db, run.id, judgeId);
   const fresh = todo.filter((id) => !covered.has(id));
   const max = o.maxPerBatch ?? 10_000;
+  const cache = dbResponseCache(database);
+  const tally = (g: { status: string }) => (g.status === 'provider_error' ? out.failed++ : out.graded++);
   // Rows written by this call cannot have a provider batch yet: only older intents are looked up.
   const freshRows = new Set<number>();
   for (let i = 0; i < fresh.length; i += max) {
-    const ids = fresh.slice(i, i + max);
     const rubrics = rubricReader();
-    const items = await Promise.all(ids.map((id) => itemFor('', id, rubrics)));
+    const all = await Promise.all(fresh.slice(i, i + max).map(async (id) => ({ id, item: await itemFor('', id, rubrics) })));
+    // A verdict the response cache holds (the same answer imported again, graded live meanwhile) is not
+    // bought again: the grade comes from the cache, as a live grade's would, with no request.
+    const ids: number[] = [];
+    const items: BatchItem[] = [];
+    for (const { id, item } of all) {
+      const hit = await cache.get(responseCacheKey(judge.configHash, item.req.prompt, item.req.answerHash));
+      if (hit && meetsReplyRules(hit)) tally(await session.grade({ answer: { id } }));
+      else ids.push(id), items.push(item);
+    }
+    if (!ids.length) continue;
     const customIds = Object.fromEntries(items.map(({ req }, k) => [customIdFor(judge.configHash, ids[k]!, 1, requestFingerprint(req)), ids[k]!]));
     const [r] = await database.db.insert(providerBatches).values({ runId: run.id, judgeId, provider: cfg.provider, customIds, attempt: 1 }).returning({ id: providerBatches.id });
     freshRows.add(r!.id);
@@ -196,7 +226,7 @@ async function gradeThroughBatches(database: Database, o: BatchGradingOptions, j
     const claimed = new Set(
       (await database.db.select({ id: providerBatches.providerBatchId }).from(providerBatches).where(sql`${providerBatches.providerBatchId} is not null`)).map((r) => r.id),
     );
-    const n = Object.keys(row.customIds).length;
+    const n = sentEntries(row.customIds).length;
     const mine = listed
       .filter((b) => !claimed.has(b.id) && (b.intent !== null ? b.intent === String(row.id) : b.total === n))
       .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
@@ -224,7 +254,8 @@ async function gradeThroughBatches(database: Database, o: BatchGradingOptions, j
       await database.db.update(providerBatches).set({ customIds: row.customIds, updatedAt: new Date() }).where(eq(providerBatches.id, row.id));
       items = relabelled;
     }
-    const id = await client.create(items, String(row.id));
+    const sent = new Set(sentEntries(row.customIds).map(([cid]) => cid));
+    const id = await client.create(items.filter((it) => sent.has(it.customId)), String(row.id));
     out.created++;
     await o.hooks?.afterCreate?.(row.id, id);
     return id;
@@ -233,7 +264,13 @@ async function gradeThroughBatches(database: Database, o: BatchGradingOptions, j
   async function collect(row: Row, batchId: string): Promise<void> {
     const results = new Map<string, BatchItemResult>();
     // Only our custom_ids count: an adopted Anthropic batch that is not ours contributes nothing.
-    for (const r of await client.results(batchId)) if (r.customId in row.customIds) results.set(r.customId, r);
+    for (const r of await client.results(batchId)) if (Object.hasOwn(row.customIds, r.customId)) results.set(r.customId, r);
+    // An answer whose request was not sent (another answer's, of the same fingerprint, was) takes its result.
+    const byFingerprint = new Map<string, BatchItemResult>();
+    for (const [cid, r] of results) {
+      const fp = fingerprintOf(cid);
+      if (fp !== null) byFingerprint.set(fp, r);
+    }
     // attempt → custom id → answer: failed items once more (attempt 2); a result of a request that no
     // longer matches the answer or its rubric is a verdict on something else, so that item is asked again
     // as it is now, keeping its attempt.
@@ -242,12 +279,13 @@ async function gradeThroughBatches(database: Database, o: BatchGradingOptions, j
     const fingerprintNow = async (answerId: number) => requestFingerprint((await itemFor('', answerId, rubricsNow)).req);
     const askAgain = async (answerId: number, attempt: number) => ((again[attempt] ??= {})[customIdFor(judge.configHash, answerId, attempt, await fingerprintNow(answerId))] = answerId);
     for (const [cid, answerId] of Object.entries(row.customIds)) {
-      const r = results.get(cid);
+      const fp = fingerprintOf(cid);
+      const r = results.get(cid) ?? (fp === null ? undefined : byFingerprint.get(fp));
       if (!r?.ok && row.attempt === 1) {
         await askAgain(answerId, 2);
         continue;
       }
-      const sent = fingerprintOf(cid);
+      const sent = fp;
       if (r?.ok && sent !== null && sent !== (await fingerprintNow(answerId))) {
         await askAgain(answerId, row.attempt);
         continue;
@@ -255,8 +293,7 @@ async function gradeThroughBatches(database: Database, o: BatchGradingOptions, j
       replies.set(answerId, r?.ok ? { reply: r.reply, fingerprint: sent } : `batch item ${r ? r.kind : 'missing'} after resubmission${r ? `: ${r.error}` : ''}`);
       const g = await session.grade({ answer: { id: answerId } });
       replies.delete(answerId);
-      if (g.status === 'provider_error') out.failed++;
-      else out.graded++;
+      tally(g);
     }
     await database.db.transaction(async (tx) => {
       for (const [attempt, customIds] of Object.entries(again)) {

@@ -1,0 +1,66 @@
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { runBatchGrading } from '../../src/services/grading/batch.ts';
+import { type FakeProvider, type Step, startFakeProvider } from '../fake-provider/server.ts';
+import { describeDb } from '../helpers/db.ts';
+import { fullVerdicts } from '../judges/harness.ts';
+import { JUDGE_FILE, quietEngine, seedRun } from './helpers.ts';
+
+/**
+ * What `--batch` pays for and what the usage ledger says it paid: every batched request the provider
+ * answers is a ledger row, and no request is sent whose verdict the response cache already holds (the
+ * grade would come from the cache, and the paid request would be in no ledger row).
+ */
+
+const GPT_FILE = fileURLToPath(new URL('./fixtures/fake-gpt.yaml', import.meta.url));
+const VERDICTS: Step = { kind: 'verdicts', output: fullVerdicts() };
+
+for (const p of [
+  { name: 'anthropic', judgeFile: JUDGE_FILE },
+  { name: 'openai', judgeFile: GPT_FILE },
+] as const) {
+  describeDb(`batch ledger (${p.name})`, (ctx) => {
+    let fake: FakeProvider;
+    /** Requests the fake answered, batched or live. */
+    let answered = 0;
+    const keys = () => ({ anthropicApiKey: 'sk-ant', anthropicBaseUrl: fake.url, openaiApiKey: 'sk-oai', openaiBaseUrl: fake.openaiBaseUrl });
+    const run = (name: string) => runBatchGrading(ctx.database, { run: name, judge: p.judgeFile, keys: keys(), pollIntervalMs: 5, engine: quietEngine });
+    const ledgerRows = async (runId: number) =>
+      Number((await ctx.database.execute(`select count(*)::int as n from usage_ledger l join answers a on a.id = l.answer_id where a.run_id = $1`, [runId])).rows[0]!.n);
+    const statuses = async (runId: number) => (await ctx.database.execute(`select g.status from grades g join answers a on a.id = g.answer_id where a.run_id = $1 order by a.id`, [runId])).rows.map((r) => r.status);
+
+    beforeAll(async () => {
+      fake = await startFakeProvider({
+        script: () => {
+          answered++;
+          return VERDICTS;
+        },
+      });
+    });
+    afterAll(async () => {
+      await fake?.close();
+    });
+
+    it('answers of the same text: one request is paid, one ledger row, every answer graded', async () => {
+      answered = 0;
+      const { runId } = await seedRun(ctx.database, `${p.name}-dup`, 4, (i) => (i < 3 ? 'the same answer: a red barn and three hens.' : `another answer ${i}: a pond.`));
+      expect(await run(`${p.name}-dup`)).toMatchObject({ graded: 4, failed: 0 });
+      expect(await statuses(runId)).toEqual(['ok', 'ok', 'ok', 'ok']);
+      expect(await ledgerRows(runId)).toBe(answered);
+      expect(answered).toBe(2);
+    });
+
+    it('a run whose verdicts are all in the cache (the same answers imported again): no batch, no request, graded from the cache', async () => {
+      const first = await seedRun(ctx.database, `${p.name}-orig`, 3, (i) => `imported twice ${i}: a farmyard with ${i} cows.`);
+      expect(await run(`${p.name}-orig`)).toMatchObject({ created: 1, graded: 3 });
+      answered = 0;
+      const again = await seedRun(ctx.database, `${p.name}-again`, 3, (i) => `imported twice ${i}: a farmyard with ${i} cows.`);
+      const res = await run(`${p.name}-again`);
+      expect(res).toMatchObject({ created: 0, graded: 3, failed: 0 });
+      expect(answered).toBe(0);
+      expect(await statuses(again.runId)).toEqual(['ok', 'ok', 'ok']);
+      expect(await ledgerRows(again.runId)).toBe(0);
+      expect(await ledgerRows(first.runId)).toBe(3);
+    });
+  });
+}
