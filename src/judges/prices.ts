@@ -21,11 +21,13 @@ export function loadPrices(path = join(JUDGES_DIR, 'prices.yaml')): PriceTable {
 
 /**
  * Cost of one call. `usage.input` counts uncached input only (adapters normalise OpenAI's
- * prompt_tokens, which includes cached tokens, to this). Unknown model → null, never a guess.
+ * prompt_tokens, which includes cached tokens, to this). Tokens of an unknown model → null, never a
+ * guess; no tokens cost 0 at any price (a replayed verdict, an attempt the provider counted nothing for),
+ * so they do not make a run's cost unknown.
  */
 export function costUsd(prices: PriceTable, model: string, usage: TokenUsage): number | null {
-  const p = prices.models[model];
-  if (!p) return null;
+  const p = Object.hasOwn(prices.models, model) ? prices.models[model] : undefined;
+  if (!p) return usage.input + usage.output + usage.cacheRead + usage.cacheWrite === 0 ? 0 : null;
   const micro = usage.input * p.input + usage.output * p.output + usage.cacheRead * p.cache_read + usage.cacheWrite * p.cache_write;
   // Rounded to a billionth of a dollar so sums of costs print without float noise.
   return Number((micro / 1e6).toFixed(9));
