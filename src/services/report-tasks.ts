@@ -111,7 +111,8 @@ export function dtsTask(x: DtsTaskInput): { paired: number; unpaired: number; re
     if (!d) continue;
     const p = perceptionOf(d);
     if (p === null) continue;
-    rows.push({ model: a.model, item: `${a.run}/${a.externalId}`, slice: assemblyBucket(a), perception: p, answer: a[x.metric]! });
+    // The answer id names the item: '<run>/<external id>' is ambiguous when either holds a '/'.
+    rows.push({ model: a.model, item: `answer ${a.answerId}`, slice: assemblyBucket(a), perception: p, answer: a[x.metric]! });
   }
   const counts = { paired: rows.length, unpaired: scored.length - rows.length };
   if (rows.length === 0) return { ...counts, report: null };

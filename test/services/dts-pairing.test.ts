@@ -48,3 +48,17 @@ describe('describe-then-solve pairing', () => {
     expect([r.paired, r.unpaired]).toEqual([0, 1]);
   });
 });
+
+describe('describe-then-solve pairing: one row per assembly', () => {
+  it('run names and answer ids that spell the same path are two items, not a duplicate (no 400 on stored data)', () => {
+    // Runs 'exp' and 'exp/v2' of one model: 'exp' + 'v2/g1' and 'exp/v2' + 'g1' once made the same item 'exp/v2/g1'.
+    const d = [desc(1, 'exp', 10, 0.9, 'ok'), desc(2, 'exp/v2', 10, 0.9, 'ok')].map((x) => ({ ...x, model: 'm' }));
+    const a = [
+      { ...asm(3, 'exp', 10, 0.9), model: 'm', externalId: 'v2/g1' },
+      { ...asm(4, 'exp/v2', 10, 0.2), model: 'm', externalId: 'g1' },
+    ];
+    const r = dtsTask(input(d, a));
+    expect([r.paired, r.unpaired]).toEqual([2, 0]);
+    expect([r.report!.overall.n, r.report!.overall.answer.successes]).toEqual([2, 1]);
+  });
+});
