@@ -10,7 +10,8 @@ import { DEFAULT_OPTIONS, OPTION_TOKEN, optionKey, optionLookup, type OptionLook
  *              Disagreeing statements make the response invalid.
  *  3. lone     the last non-empty line is nothing but an option ("B", "(B)", "**B.**", "Option B").
  * Otherwise invalid. Tokens match options case-insensitively, except that a lowercase single letter
- * followed by more words ("the answer is a cat") is read as prose, not as option A.
+ * followed by more words ("the answer is a cat") is read as prose, not as option A, and so is the pronoun
+ * I ("Answer: I think C") on keys that have an option I.
  * Never throws; linear in the response length.
  */
 export interface Extraction {
@@ -54,6 +55,8 @@ const JOINED_EXPLICIT = new RegExp(
   String.raw`[)\]}]*[ \t]*${JOIN}(?:(?:option|choice)[ \t]+)?([(\[]?)(${TOKEN})([)\]]?)(?![A-Za-z0-9])`,
   'iy',
 );
+/** After an unbracketed "I": the pronoun ("I'm not sure", "I think C"), not option I of a key with nine or more options. */
+const PRONOUN_NEXT = /^(?:['’](?:m|d|ll|ve)\b|[ \t]+(?:think|believe|guess|would|am|will|suspect|feel|chose|choose|pick|say|can|cannot|can't|could|should|might|must|need|have|was|agree|see|do|don't|hope|reckon|go|prefer)\b)/i;
 const VERB_NEXT = /^[ \t]+(?:is|are|was|were|seems?|looks?|would|could|can(?:not|'t)?|isn't|doesn't|does|has|had|might|may|must|should|will|fits?|matches?)\b/i;
 
 /** The option joined to the one that ends at `end` (the JOINED* pattern decides what joins), if any. */
@@ -88,7 +91,8 @@ function fromTags(text: string, lookup: OptionLookup): Extraction | null {
     const content = text.slice(TAG_OPEN.lastIndex, close.index).replace(MARKS, '').trim();
     TAG_OPEN.lastIndex = TAG_CLOSE.lastIndex;
     const t = TAG_CONTENT.exec(content);
-    const option = t ? lookup.get(optionKey(t[1]!)) : undefined;
+    const pronoun = t?.[1] === 'I' && PRONOUN_NEXT.test(content.slice(t.indices![1]![1], t.indices![1]![1] + 12));
+    const option = t && !pronoun ? lookup.get(optionKey(t[1]!)) : undefined;
     if (option === undefined) return invalid(`<answer> tag holds '${content.slice(0, 40)}', not one of the options`);
     const second = joinedOption(content, t!.indices![1]![1], JOINED, lookup);
     if (second !== undefined && second !== option) return invalid(`<answer> tag names more than one option: ${option}, ${second}`);
@@ -118,6 +122,7 @@ function fromExplicit(text: string, lookup: OptionLookup): Extraction | null {
     const option = lookup.get(optionKey(token!));
     if (option === undefined) continue;
     const bracketed = open !== '' && close !== '';
+    if (!bracketed && token === 'I' && PRONOUN_NEXT.test(text.slice(tailEnd, tailEnd + 12))) continue; // "Answer: I think C"
     if (!bracketed && /^[a-z]$/.test(token!)) {
       const after = text.slice(tailEnd, tailEnd + 2);
       if (/^ [A-Za-z]/.test(after)) continue; // "the answer is a cat"
