@@ -62,5 +62,23 @@ for (const p of [
       expect(await ledgerRows(again.runId)).toBe(0);
       expect(await ledgerRows(first.runId)).toBe(3);
     });
+
+    it('a crash after the grades were written but before the batch was marked reconciled: collecting again changes no grade and no ledger row', async () => {
+      const name = `${p.name}-recollect`;
+      const { runId } = await seedRun(ctx.database, name, 3, (i) => `collected twice ${i}: a farmyard with ${i} sheep.`);
+      expect(await run(name)).toMatchObject({ created: 1, graded: 3 });
+      const gradesNow = async () =>
+        (await ctx.database.execute(`select g.answer_id, g.status, g.cost_usd, g.input_tokens, g.output_tokens, g.meta->>'cached' as cached, g.created_at from grades g join answers a on a.id = g.answer_id where a.run_id = $1 order by a.id`, [runId])).rows;
+      const before = await gradesNow();
+      expect(before.every((g) => Number(g.cost_usd) > 0 && g.cached === 'false')).toBe(true);
+      const ledger = await ledgerRows(runId);
+      // The state the crash leaves: results stored, the row still 'ended'.
+      await ctx.database.execute(`update provider_batches set state = 'ended' where run_id = $1`, [runId]);
+      answered = 0;
+      expect(await run(name)).toMatchObject({ created: 0, failed: 0 });
+      expect(answered).toBe(0);
+      expect(await gradesNow()).toEqual(before);
+      expect(await ledgerRows(runId)).toBe(ledger);
+    });
   });
 }

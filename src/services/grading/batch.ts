@@ -291,9 +291,12 @@ async function gradeThroughBatches(database: Database, o: BatchGradingOptions, j
         continue;
       }
       replies.set(answerId, r?.ok ? { reply: r.reply, fingerprint: sent } : `batch item ${r ? r.kind : 'missing'} after resubmission${r ? `: ${r.error}` : ''}`);
-      const g = await session.grade({ answer: { id: answerId } });
+      // As a queued job does: an answer this judge already gave a final grade (this batch's, stored before a
+      // crash; the queue's) keeps it, cost and tokens included; one that no longer qualifies gets none.
+      const g = await session.gradeQueued(answerId);
       replies.delete(answerId);
-      tally(g);
+      if (g === 'already graded') out.graded++;
+      else if (typeof g !== 'string') tally(g);
     }
     await database.db.transaction(async (tx) => {
       for (const [attempt, customIds] of Object.entries(again)) {
