@@ -58,4 +58,11 @@ describeDb('describe-then-solve API: a blank threshold is the default', (ctx) =>
     expect(res.status).toBe(200);
     expect(await res.text()).toContain('description F1 ≥ 0.5');
   });
+
+  it('the page says what the unpaired assemblies lack: a graded description (F1) or a human-labelled one (label)', async () => {
+    const page = async (q: string) => (await api.call(api.keys.read, 'GET', `/describe-then-solve${q}`, { headers: { accept: 'text/html' } })).text();
+    expect(await page('')).toContain('1 paired, 0 without a graded description');
+    // The description is graded but nobody labelled it: by label the one assembly is unpaired for want of a label.
+    expect(await page('?perception=label')).toContain('0 paired, 1 without a human-labelled description');
+  });
 });

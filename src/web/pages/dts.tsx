@@ -86,7 +86,7 @@ function view(q: URLSearchParams, metric: DtsMetric, perception: 'f1' | 'label',
           {form}
           <JudgeNote judge={r.judge} baseline={r.judgeBaseline} what="Description F1 (perception) from grades by" />
           <p class="lede">
-            Each assembly is paired with its run’s description of the same puzzle ({r.paired} paired, {r.unpaired} without a graded description). P(A✓|P✓)
+            Each assembly is paired with its run’s description of the same puzzle ({r.paired} paired, {r.unpaired} without a {perception === 'f1' ? 'graded' : 'human-labelled'} description). P(A✓|P✓)
             well above P(A✓|P✗) means the models that see the picture right also assemble it right.
           </p>
           <SmallNNote />
