@@ -5,8 +5,8 @@ import { DEFAULT_OPTIONS, OPTION_TOKEN, optionKey, optionLookup, type OptionLook
  *  1. tag      `<answer>X</answer>` (case-insensitive); several tags must agree; a tag whose content
  *              is not an option makes the response invalid (the model committed to a format and broke it).
  *  2. explicit "answer: X", "answer is X", "answer = X", "final/correct/best/my answer X",
- *              "The correct option is (C)", "\boxed{C}"; markdown marks, brackets and a trailing period
- *              are tolerated. When any statement says "final" (or is boxed), only those count.
+ *              "The correct option is (C)", "\boxed{C}"; markdown marks, brackets, quotes and a trailing
+ *              period are tolerated. When any statement says "final" (or is boxed), only those count.
  *              Disagreeing statements make the response invalid.
  *  3. lone     the last non-empty line is nothing but an option ("B", "(B)", "**B.**", "Option B").
  * Otherwise invalid. Tokens match options case-insensitively, except that a lowercase single letter
@@ -40,6 +40,9 @@ const TAIL = new RegExp(
 const BOXED = new RegExp(String.raw`\\boxed\{\s*\(?(${TOKEN})\)?\s*\}`, 'g');
 const MARKS = /[*_`]/g;
 const HAS_MARKS = /[*_`]/;
+/** An option in quotes ("B", 'C', “D”) names it as brackets do; the quotes are dropped before reading. */
+const QUOTED = new RegExp(String.raw`["'“‘](${TOKEN})["'”’]`, 'g');
+const unquote = (text: string): string => text.replace(QUOTED, '$1');
 /**
  * A second option joined to the first ("A or B", "A, B", "(A) and (B)", "B/D" in a tag, "A B" in a tag),
  * also as an alternative ("C, or perhaps D", "C or possibly D", "C (or D)"): a hedge between options is no
@@ -88,7 +91,7 @@ function fromTags(text: string, lookup: OptionLookup): Extraction | null {
     const close = TAG_CLOSE.exec(text);
     if (!close) break;
     any = true;
-    const content = text.slice(TAG_OPEN.lastIndex, close.index).replace(MARKS, '').trim();
+    const content = unquote(text.slice(TAG_OPEN.lastIndex, close.index).replace(MARKS, '')).trim();
     TAG_OPEN.lastIndex = TAG_CLOSE.lastIndex;
     const t = TAG_CONTENT.exec(content);
     const pronoun = t?.[1] === 'I' && PRONOUN_NEXT.test(content.slice(t.indices![1]![1], t.indices![1]![1] + 12));
@@ -169,6 +172,6 @@ export function extractChoice(response: string, options: readonly string[] = DEF
   const lookup = optionLookup(options);
   const tagged = fromTags(response, lookup);
   if (tagged) return tagged;
-  const plain = HAS_MARKS.test(response) ? response.replace(MARKS, '') : response;
+  const plain = unquote(HAS_MARKS.test(response) ? response.replace(MARKS, '') : response);
   return fromExplicit(plain, lookup) ?? fromLone(plain, lookup) ?? invalid('no answer found');
 }
