@@ -1,6 +1,7 @@
-import { expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/db/client.ts';
 import { dbRateLimiter, setLimits } from '../../src/jobs/rate-limit.ts';
-import { describeDb } from '../helpers/db.ts';
+import { describeDb, openTestDatabase } from '../helpers/db.ts';
 import { count } from './helpers.ts';
 
 /** A sleep that ends waiting callers once the test is over (their acquire rejects and is ignored). */
@@ -68,5 +69,31 @@ describeDb('shared rate limits', (ctx) => {
     expect(naps[0]).toBeGreaterThan(0);
     expect(naps[0]).toBeLessThanOrEqual(400);
     expect(await count(ctx.database, `select throttled as n from rate_limits where key = 'anthropic:cool-test'`)).toBe(1);
+  }, 30_000);
+});
+
+// PGlite has one connection, so nothing there runs at once: this one is PostgreSQL only.
+describe.skipIf(!process.env.TEST_DATABASE_URL)('shared rate limits across connection pools [postgres]', () => {
+  it('workers on separate connection pools (two machines) together spend at most the bucket', async () => {
+    const { database, url, drop } = await openTestDatabase('postgres');
+    const other = await openDatabase({ url: url!, max: 4 });
+    try {
+      await setLimits(database, 'anthropic:pools-test', { rpm: 10, tpm: 1000 });
+      const nap = stoppable();
+      const workers = [dbRateLimiter(database, 'anthropic:pools-test', nap.sleep), dbRateLimiter(other, 'anthropic:pools-test', nap.sleep)];
+      let granted = 0;
+      // 40 callers of 30 tokens: rpm 10 admits 10 (tpm 1000 would admit 33); refill in 1.5 s is 0.25 of a request.
+      const race = workers.flatMap((w) => Array.from({ length: 20 }, () => w.acquire(30).then(() => void granted++, () => {})));
+      await Promise.race([Promise.all(race), new Promise((r) => setTimeout(r, 1500))]);
+      nap.stop();
+      await Promise.all(race);
+      expect(granted).toBe(10);
+      const left = await database.execute(`select requests, tokens from rate_limits where key = 'anthropic:pools-test'`);
+      expect(Number(left.rows[0].tokens)).toBeGreaterThanOrEqual(1000 - 10 * 30);
+      expect(Number(left.rows[0].tokens)).toBeLessThan(1000 - 10 * 30 + 30);
+    } finally {
+      await other.close();
+      await drop();
+    }
   }, 30_000);
 });
