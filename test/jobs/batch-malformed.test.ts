@@ -41,6 +41,14 @@ const TAMPER: Record<'anthropic' | 'openai', RouteHandler> = {
   },
 };
 
+/** The provider forgets every batch (results past their retention, another account's key). */
+const FORGET: RouteHandler = (_call, _step, ctx) => {
+  (ctx.state.get('anthropic-batches') as Map<string, unknown> | undefined)?.clear();
+  (ctx.state.get('openai-batches') as Map<string, unknown> | undefined)?.clear();
+  return { status: 200, body: { ok: true } };
+};
+const poke = (url: string, path: string) => fetch(`${url}${path}`, { method: 'POST', headers: { 'x-api-key': 'sk-ant', authorization: 'Bearer sk-oai', 'content-type': 'application/json' }, body: '{}' });
+
 for (const p of [
   { name: 'anthropic', judgeFile: JUDGE_FILE },
   { name: 'openai', judgeFile: GPT_FILE },
@@ -49,7 +57,7 @@ for (const p of [
     let fake: FakeProvider;
     const keys = () => ({ anthropicApiKey: 'sk-ant', anthropicBaseUrl: fake.url, openaiApiKey: 'sk-oai', openaiBaseUrl: fake.openaiBaseUrl });
     beforeAll(async () => {
-      fake = await startFakeProvider({ script: [VERDICTS], routes: { 'POST /test/tamper': TAMPER[p.name] } });
+      fake = await startFakeProvider({ script: [VERDICTS], routes: { 'POST /test/tamper': TAMPER[p.name], 'POST /test/forget': FORGET } });
     });
     afterAll(async () => {
       await fake?.close();
@@ -77,6 +85,27 @@ for (const p of [
       expect(res).toMatchObject({ created: 2, resubmitted: 4, graded: n, failed: 0 });
       const g = (await ctx.database.execute(`select g.status from grades g join answers a on a.id = g.answer_id where a.run_id = $1 order by a.id`, [runId])).rows;
       expect(g.map((x) => x.status)).toEqual(Array(n).fill('ok'));
+    });
+
+    it('a recorded batch the provider no longer has (404): its answers are asked again in a new batch, not a crash on every run', async () => {
+      const name = `${p.name}-forgotten`;
+      const { runId } = await seedRun(ctx.database, name, 3, (i) => `forgotten answer ${i}: a farmyard with ${i} ducks.`);
+      const opts = { run: name, judge: p.judgeFile, keys: keys(), pollIntervalMs: 5, engine: quietEngine };
+      await expect(
+        runBatchGrading(ctx.database, {
+          ...opts,
+          sleep: async () => {
+            throw new Error('simulated crash while waiting');
+          },
+        }),
+      ).rejects.toThrow('simulated crash');
+      await poke(fake.url, '/test/forget');
+      const res = await runBatchGrading(ctx.database, opts);
+      expect(res).toMatchObject({ created: 1, resubmitted: 3, graded: 3, failed: 0 });
+      const g = (await ctx.database.execute(`select g.status from grades g join answers a on a.id = g.answer_id where a.run_id = $1`, [runId])).rows;
+      expect(g.map((x) => x.status)).toEqual(['ok', 'ok', 'ok']);
+      const rows = (await ctx.database.execute(`select attempt, state from provider_batches where run_id = $1 order by id`, [runId])).rows;
+      expect(rows).toEqual([{ attempt: 1, state: 'reconciled' }, { attempt: 2, state: 'reconciled' }]);
     });
 
     it('broken again after the resubmission: provider_error grades that say why, the run reports them failed', async () => {

@@ -113,6 +113,15 @@ export function checkBatchJudge(ref: string): void {
   assertBatchJudge(judge);
 }
 
+/**
+ * A batch the provider answers 404 for (results past their retention, a key of another account) will
+ * never come back: its items are missing, so they are asked again once, rather than every run stopping
+ * on it. Any other failure is thrown (the next run polls again).
+ */
+function goneReason(e: unknown, batchId: string): string | null {
+  return e instanceof ProviderCallError && e.status === 404 ? `batch ${batchId} is no longer at the provider (${e.message})` : null;
+}
+
 export async function runBatchGrading(database: Database, o: BatchGradingOptions): Promise<BatchGradingResult> {
   const judge = await resolveJudgeExamples(database, typeof o.judge === 'string' ? loadJudge(o.judge) : o.judge);
   const cfg = judge.config;
@@ -261,10 +270,19 @@ async function gradeThroughBatches(database: Database, o: BatchGradingOptions, j
     return id;
   }
 
-  async function collect(row: Row, batchId: string): Promise<void> {
+  async function collect(row: Row, batchId: string, lost: string | null): Promise<void> {
     const results = new Map<string, BatchItemResult>();
+    let fetched: BatchItemResult[] = [];
+    if (lost === null) {
+      try {
+        fetched = await client.results(batchId);
+      } catch (e) {
+        lost = goneReason(e, batchId);
+        if (lost === null) throw e;
+      }
+    }
     // Only our custom_ids count: an adopted Anthropic batch that is not ours contributes nothing.
-    for (const r of await client.results(batchId)) if (Object.hasOwn(row.customIds, r.customId)) results.set(r.customId, r);
+    for (const r of fetched) if (Object.hasOwn(row.customIds, r.customId)) results.set(r.customId, r);
     // An answer whose request was not sent (another answer's, of the same fingerprint, was) takes its result.
     const byFingerprint = new Map<string, BatchItemResult>();
     for (const [cid, r] of results) {
@@ -290,7 +308,7 @@ async function gradeThroughBatches(database: Database, o: BatchGradingOptions, j
         await askAgain(answerId, row.attempt);
         continue;
       }
-      replies.set(answerId, r?.ok ? { reply: r.reply, fingerprint: sent } : `batch item ${r ? r.kind : 'missing'} after resubmission${r ? `: ${r.error}` : ''}`);
+      replies.set(answerId, r?.ok ? { reply: r.reply, fingerprint: sent } : `batch item ${r ? r.kind : 'missing'} after resubmission${r ? `: ${r.error}` : lost ? `: ${lost}` : ''}`);
       // As a queued job does: an answer this judge already gave a final grade (this batch's, stored before a
       // crash; the queue's) keeps it, cost and tokens included; one that no longer qualifies gets none.
       const g = await session.gradeQueued(answerId);
@@ -315,11 +333,17 @@ async function gradeThroughBatches(database: Database, o: BatchGradingOptions, j
         batchId = await submit(row);
         await setState(row.id, 'submitted', { providerBatchId: batchId });
       }
+      let lost: string | null = null;
       if (row.state !== 'ended') {
-        while (!(await client.ended(batchId))) await sleep(pollMs);
+        try {
+          while (!(await client.ended(batchId))) await sleep(pollMs);
+        } catch (e) {
+          lost = goneReason(e, batchId);
+          if (lost === null) throw e;
+        }
         await setState(row.id, 'ended');
       }
-      await collect(row, batchId);
+      await collect(row, batchId, lost);
     }
   }
   return out;
