@@ -41,6 +41,24 @@ const TAMPER: Record<'anthropic' | 'openai', RouteHandler> = {
   },
 };
 
+/** The newest batch's results name one item twice: its success, then an error for the same custom_id. */
+const DUPLICATE: Record<'anthropic' | 'openai', RouteHandler> = {
+  anthropic: (_call, _step, ctx) => {
+    const b = [...(ctx.state.get('anthropic-batches') as Map<string, AnthropicBatch>).values()].at(-1)!;
+    const first = b.lines[0] as { custom_id: string };
+    b.lines.push({ custom_id: first.custom_id, result: { type: 'errored', error: { type: 'error', error: { type: 'api_error', message: 'duplicate line' } } } });
+    return { status: 200, body: { ok: true } };
+  },
+  openai: (_call, _step, ctx) => {
+    const b = [...(ctx.state.get('openai-batches') as Map<string, OpenAIBatch>).values()].at(-1)!;
+    const files = ctx.state.get('openai-files') as Map<string, string>;
+    const text = files.get(b.outputFileId)!;
+    const cid = (JSON.parse(text.split('\n')[0]!) as { custom_id: string }).custom_id;
+    files.set(b.outputFileId, `${text}${JSON.stringify({ custom_id: cid, response: { status_code: 500, body: { error: { message: 'duplicate line' } } }, error: null })}\n`);
+    return { status: 200, body: { ok: true } };
+  },
+};
+
 /** The provider forgets every batch (results past their retention, another account's key). */
 const FORGET: RouteHandler = (_call, _step, ctx) => {
   (ctx.state.get('anthropic-batches') as Map<string, unknown> | undefined)?.clear();
@@ -57,7 +75,7 @@ for (const p of [
     let fake: FakeProvider;
     const keys = () => ({ anthropicApiKey: 'sk-ant', anthropicBaseUrl: fake.url, openaiApiKey: 'sk-oai', openaiBaseUrl: fake.openaiBaseUrl });
     beforeAll(async () => {
-      fake = await startFakeProvider({ script: [VERDICTS], routes: { 'POST /test/tamper': TAMPER[p.name], 'POST /test/forget': FORGET } });
+      fake = await startFakeProvider({ script: [VERDICTS], routes: { 'POST /test/tamper': TAMPER[p.name], 'POST /test/forget': FORGET, 'POST /test/duplicate': DUPLICATE[p.name] } });
     });
     afterAll(async () => {
       await fake?.close();
@@ -85,6 +103,28 @@ for (const p of [
       expect(res).toMatchObject({ created: 2, resubmitted: 4, graded: n, failed: 0 });
       const g = (await ctx.database.execute(`select g.status from grades g join answers a on a.id = g.answer_id where a.run_id = $1 order by a.id`, [runId])).rows;
       expect(g.map((x) => x.status)).toEqual(Array(n).fill('ok'));
+    });
+
+    it('an item named twice in the results, a success and an error: the success is its result, nothing is bought again', async () => {
+      const name = `${p.name}-twice-named`;
+      const { runId } = await seedRun(ctx.database, name, 3, (i) => `named twice ${i}: a farmyard with ${i} cats.`);
+      let done = false;
+      const res = await runBatchGrading(ctx.database, {
+        run: name,
+        judge: p.judgeFile,
+        keys: keys(),
+        pollIntervalMs: 5,
+        engine: quietEngine,
+        sleep: async () => {
+          if (done) return;
+          done = true;
+          await poke(fake.url, '/test/duplicate');
+        },
+      });
+      expect(done).toBe(true);
+      expect(res).toMatchObject({ created: 1, resubmitted: 0, graded: 3, failed: 0 });
+      const g = (await ctx.database.execute(`select g.status from grades g join answers a on a.id = g.answer_id where a.run_id = $1`, [runId])).rows;
+      expect(g.map((x) => x.status)).toEqual(['ok', 'ok', 'ok']);
     });
 
     it('a recorded batch the provider no longer has (404): its answers are asked again in a new batch, not a crash on every run', async () => {

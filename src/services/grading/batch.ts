@@ -282,12 +282,13 @@ async function gradeThroughBatches(database: Database, o: BatchGradingOptions, j
       }
     }
     // Only our custom_ids count: an adopted Anthropic batch that is not ours contributes nothing.
-    for (const r of fetched) if (Object.hasOwn(row.customIds, r.customId)) results.set(r.customId, r);
+    // An item named twice keeps its first success: a later error line for it does not buy it again.
+    for (const r of fetched) if (Object.hasOwn(row.customIds, r.customId) && !results.get(r.customId)?.ok) results.set(r.customId, r);
     // An answer whose request was not sent (another answer's, of the same fingerprint, was) takes its result.
     const byFingerprint = new Map<string, BatchItemResult>();
     for (const [cid, r] of results) {
       const fp = fingerprintOf(cid);
-      if (fp !== null) byFingerprint.set(fp, r);
+      if (fp !== null && !byFingerprint.get(fp)?.ok) byFingerprint.set(fp, r);
     }
     // attempt → custom id → answer: failed items once more (attempt 2); a result of a request that no
     // longer matches the answer or its rubric is a verdict on something else, so that item is asked again
