@@ -114,3 +114,36 @@ for (const p of PROVIDERS) {
     });
   });
 }
+
+describeDb('batch reconciliation (openai): a batch without our intent is never taken for ours', (ctx) => {
+  let fake: FakeProvider;
+  beforeAll(async () => {
+    fake = await startFakeProvider({ script: [VERDICTS] });
+  });
+  afterAll(async () => {
+    await fake?.close();
+  });
+
+  it("a crash after create: the restart adopts the batch carrying the row's intent, not an older one of the same size made by something else", async () => {
+    const { default: OpenAI, toFile } = await import('openai');
+    const sdk = new OpenAI({ apiKey: 'sk-oai', baseURL: fake.openaiBaseUrl });
+    // Someone else's batch on the same key, minutes before ours, of the same number of requests.
+    const line = (i: number) => JSON.stringify({ custom_id: `other-${i}`, method: 'POST', url: '/v1/chat/completions', body: { model: 'gpt-4.1', messages: [{ role: 'user', content: `hello ${i}` }] } });
+    const file = await sdk.files.create({ file: await toFile(Buffer.from([0, 1, 2].map(line).join('\n')), 'other.jsonl'), purpose: 'batch' });
+    await sdk.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
+
+    const name = 'openai-foreign';
+    const { runId } = await seedRun(ctx.database, name, 3, (i) => `foreign answer ${i}: a farmyard with ${i} owls.`);
+    const keys = { openaiApiKey: 'sk-oai', openaiBaseUrl: fake.openaiBaseUrl };
+    const opts = { run: name, judge: GPT_FILE, keys, pollIntervalMs: 5, engine: quietEngine };
+    const die = () => {
+      throw new Error('simulated crash');
+    };
+    await expect(runBatchGrading(ctx.database, { ...opts, hooks: { afterCreate: die } })).rejects.toThrow('simulated crash');
+    const res = await runBatchGrading(ctx.database, opts);
+    expect(res).toMatchObject({ created: 0, adopted: 1, resubmitted: 0, graded: 3, failed: 0 });
+    const g = (await ctx.database.execute(`select g.status from grades g join answers a on a.id = g.answer_id where a.run_id = $1`, [runId])).rows;
+    expect(g.map((x) => x.status)).toEqual(['ok', 'ok', 'ok']);
+    expect(fake.calls.filter((c) => c.method === 'POST' && c.path.split('?')[0] === '/v1/batches')).toHaveLength(2);
+  });
+});

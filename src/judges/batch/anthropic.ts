@@ -54,6 +54,7 @@ export function createAnthropicBatchClient(o: AnthropicBatchOptions): BatchClien
   const client = new Anthropic({ apiKey: o.apiKey, ...(o.baseURL ? { baseURL: o.baseURL } : {}), maxRetries: 2 });
   return {
     provider: 'anthropic',
+    keepsIntent: false,
     async create(items) {
       const requests = items.map((i) => ({ custom_id: i.customId, params: buildAnthropicBody(o.model, o.params, i.req) }));
       const b = await wrap(() => client.messages.batches.create({ requests } as unknown as Anthropic.Messages.BatchCreateParams));

@@ -70,6 +70,7 @@ export function createOpenAIBatchClient(o: OpenAIBatchOptions): BatchClient {
   };
   return {
     provider: 'openai',
+    keepsIntent: true,
     async create(items, intent) {
       const jsonl = items.map((i) => JSON.stringify({ custom_id: i.customId, method: 'POST', url: ENDPOINT, body: buildOpenAIBody('openai', o.model, o.params, i.req) })).join('\n');
       const file = await wrap(async () => client.files.create({ file: await toFile(Buffer.from(jsonl, 'utf8'), `assay-${intent}.jsonl`), purpose: 'batch' }));

@@ -31,6 +31,11 @@ export interface ProviderBatchSummary {
 
 export interface BatchClient {
   readonly provider: 'anthropic' | 'openai';
+  /**
+   * The provider keeps our intent id with the batch (OpenAI metadata): a restart then knows its batch by
+   * that alone. Without it (Anthropic), only creation time and request count can tell.
+   */
+  readonly keepsIntent: boolean;
   /** Creates the batch and returns its provider id; `intent` is written into provider metadata where possible. */
   create(items: BatchItem[], intent: string): Promise<string>;
   /** True once the provider stopped processing (results can be fetched). */

@@ -237,7 +237,8 @@ async function gradeThroughBatches(database: Database, o: BatchGradingOptions, j
     );
     const n = sentEntries(row.customIds).length;
     const mine = listed
-      .filter((b) => !claimed.has(b.id) && (b.intent !== null ? b.intent === String(row.id) : b.total === n))
+      // Where batches carry our intent, one without it (made by something else on the key) is never ours.
+      .filter((b) => !claimed.has(b.id) && (client.keepsIntent || b.intent !== null ? b.intent === String(row.id) : b.total === n))
       .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
     return mine[0]?.id ?? null;
   }
