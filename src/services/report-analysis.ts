@@ -79,18 +79,18 @@ export interface DtsResult extends JudgeInfo {
 
 /**
  * Human whole-answer labels of the description answers in scope (binary perception): imported ones
- * (item '') and the pass/fail of the workspace and campaigns (item answer:binary).
+ * (item '') and the pass/fail of the workspace and campaigns (item answer:binary), as [answer id,
+ * annotator, label], each person's newest first: the report thread takes one vote per person (report-tasks.ts).
  */
-async function wholeAnswerLabels(database: Database, f: ReportFilters): Promise<Array<[number, string]>> {
+async function wholeAnswerLabels(database: Database, f: ReportFilters): Promise<Array<[number, string, string]>> {
   const r = await database.execute(
-    // One vote per person and key: someone who gave the pass/fail in two campaigns (labels.ts) counts once, their newest.
-    `select distinct on (l.answer_id, l.item_key, l.annotator) l.answer_id as "answerId", l.label
+    `select l.answer_id as "answerId", l.annotator, l.label
        from labels l join answers a on a.id = l.answer_id join runs r on r.id = a.run_id
       where l.kind = 'human' and l.item_key in ('', $3) and a.task in ('describe', 'describe-then-solve') and ${FILTERS}
-      order by l.answer_id, l.item_key, l.annotator, l.created_at desc, l.id desc`,
+      order by l.answer_id, l.annotator, l.created_at desc, l.id desc`,
     [f.run ?? null, f.model ?? null, ANSWER_SCALE_KEYS.binary],
   );
-  return r.rows.map((x) => [Number(x.answerId), String(x.label)]);
+  return r.rows.map((x) => [Number(x.answerId), String(x.annotator), String(x.label)]);
 }
 
 /** Cached per version of the tables it reads (labels only for perception 'label'); pairing and analysis run on the report thread (report-tasks.ts). */

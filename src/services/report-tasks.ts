@@ -56,8 +56,8 @@ export function pageCalibrationTask(x: { rows: LabelRow[]; scale: LabelScale; ju
 export interface DtsTaskInput extends Rows {
   perception: 'f1' | 'label';
   metric: DtsMetric;
-  /** Human whole-answer labels of description answers (perception 'label' only): [answerId, label]. */
-  labels: Array<[number, string]>;
+  /** Human whole-answer labels of description answers (perception 'label' only): [answerId, annotator, label], each person's newest first. */
+  labels: Array<[number, string, string]>;
   perceptionThreshold: number;
   answerThreshold: number;
 }
@@ -80,12 +80,19 @@ function descriptionIndex(desc: readonly DescriptionRow[], perceived: (d: Descri
   return byRun;
 }
 
-/** Majority of binary human labels per answer; a tie has no majority and leaves the answer unpaired. */
-function binaryMajority(labels: ReadonlyArray<[number, string]>): Map<number, boolean> {
+/**
+ * Majority of binary human labels per answer, one vote per person: their newest label that reads as
+ * pass/fail (labels come newest first per answer and person; an imported '' and a workspace or campaign
+ * answer:binary label of one person are one vote). A tie has no majority and leaves the answer unpaired.
+ */
+function binaryMajority(labels: ReadonlyArray<[number, string, string]>): Map<number, boolean> {
+  const voted = new Set<string>();
   const votes = new Map<number, [number, number]>();
-  for (const [id, label] of labels) {
+  for (const [id, annotator, label] of labels) {
     const n = SCALES.binary.normalise(label);
-    if (!n) continue;
+    const person = `${id}\u0000${annotator}`;
+    if (!n || voted.has(person)) continue;
+    voted.add(person);
     const v = votes.get(id) ?? [0, 0];
     v[n.value === 1 ? 0 : 1]++;
     votes.set(id, v);

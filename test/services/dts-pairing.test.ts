@@ -17,7 +17,7 @@ const asm = (answerId: number, run: string, puzzleId: number, neighbour: number)
   ...base, answerId, externalId: `a${answerId}`, run, model: `model-${run}`, puzzleId, puzzle: `p${puzzleId}`, puzzleRubricId: 100 + puzzleId, rows: 4, cols: 4,
   sizeBucket: '~16', scoreStatus: 'valid', direct: neighbour, neighbour, adjacency: neighbour, proximity: neighbour, exactMatch: neighbour === 1 ? 1 : 0,
 });
-const input = (d: unknown[], a: unknown[], labels: Array<[number, string]> = [], perception: 'f1' | 'label' = 'f1') => ({
+const input = (d: unknown[], a: unknown[], labels: Array<[number, string, string]> = [], perception: 'f1' | 'label' = 'f1') => ({
   desc: JSON.stringify(d), asm: JSON.stringify(a), labels, perception, metric: 'neighbour' as const, perceptionThreshold: 0.5, answerThreshold: 0.5,
 });
 
@@ -31,7 +31,7 @@ describe('describe-then-solve pairing', () => {
 
   it('with perception by label: an unlabelled first description does not hide a labelled one', () => {
     const d = [desc(1, 'r1', 10, 0.9, 'ok'), desc(2, 'r1', 10, 0.9, 'ok')];
-    const r = dtsTask(input(d, [asm(3, 'r1', 10, 0.9)], [[2, 'fail'], [2, 'fail']], 'label'));
+    const r = dtsTask(input(d, [asm(3, 'r1', 10, 0.9)], [[2, 'h1', 'fail'], [2, 'h2', 'fail']], 'label'));
     expect([r.paired, r.unpaired]).toEqual([1, 0]);
     expect(r.report!.overall.perception.successes).toBe(0);
   });
