@@ -171,3 +171,40 @@ for (const p of [
     });
   });
 }
+
+describeDb('batch failed as a whole (openai)', (ctx) => {
+  let fake: FakeProvider;
+  // The provider refuses the whole batch (input validation): status failed, errors, no output or error file.
+  const failed: RouteHandler = (call) => ({
+    status: 200,
+    body: {
+      id: call.path.split('/').pop()!.split('?')[0],
+      object: 'batch',
+      endpoint: '/v1/chat/completions',
+      status: 'failed',
+      errors: { object: 'list', data: [{ code: 'model_not_found', message: 'The model gpt-4.1 does not exist for batch', line: 1, param: 'body.model' }] },
+      input_file_id: 'file-x',
+      completion_window: '24h',
+      output_file_id: null,
+      error_file_id: null,
+      created_at: Math.floor(Date.now() / 1000),
+      request_counts: { total: 0, completed: 0, failed: 0 },
+      metadata: null,
+    },
+  });
+  beforeAll(async () => {
+    fake = await startFakeProvider({ script: [VERDICTS], routes: { 'GET /v1/batches/batch_fake_1': failed, 'GET /v1/batches/batch_fake_2': failed } });
+  });
+  afterAll(async () => {
+    await fake?.close();
+  });
+
+  it("its answers are asked again once, then failed with the provider's reason", async () => {
+    const { runId } = await seedRun(ctx.database, 'openai-refused', 2, (i) => `refused batch ${i}: a farmyard with ${i} bees.`);
+    const res = await runBatchGrading(ctx.database, { run: 'openai-refused', judge: GPT_FILE, keys: { openaiApiKey: 'sk-oai', openaiBaseUrl: fake.openaiBaseUrl }, pollIntervalMs: 5, engine: quietEngine });
+    expect(res).toMatchObject({ created: 2, resubmitted: 2, graded: 0, failed: 2 });
+    const g = (await ctx.database.execute(`select g.status, g.reason from grades g join answers a on a.id = g.answer_id where a.run_id = $1`, [runId])).rows;
+    expect(g.map((x) => x.status)).toEqual(['provider_error', 'provider_error']);
+    for (const x of g) expect(String(x.reason)).toMatch(/failed.*model_not_found: The model gpt-4\.1 does not exist/);
+  });
+});

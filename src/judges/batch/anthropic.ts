@@ -71,7 +71,7 @@ export function createAnthropicBatchClient(o: AnthropicBatchOptions): BatchClien
         const item = resultOf(r as unknown);
         if (item) out.push(item);
       }
-      return out;
+      return { items: out, problem: null };
     },
     async list(since) {
       const out: ProviderBatchSummary[] = [];

@@ -83,7 +83,10 @@ export function createOpenAIBatchClient(o: OpenAIBatchOptions): BatchClient {
     },
     async results(id) {
       const b = await wrap(() => client.batches.retrieve(id));
-      return [...(await lines(b.output_file_id)), ...(await lines(b.error_file_id))].map((line) => itemResult(line, o.params.logprobs === true));
+      const items = [...(await lines(b.output_file_id)), ...(await lines(b.error_file_id))].map((line) => itemResult(line, o.params.logprobs === true));
+      const errors = (b.errors?.data ?? []).map((e) => `${e.code ?? 'error'}: ${e.message ?? ''}${e.line ? ` (line ${e.line})` : ''}`);
+      const problem = b.status !== 'completed' || errors.length ? `batch ${id} ${b.status}${errors.length ? `: ${errors.join('; ')}` : ''}` : null;
+      return { items, problem };
     },
     async list(since) {
       const out: ProviderBatchSummary[] = [];

@@ -40,8 +40,12 @@ export interface BatchClient {
   create(items: BatchItem[], intent: string): Promise<string>;
   /** True once the provider stopped processing (results can be fetched). */
   ended(id: string): Promise<boolean>;
-  /** Every item's result, in whatever order the provider returns them. */
-  results(id: string): Promise<BatchItemResult[]>;
+  /**
+   * Every item's result, in whatever order the provider returns them; `problem`: what the provider said
+   * of the batch as a whole (OpenAI: a batch failed in validation has no items at all), the reason of
+   * any item it left out.
+   */
+  results(id: string): Promise<{ items: BatchItemResult[]; problem: string | null }>;
   /** Batches created at or after `since`, newest first (reconciliation after a restart). */
   list(since: Date): Promise<ProviderBatchSummary[]>;
 }

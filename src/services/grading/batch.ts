@@ -271,12 +271,15 @@ async function gradeThroughBatches(database: Database, o: BatchGradingOptions, j
     return id;
   }
 
+  /** `lost`: why the batch's results are gone, or what the provider said of the batch (the reason of a missing item). */
   async function collect(row: Row, batchId: string, lost: string | null): Promise<void> {
     const results = new Map<string, BatchItemResult>();
     let fetched: BatchItemResult[] = [];
     if (lost === null) {
       try {
-        fetched = await client.results(batchId);
+        const r = await client.results(batchId);
+        fetched = r.items;
+        lost = r.problem;
       } catch (e) {
         lost = goneReason(e, batchId);
         if (lost === null) throw e;
