@@ -40,6 +40,8 @@ export interface CompareGrading {
   remaining: number;
   calls: number;
   costUsd: number;
+  /** Calls of a model with no price (judges/prices.yaml): costUsd leaves them out. */
+  unpricedCalls: number;
 }
 
 export type GradedJudgeCompareReport = JudgeCompareReport & { grading: { a: CompareGrading; b: CompareGrading } };
@@ -78,5 +80,5 @@ async function gradeOne(database: Database, queue: ReturnType<typeof gradingQueu
     await worker.stop({ graceful: false }).catch(() => {});
   }
   const p = await report();
-  return { judge: e.judge.slug, needed: e.jobs, done: p.done, failed: p.failed, remaining: p.remaining, calls: p.calls, costUsd: p.costUsd };
+  return { judge: e.judge.slug, needed: e.jobs, done: p.done, failed: p.failed, remaining: p.remaining, calls: p.calls, costUsd: p.costUsd, unpricedCalls: p.unpricedCalls };
 }

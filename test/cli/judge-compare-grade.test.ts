@@ -102,8 +102,8 @@ describe('assay judge compare --grade', () => {
     expect([callsTo('jcg-model-a'), callsTo('jcg-model-b')]).toEqual([4, 4]);
     const { grading, ...doc } = r.json();
     expect(grading).toEqual({
-      a: { judge: 'jcg-a', needed: 2, done: 4, failed: 0, remaining: 0, calls: 4, costUsd: expect.any(Number) },
-      b: { judge: 'jcg-b', needed: 3, done: 4, failed: 0, remaining: 0, calls: 4, costUsd: expect.any(Number) },
+      a: { judge: 'jcg-a', needed: 2, done: 4, failed: 0, remaining: 0, calls: 4, costUsd: 0, unpricedCalls: 4 },
+      b: { judge: 'jcg-b', needed: 3, done: 4, failed: 0, remaining: 0, calls: 4, costUsd: 0, unpricedCalls: 4 },
     });
     expect(doc).toMatchObject({ run: 'jcg', judgeA: 'jcg-a', judgeB: 'jcg-b', units: 6, answers: 3, humanLabelledPairs: 6, ungraded: { a: 0, b: 0 } });
     expect(doc.a.agreement).toBeCloseTo(4 / 6, 12);
@@ -125,8 +125,8 @@ describe('assay judge compare --grade', () => {
     const again = await runCliAsync(['judge', 'compare', '--run', 'jcg', '--judge', fileA, '--judge', fileB, '--grade'], { env });
     expect(again.code).toBe(0);
     expect(again.stdout.split('\n').slice(0, 2)).toEqual([
-      'graded jcg-a: 0 answers needed a grade; 4 graded in all, 0 failed, 0 remaining; 4 provider calls, $0.0000',
-      'graded jcg-b: 0 answers needed a grade; 4 graded in all, 0 failed, 0 remaining; 4 provider calls, $0.0000',
+      'graded jcg-a: 0 answers needed a grade; 4 graded in all, 0 failed, 0 remaining; 4 provider calls, cost unknown (4 calls of a model not in judges/prices.yaml)',
+      'graded jcg-b: 0 answers needed a grade; 4 graded in all, 0 failed, 0 remaining; 4 provider calls, cost unknown (4 calls of a model not in judges/prices.yaml)',
     ]);
     expect([callsTo('jcg-model-a'), callsTo('jcg-model-b')]).toEqual([4, 4]);
   }, 300_000);

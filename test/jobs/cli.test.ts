@@ -78,6 +78,18 @@ describe('assay run / assay jobs (CLI)', () => {
     expect(s.stderr).toMatch(/--state must be one of/);
   });
 
+  it("the summary of a run over a model with no price says its cost is unknown, never $0.0000", async () => {
+    const data = join(dir, 'unpriced');
+    await seeded(data, 'cli-unpriced', 3);
+    fake.setScript([VERDICTS]);
+    const env = { ...process.env, ...NO_KEYS, ASSAY_DATA_DIR: data, ANTHROPIC_API_KEY: 'sk-ant', ANTHROPIC_BASE_URL: fake.url };
+    const r = await runAsync(['run', '--run', 'cli-unpriced', '--judge', join(ROOT, 'test/jobs/fixtures/fake-claude-unpriced.yaml'), '--concurrency', '3'], env);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('3 provider calls, ');
+    expect(r.stdout).toContain(', cost unknown (3 calls of a model not in judges/prices.yaml)');
+    expect(r.stdout).not.toContain('$0.0000');
+  }, 120_000);
+
   it('Ctrl-C stops with exit 130; the same command resumes and finishes without a duplicate', async () => {
     const data = join(dir, 'b');
     const n = 24;

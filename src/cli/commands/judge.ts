@@ -3,6 +3,7 @@ import { badInput } from '../../domain/errors.ts';
 import type { JudgeCompareReport } from '../../services/judge-compare.ts';
 import type { GradedJudgeCompareReport } from '../../services/judge-compare-grade.ts';
 import { numberFlag, requireFlag } from '../io.ts';
+import { costText } from '../progress-bar.ts';
 import { keyValues, table, type Cell } from '../table.ts';
 
 const interval = (ci: [number, number] | null): Cell => (ci ? `[${ci[0].toFixed(4)}, ${ci[1].toFixed(4)}]` : null);
@@ -13,7 +14,7 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? o
 function gradingLines(r: JudgeCompareReport & Partial<Pick<GradedJudgeCompareReport, 'grading'>>): string[] {
   if (!r.grading) return [];
   return [r.grading.a, r.grading.b].map(
-    (g) => `graded ${g.judge}: ${plural(g.needed, 'answer')} needed a grade; ${g.done} graded in all, ${g.failed} failed, ${g.remaining} remaining; ${plural(g.calls, 'provider call')}, $${g.costUsd.toFixed(4)}`,
+    (g) => `graded ${g.judge}: ${plural(g.needed, 'answer')} needed a grade; ${g.done} graded in all, ${g.failed} failed, ${g.remaining} remaining; ${plural(g.calls, 'provider call')}, ${costText(g)}`,
   );
 }
 

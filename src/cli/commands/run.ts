@@ -73,7 +73,7 @@ const run: Command = {
     const { enqueueRunGrading } = await import('../../services/grading/run-queue.ts');
     const { findRun } = await import('../../services/grading/run-ref.ts');
     const { getProgress } = await import('../../services/grading/progress.ts');
-    const { progressBar } = await import('../progress-bar.ts');
+    const { costText, progressBar } = await import('../progress-bar.ts');
     return withDatabase(async (database) => {
       // An unknown run is bad input found before the queue is started (nothing to stop, nothing written).
       await findRun(database, runRef);
@@ -134,7 +134,7 @@ const run: Command = {
         const text = [
           `run ${p.run.name}, judge ${p.judge.slug}: ${p.done} of ${p.total} graded, ${p.failed} failed, ${p.remaining} remaining`,
           ...skippedLine(p.skipped),
-          `${p.calls} provider call${p.calls === 1 ? '' : 's'}, ${p.tokens.input} input + ${p.tokens.cacheRead} cache-read + ${p.tokens.cacheWrite} cache-write + ${p.tokens.output} output tokens, $${p.costUsd.toFixed(4)}`,
+          `${p.calls} provider call${p.calls === 1 ? '' : 's'}, ${p.tokens.input} input + ${p.tokens.cacheRead} cache-read + ${p.tokens.cacheWrite} cache-write + ${p.tokens.output} output tokens, ${costText(p)}`,
           ...(p.failed ? ['failed jobs: `assay jobs --state failed`; re-run them with `assay jobs retry`'] : []),
           ...(interrupted || p.remaining ? ['resume with the same `assay run` command (graded answers are skipped)'] : []),
         ].join('\n');
