@@ -163,10 +163,12 @@ for (const p of [
         },
       });
       expect(res).toMatchObject({ created: 2, resubmitted: 4, graded: 2, failed: 4 });
-      const g = (await ctx.database.execute(`select g.status, g.reason from grades g join answers a on a.id = g.answer_id where a.run_id = $1`, [runId])).rows;
+      const g = (await ctx.database.execute(`select g.status, g.reason, g.completeness, g.correctness, g.f1 from grades g join answers a on a.id = g.answer_id where a.run_id = $1`, [runId])).rows;
       const failed = g.filter((x) => x.status === 'provider_error');
       expect(failed).toHaveLength(4);
       for (const f of failed) expect(String(f.reason)).toMatch(/after resubmission/);
+      // A judge failure is no score: not 0.
+      for (const f of failed) expect([f.completeness, f.correctness, f.f1]).toEqual([null, null, null]);
       expect(failed.filter((f) => /malformed/.test(String(f.reason))).length).toBe(2);
     });
   });
