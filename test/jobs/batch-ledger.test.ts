@@ -63,6 +63,29 @@ for (const p of [
       expect(await ledgerRows(first.runId)).toBe(3);
     });
 
+    it('a live re-ask that stops the run (quota, key) stops only live calls: the batch results already paid for are still graded', async () => {
+      const name = `${p.name}-stopped`;
+      const { runId } = await seedRun(ctx.database, name, 4, (i) => `stopped answer ${i}: a farmyard with ${i} hens.`);
+      fake.setScript((call) => {
+        answered++;
+        const body = JSON.stringify(call.body ?? {});
+        if (body.includes('stopped answer 0')) return body.includes('rejected') ? { kind: 'status', status: 401, type: 'authentication_error', message: 'invalid x-api-key' } : { kind: 'text', text: 'no JSON here' };
+        return VERDICTS;
+      });
+      try {
+        const res = await run(name);
+        expect(res).toMatchObject({ created: 1, graded: 3, failed: 1 });
+        expect(await statuses(runId)).toEqual(['provider_error', 'ok', 'ok', 'ok']);
+        const why = (await ctx.database.execute(`select g.reason from grades g join answers a on a.id = g.answer_id where a.run_id = $1 and g.status = 'provider_error'`, [runId])).rows[0]!.reason;
+        expect(String(why)).toMatch(/re-ask through the regular API: .*401/);
+      } finally {
+        fake.setScript(() => {
+          answered++;
+          return VERDICTS;
+        });
+      }
+    });
+
     it('a crash after the grades were written but before the batch was marked reconciled: collecting again changes no grade and no ledger row', async () => {
       const name = `${p.name}-recollect`;
       const { runId } = await seedRun(ctx.database, name, 3, (i) => `collected twice ${i}: a farmyard with ${i} sheep.`);

@@ -147,12 +147,25 @@ async function gradeThroughBatches(database: Database, o: BatchGradingOptions, j
   // answer id → its batch result and the fingerprint of the request that result answers (null: unknown).
   const replies = new Map<number, { reply: JudgeReply; fingerprint: string | null } | string>();
   let live: Promise<Judge> | null = null;
+  // A live failure that would stop a live run (a bad key, no quota) stops the live re-asks only: the
+  // engine, told 'stop-run', would fail every later grade of the session, batch results already paid for too.
+  let liveStopped: string | null = null;
+  async function reaskLive(req: JudgeRequest): Promise<JudgeReply> {
+    if (liveStopped) throw new ProviderCallError('fatal', `re-ask not sent through the regular API: ${liveStopped}`);
+    try {
+      return await (await (live ??= o.liveAdapter ? Promise.resolve(o.liveAdapter) : createAdapter(judge, o.keys ?? {}))).call(req);
+    } catch (e) {
+      if (!(e instanceof ProviderCallError) || e.kind !== 'stop-run') throw e;
+      liveStopped = e.message;
+      throw new ProviderCallError('fatal', `re-ask through the regular API: ${e.message}`, e.status);
+    }
+  }
   const batchJudge: Judge = {
     provider: cfg.provider,
     model: cfg.model,
     baseline: false,
     async call(req: JudgeRequest): Promise<JudgeReply> {
-      if (req.reask) return (await (live ??= o.liveAdapter ? Promise.resolve(o.liveAdapter) : createAdapter(judge, o.keys ?? {}))).call(req);
+      if (req.reask) return reaskLive(req);
       const r = replies.get(Number(req.answerId));
       if (r === undefined || typeof r === 'string') throw new ProviderCallError('fatal', r ?? 'batch: no result for this answer');
       // Checked in collect before grading; this catches a change in between (the grade is then not final).
