@@ -5,7 +5,7 @@ import { providerBatches } from '../../db/schema.ts';
 import { badInput } from '../../domain/errors.ts';
 import type { Rubric } from '../../domain/rubric.ts';
 import { createAdapter, type ProviderKeys } from '../../judges/adapters/index.ts';
-import { canonicalJson, type LoadedJudge, loadJudge, sha256 } from '../../judges/config.ts';
+import { type LoadedJudge, loadJudge, sha256 } from '../../judges/config.ts';
 import { isLoadedPanel, loadJudgeOrPanel } from '../../judges/panel-config.ts';
 import { outputJsonSchema } from '../../judges/contract.ts';
 import { responseCacheKey } from '../../judges/engine.ts';
@@ -18,6 +18,7 @@ import { type Judge, type JudgeReply, type JudgeRequest, ProviderCallError } fro
 import { getAnswer } from '../answers.ts';
 import { getRubric, toRubric } from '../rubrics.ts';
 import { resolveJudgeExamples } from './judge-examples.ts';
+import { customIdFor, fingerprintOf, requestFingerprint, sentEntries } from './batch-ids.ts';
 import { ensureJudgeRow } from './judge-row.ts';
 import { answersNeedingGrade, runSelection, type SkippedCounts } from './needs-grading.ts';
 import { findRun } from './run-ref.ts';
@@ -71,39 +72,7 @@ export interface BatchGradingResult extends RunAndJudge {
 
 type Row = typeof providerBatches.$inferSelect;
 
-/**
- * What a request asks, as the response cache keys it (template, rubric and system text, answer text):
- * a batch takes hours, and a rubric's new version or an answer's new text meanwhile makes its result
- * the verdict on something else.
- */
-export const requestFingerprint = (req: Pick<JudgeRequest, 'prompt' | 'answerHash'>): string =>
-  sha256(canonicalJson({ prompt: req.prompt.promptHash, static: req.prompt.staticHash, answer: req.answerHash })).slice(0, 16);
-
-/**
- * Deterministic per (judge config, answer, attempt, request fingerprint); ≤ 64 characters,
- * [a-zA-Z0-9_-] as Anthropic requires. The fingerprint says which request a result answers.
- */
-export const customIdFor = (configHash: string, answerId: number, attempt: number, fingerprint: string): string =>
-  `j${configHash.slice(0, 12)}-a${answerId}-t${attempt}-r${fingerprint}`;
-
-/** The fingerprint a custom id was made with; null for ids written before it was part of them. */
-const fingerprintOf = (customId: string): string | null => /-r([0-9a-f]{16})$/.exec(customId)?.[1] ?? null;
-
-/**
- * The requests a row's batch sends: one per fingerprint (answers of the same text on the same rubric
- * are one request, paid once; the others are graded from its verdict). Ids without a fingerprint are
- * each sent.
- */
-function sentEntries(customIds: Record<string, number>): Array<[string, number]> {
-  const seen = new Set<string>();
-  return Object.entries(customIds).filter(([cid]) => {
-    const fp = fingerprintOf(cid);
-    if (fp === null) return true;
-    if (seen.has(fp)) return false;
-    seen.add(fp);
-    return true;
-  });
-}
+export { customIdFor, requestFingerprint };
 
 /** Checked before anything is opened or written: only providers with a batch API (judges/batch/index.ts). */
 export function checkBatchJudge(ref: string): void {
