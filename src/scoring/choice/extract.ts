@@ -42,7 +42,13 @@ const MARKS = /[*_`]/g;
 const HAS_MARKS = /[*_`]/;
 /** An option in quotes ("B", 'C', “D”) names it as brackets do; the quotes are dropped before reading. */
 const QUOTED = new RegExp(String.raw`["'“‘](${TOKEN})["'”’]`, 'g');
-const unquote = (text: string): string => text.replace(QUOTED, '$1');
+/** An option in LaTeX (`\text{B}`, `\mathbf{B}`, `$C$`, as in `$\boxed{\text{B}}$`) is that option; the wrapping is dropped. */
+const LATEX_WRAPPED = new RegExp(String.raw`\\(?:text|textbf|textrm|mathrm|mathbf)\{\s*([(\[]?${TOKEN}[)\]]?)\s*\}`, 'g');
+// `$` or `$$`, never `\$+`: a greedy run would be rescanned from each of its dollars (quadratic on "$$$…").
+const DOLLARED = new RegExp(String.raw`\$\$?[ \t]*([(\[]?${TOKEN}[)\]]?)[ \t]*\$\$?`, 'g');
+const HAS_LATEX = /[\\$]/;
+const unlatex = (text: string): string => (HAS_LATEX.test(text) ? text.replace(LATEX_WRAPPED, '$1').replace(DOLLARED, '$1') : text);
+const unwrap = (text: string): string => unlatex(text).replace(QUOTED, '$1');
 /**
  * A second option joined to the first ("A or B", "A, B", "(A) and (B)", "B/D" in a tag, "A B" in a tag),
  * also as an alternative ("C, or perhaps D", "C or possibly D", "C (or D)"): a hedge between options is no
@@ -91,7 +97,7 @@ function fromTags(text: string, lookup: OptionLookup): Extraction | null {
     const close = TAG_CLOSE.exec(text);
     if (!close) break;
     any = true;
-    const content = unquote(text.slice(TAG_OPEN.lastIndex, close.index).replace(MARKS, '')).trim();
+    const content = unwrap(text.slice(TAG_OPEN.lastIndex, close.index).replace(MARKS, '')).trim();
     TAG_OPEN.lastIndex = TAG_CLOSE.lastIndex;
     const t = TAG_CONTENT.exec(content);
     const pronoun = t?.[1] === 'I' && PRONOUN_NEXT.test(content.slice(t.indices![1]![1], t.indices![1]![1] + 12));
@@ -172,6 +178,6 @@ export function extractChoice(response: string, options: readonly string[] = DEF
   const lookup = optionLookup(options);
   const tagged = fromTags(response, lookup);
   if (tagged) return tagged;
-  const plain = unquote(HAS_MARKS.test(response) ? response.replace(MARKS, '') : response);
+  const plain = unwrap(HAS_MARKS.test(response) ? response.replace(MARKS, '') : response);
   return fromExplicit(plain, lookup) ?? fromLone(plain, lookup) ?? invalid('no answer found');
 }
