@@ -66,6 +66,11 @@ const JOINED_EXPLICIT = new RegExp(
 );
 /** After an unbracketed "I": the pronoun ("I'm not sure", "I think C"), not option I of a key with nine or more options. */
 const PRONOUN_NEXT = /^(?:['’](?:m|d|ll|ve)\b|[ \t]+(?:think|believe|guess|would|am|will|suspect|feel|chose|choose|pick|say|can|cannot|can't|could|should|might|must|need|have|was|agree|see|do|don't|hope|reckon|go|prefer)\b)/i;
+/** After "no" on a yes/no key: a determiner before its noun ("no idea", "no clear match"), not the option no. */
+const NOUN_NEXT = /^[ \t]+(?:idea|doubt|clue|longer|way|one|clear|definitive|single|such|obvious|answer|option|choice|match|matching|correct|valid|reason|information|consensus|more|further|need)\b/i;
+/** An unbracketed token that, by the words after it, is prose: the pronoun I, the determiner no. */
+const proseToken = (token: string, after: string): boolean =>
+  (token === 'I' && PRONOUN_NEXT.test(after)) || (token.toLowerCase() === 'no' && NOUN_NEXT.test(after));
 const VERB_NEXT = /^[ \t]+(?:is|are|was|were|seems?|looks?|would|could|can(?:not|'t)?|isn't|doesn't|does|has|had|might|may|must|should|will|fits?|matches?)\b/i;
 
 /** The option joined to the one that ends at `end` (the JOINED* pattern decides what joins), if any. */
@@ -78,7 +83,9 @@ function joinedOption(text: string, end: number, joined: RegExp, lookup: OptionL
   if (option === undefined) return undefined;
   const after = text.slice(joined.lastIndex, joined.lastIndex + 16);
   if (VERB_NEXT.test(after)) return undefined;
-  if (!(open !== '' && close !== '') && /^[a-z]$/.test(token!) && /^ [A-Za-z]/.test(after)) return undefined;
+  const bracketed = open !== '' && close !== '';
+  if (!bracketed && /^[a-z]$/.test(token!) && /^ [A-Za-z]/.test(after)) return undefined;
+  if (!bracketed && proseToken(token!, after)) return undefined;
   return option;
 }
 
@@ -100,8 +107,8 @@ function fromTags(text: string, lookup: OptionLookup): Extraction | null {
     const content = unwrap(text.slice(TAG_OPEN.lastIndex, close.index).replace(MARKS, '')).trim();
     TAG_OPEN.lastIndex = TAG_CLOSE.lastIndex;
     const t = TAG_CONTENT.exec(content);
-    const pronoun = t?.[1] === 'I' && PRONOUN_NEXT.test(content.slice(t.indices![1]![1], t.indices![1]![1] + 12));
-    const option = t && !pronoun ? lookup.get(optionKey(t[1]!)) : undefined;
+    const prose = t !== null && proseToken(t[1]!, content.slice(t.indices![1]![1], t.indices![1]![1] + 16));
+    const option = t && !prose ? lookup.get(optionKey(t[1]!)) : undefined;
     if (option === undefined) return invalid(`<answer> tag holds '${content.slice(0, 40)}', not one of the options`);
     const second = joinedOption(content, t!.indices![1]![1], JOINED, lookup);
     if (second !== undefined && second !== option) return invalid(`<answer> tag names more than one option: ${option}, ${second}`);
@@ -131,7 +138,7 @@ function fromExplicit(text: string, lookup: OptionLookup): Extraction | null {
     const option = lookup.get(optionKey(token!));
     if (option === undefined) continue;
     const bracketed = open !== '' && close !== '';
-    if (!bracketed && token === 'I' && PRONOUN_NEXT.test(text.slice(tailEnd, tailEnd + 12))) continue; // "Answer: I think C"
+    if (!bracketed && proseToken(token!, text.slice(tailEnd, tailEnd + 16))) continue; // "Answer: I think C", "Answer: no idea"
     if (!bracketed && /^[a-z]$/.test(token!)) {
       const after = text.slice(tailEnd, tailEnd + 2);
       if (/^ [A-Za-z]/.test(after)) continue; // "the answer is a cat"
