@@ -50,6 +50,17 @@ for (const p of [
       expect(answered).toBe(2);
     });
 
+    it('answers of the same text further apart than one batch holds are still one request', async () => {
+      answered = 0;
+      const name = `${p.name}-dup-far`;
+      const { runId } = await seedRun(ctx.database, name, 3, (i) => (i === 1 ? 'far apart: a lone goose.' : 'far apart: the same text twice.'));
+      const res = await runBatchGrading(ctx.database, { run: name, judge: p.judgeFile, keys: keys(), pollIntervalMs: 5, engine: quietEngine, maxPerBatch: 2 });
+      expect(res).toMatchObject({ created: 1, graded: 3, failed: 0 });
+      expect(await statuses(runId)).toEqual(['ok', 'ok', 'ok']);
+      expect(answered).toBe(2);
+      expect(await ledgerRows(runId)).toBe(2);
+    });
+
     it('a run whose verdicts are all in the cache (the same answers imported again): no batch, no request, graded from the cache', async () => {
       const first = await seedRun(ctx.database, `${p.name}-orig`, 3, (i) => `imported twice ${i}: a farmyard with ${i} cows.`);
       expect(await run(`${p.name}-orig`)).toMatchObject({ created: 1, graded: 3 });

@@ -194,23 +194,40 @@ async function gradeThroughBatches(database: Database, o: BatchGradingOptions, j
   const tally = (g: { status: string }) => (g.status === 'provider_error' ? out.failed++ : out.graded++);
   // Rows written by this call cannot have a provider batch yet: only older intents are looked up.
   const freshRows = new Set<number>();
+  // A verdict the response cache holds (the same answer imported again, graded live meanwhile) is not
+  // bought again: the grade comes from the cache, as a live grade's would, with no request. The others
+  // are kept as fingerprint → answers (prompts are built a chunk at a time and dropped: memory stays flat).
+  const byFingerprint = new Map<string, number[]>();
+  const rubrics = rubricReader();
   for (let i = 0; i < fresh.length; i += max) {
-    const rubrics = rubricReader();
-    const all = await Promise.all(fresh.slice(i, i + max).map(async (id) => ({ id, item: await itemFor('', id, rubrics) })));
-    // A verdict the response cache holds (the same answer imported again, graded live meanwhile) is not
-    // bought again: the grade comes from the cache, as a live grade's would, with no request.
-    const ids: number[] = [];
-    const items: BatchItem[] = [];
-    for (const { id, item } of all) {
-      const hit = await cache.get(responseCacheKey(judge.configHash, item.req.prompt, item.req.answerHash));
+    const chunk = await Promise.all(fresh.slice(i, i + max).map(async (id) => ({ id, req: (await itemFor('', id, rubrics)).req })));
+    for (const { id, req } of chunk) {
+      const hit = await cache.get(responseCacheKey(judge.configHash, req.prompt, req.answerHash));
       if (hit && meetsReplyRules(hit)) tally(await session.grade({ answer: { id } }));
-      else ids.push(id), items.push(item);
+      else {
+        const fp = requestFingerprint(req);
+        const same = byFingerprint.get(fp);
+        if (same) same.push(id);
+        else byFingerprint.set(fp, [id]);
+      }
     }
-    if (!ids.length) continue;
-    const customIds = Object.fromEntries(items.map(({ req }, k) => [customIdFor(judge.configHash, ids[k]!, 1, requestFingerprint(req)), ids[k]!]));
-    const [r] = await database.db.insert(providerBatches).values({ runId: run.id, judgeId, provider: cfg.provider, customIds, attempt: 1 }).returning({ id: providerBatches.id });
-    freshRows.add(r!.id);
   }
+  // Up to `max` requests per batch, and the answers of one request in the same batch as it (sent once).
+  let rowIds: Record<string, number> = {};
+  let requests = 0;
+  const writeRow = async () => {
+    if (!requests) return;
+    const [r] = await database.db.insert(providerBatches).values({ runId: run.id, judgeId, provider: cfg.provider, customIds: rowIds, attempt: 1 }).returning({ id: providerBatches.id });
+    freshRows.add(r!.id);
+    rowIds = {};
+    requests = 0;
+  };
+  for (const [fp, ids] of byFingerprint) {
+    if (requests === max) await writeRow();
+    for (const id of ids) rowIds[customIdFor(judge.configHash, id, 1, fp)] = id;
+    requests++;
+  }
+  await writeRow();
 
   async function reconcile(row: Row): Promise<string | null> {
     const listed = await client.list(new Date(row.createdAt.getTime() - skewMs));
