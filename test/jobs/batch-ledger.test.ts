@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runBatchGrading } from '../../src/services/grading/batch.ts';
+import { createGradingSession } from '../../src/services/grading/session.ts';
 import { type FakeProvider, type Step, startFakeProvider } from '../fake-provider/server.ts';
 import { describeDb } from '../helpers/db.ts';
 import { fullVerdicts } from '../judges/harness.ts';
@@ -89,6 +90,39 @@ for (const p of [
         expect(await statuses(runId)).toEqual(['provider_error', 'ok', 'ok', 'ok']);
         const why = (await ctx.database.execute(`select g.reason from grades g join answers a on a.id = g.answer_id where a.run_id = $1 and g.status = 'provider_error'`, [runId])).rows[0]!.reason;
         expect(String(why)).toMatch(/re-ask through the regular API: .*401/);
+      } finally {
+        fake.setScript(() => {
+          answered++;
+          return VERDICTS;
+        });
+      }
+    });
+
+    it('an answer graded live while its batch item failed is not bought again', async () => {
+      const name = `${p.name}-graded-meanwhile`;
+      const { runId, answerIds } = await seedRun(ctx.database, name, 3, (i) => `meanwhile answer ${i}: a farmyard with ${i} mules.`);
+      let batched = true;
+      fake.setScript((call) => {
+        answered++;
+        // In the batch, answer 0 errors; asked live (below), it is answered.
+        return batched && JSON.stringify(call.body ?? {}).includes('meanwhile answer 0') ? { kind: 'status', status: 500 } : VERDICTS;
+      });
+      try {
+        const res = await runBatchGrading(ctx.database, {
+          run: name,
+          judge: p.judgeFile,
+          keys: keys(),
+          pollIntervalMs: 5,
+          engine: quietEngine,
+          sleep: async () => {
+            if (!batched) return;
+            batched = false;
+            const live = await createGradingSession(ctx.database, { judge: p.judgeFile, keys: keys(), engine: quietEngine });
+            await live.grade({ answer: { id: answerIds[0]! } });
+          },
+        });
+        expect(res).toMatchObject({ created: 1, resubmitted: 0, failed: 0 });
+        expect(await statuses(runId)).toEqual(['ok', 'ok', 'ok']);
       } finally {
         fake.setScript(() => {
           answered++;

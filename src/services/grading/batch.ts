@@ -297,18 +297,21 @@ async function gradeThroughBatches(database: Database, o: BatchGradingOptions, j
     // longer matches the answer or its rubric is a verdict on something else, so that item is asked again
     // as it is now, keeping its attempt.
     const again: Record<number, Record<string, number>> = {};
+    // Only an answer still without a final grade is asked again (the queue or a live grade may have
+    // given it one while the batch ran; a crash may have come after its grade was stored).
+    const open = new Set(await answersNeedingGrade(database.db, run.id, judgeId));
     const rubricsNow = rubricReader();
     const fingerprintNow = async (answerId: number) => requestFingerprint((await itemFor('', answerId, rubricsNow)).req);
     const askAgain = async (answerId: number, attempt: number) => ((again[attempt] ??= {})[customIdFor(judge.configHash, answerId, attempt, await fingerprintNow(answerId))] = answerId);
     for (const [cid, answerId] of Object.entries(row.customIds)) {
       const fp = fingerprintOf(cid);
       const r = results.get(cid) ?? (fp === null ? undefined : byFingerprint.get(fp));
-      if (!r?.ok && row.attempt === 1) {
+      if (!r?.ok && row.attempt === 1 && open.has(answerId)) {
         await askAgain(answerId, 2);
         continue;
       }
       const sent = fp;
-      if (r?.ok && sent !== null && sent !== (await fingerprintNow(answerId))) {
+      if (r?.ok && open.has(answerId) && sent !== null && sent !== (await fingerprintNow(answerId))) {
         await askAgain(answerId, row.attempt);
         continue;
       }
