@@ -47,6 +47,11 @@ describeDb('describe-then-solve API: a blank threshold is the default', (ctx) =>
     expect(r.report.overall.perception.successes).toBe(0);
   });
 
+  it('a threshold of spaces is blank too (the page trims it)', async () => {
+    const r = (await (await call('/api/reports/describe-then-solve?threshold=%20%20')).json()) as Json;
+    expect(r.report.thresholds).toEqual({ perception: 0.5, answer: 0.5 });
+  });
+
   it('a blank perceptionThreshold or answerThreshold falls back to threshold', async () => {
     const r = (await (await call('/api/reports/describe-then-solve?threshold=0.3&perceptionThreshold=&answerThreshold=')).json()) as Json;
     expect(r.report.thresholds).toEqual({ perception: 0.3, answer: 0.3 });

@@ -112,10 +112,11 @@ export function registerReports(api: Api): void {
     route: tableRoute('/api/reports/describe-then-solve', 'getDescribeThenSolveReport', 'P(A✓|P✓), P(A✓|P✗), P(P✓), P(A✓) with Wilson intervals, per model and size bucket', DtsQuery, rows(DtsResultSchema)),
     handler: async (c) => {
       const q = { ...(c.req.valid('query') as z.infer<typeof DtsQuery>) };
-      // A blank τ (a cleared form field) is not given, as the page reads it: coerced, '' would be τ = 0.
-      if (c.req.query('threshold') === '') q.threshold = DTS_DEFAULT_THRESHOLD;
-      if (c.req.query('perceptionThreshold') === '') delete q.perceptionThreshold;
-      if (c.req.query('answerThreshold') === '') delete q.answerThreshold;
+      // A blank τ (a cleared form field, spaces) is not given, as the page reads it: coerced, '' would be τ = 0.
+      const blank = (name: string) => c.req.query(name)?.trim() === '';
+      if (blank('threshold')) q.threshold = DTS_DEFAULT_THRESHOLD;
+      if (blank('perceptionThreshold')) delete q.perceptionThreshold;
+      if (blank('answerThreshold')) delete q.answerThreshold;
       const r = await describeThenSolveReport(database, await named(q));
       return respondRows(c, { ...r, rows: flattenDts(r.report) });
     },
