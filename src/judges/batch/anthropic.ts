@@ -73,16 +73,18 @@ export function createAnthropicBatchClient(o: AnthropicBatchOptions): BatchClien
       }
       return { items: out, problem: null };
     },
-    async list(since) {
-      const out: ProviderBatchSummary[] = [];
-      // Newest first: stop paging at the first batch older than the window.
-      for await (const b of client.messages.batches.list({ limit: 100 })) {
-        const createdAt = new Date(b.created_at);
-        if (createdAt < since) break;
-        const c = b.request_counts;
-        out.push({ id: b.id, createdAt, total: c.processing + c.succeeded + c.errored + c.canceled + c.expired, ended: b.processing_status === 'ended', intent: null });
-      }
-      return out;
-    },
+    list: (since) =>
+      // Wrapped whole: each page is a request that can fail.
+      wrap(async () => {
+        const out: ProviderBatchSummary[] = [];
+        // Newest first: stop paging at the first batch older than the window.
+        for await (const b of client.messages.batches.list({ limit: 100 })) {
+          const createdAt = new Date(b.created_at);
+          if (createdAt < since) break;
+          const c = b.request_counts;
+          out.push({ id: b.id, createdAt, total: c.processing + c.succeeded + c.errored + c.canceled + c.expired, ended: b.processing_status === 'ended', intent: null });
+        }
+        return out;
+      }),
   };
 }

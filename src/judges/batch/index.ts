@@ -1,6 +1,7 @@
 import { badInput } from '../../domain/errors.ts';
 import { endpointOf, type ProviderKeys } from '../adapters/index.ts';
 import type { JudgeProvider, LoadedJudge } from '../config.ts';
+import { namingCalls } from './call-error.ts';
 import type { BatchClient } from './types.ts';
 
 /**
@@ -21,7 +22,8 @@ export function assertBatchJudge(judge: LoadedJudge): void {
   if (!BATCH_CLIENTS[c.provider]) throw badInput(`--batch: judge ${c.id} uses provider ${c.provider}; batch APIs exist for ${BATCH_PROVIDERS.join(' and ')} only`);
 }
 
-export function createBatchClient(judge: LoadedJudge, keys: ProviderKeys): Promise<BatchClient> {
+/** A provider's error on any of its calls names the provider, the call and what to check (call-error.ts). */
+export async function createBatchClient(judge: LoadedJudge, keys: ProviderKeys): Promise<BatchClient> {
   assertBatchJudge(judge);
-  return BATCH_CLIENTS[judge.config.provider]!(judge, keys);
+  return namingCalls(await BATCH_CLIENTS[judge.config.provider]!(judge, keys), judge);
 }

@@ -88,15 +88,17 @@ export function createOpenAIBatchClient(o: OpenAIBatchOptions): BatchClient {
       const problem = b.status !== 'completed' || errors.length ? `batch ${id} ${b.status}${errors.length ? `: ${errors.join('; ')}` : ''}` : null;
       return { items, problem };
     },
-    async list(since) {
-      const out: ProviderBatchSummary[] = [];
-      for await (const b of client.batches.list({ limit: 100 })) {
-        const createdAt = new Date(b.created_at * 1000);
-        if (createdAt < since) break;
-        const meta = (b.metadata ?? {}) as Record<string, string>;
-        out.push({ id: b.id, createdAt, total: b.request_counts?.total ?? 0, ended: ENDED.has(b.status), intent: meta.assay_intent ?? null });
-      }
-      return out;
-    },
+    list: (since) =>
+      // Wrapped whole: each page is a request that can fail.
+      wrap(async () => {
+        const out: ProviderBatchSummary[] = [];
+        for await (const b of client.batches.list({ limit: 100 })) {
+          const createdAt = new Date(b.created_at * 1000);
+          if (createdAt < since) break;
+          const meta = (b.metadata ?? {}) as Record<string, string>;
+          out.push({ id: b.id, createdAt, total: b.request_counts?.total ?? 0, ended: ENDED.has(b.status), intent: meta.assay_intent ?? null });
+        }
+        return out;
+      }),
   };
 }
