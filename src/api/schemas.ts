@@ -1,11 +1,32 @@
 import { z } from '@hono/zod-openapi';
 import type { ErrorCode } from '../domain/errors.ts';
+import { PLAIN_DECIMAL } from '../domain/limit-values.ts';
 import { STATUS_OF } from './errors.ts';
 
 /**
  * Schemas and OpenAPI response entries shared by the route files: pagination, JSON bodies, the error
  * envelope. The schemas of what each route returns live beside them (src/api/*-schema.ts).
  */
+
+/**
+ * A number in a query string, read as the report pages read it (src/web/pages/report-page.ts numberIn):
+ * trimmed; blank (a cleared form field, spaces) is not given, so `fallback` (or absent); otherwise a
+ * plain decimal checked by `range`. z.coerce.number() would read '' and '  ' as 0 and take '0x1' as 1.
+ */
+export function queryNumber(range: z.ZodNumber, fallback?: number) {
+  const read = (v: unknown, ctx: { addIssue: (i: { code: 'custom'; message: string; input: unknown }) => void }) => {
+    if (typeof v !== 'string') return v;
+    const t = v.trim();
+    if (t === '') return undefined;
+    if (PLAIN_DECIMAL.test(t)) return Number(t);
+    ctx.addIssue({ code: 'custom', message: `must be a plain decimal number, got '${t.slice(0, 40)}'`, input: v });
+    return z.NEVER;
+  };
+  return z.preprocess(read, fallback === undefined ? range.optional() : range.default(fallback));
+}
+
+/** A bootstrap seed in a query string: 0–4294967295, as `assay calibrate --seed` and the other seeded commands. */
+export const querySeed = (fallback: number) => queryNumber(z.number().int().min(0).max(2 ** 32 - 1), fallback);
 
 /** Query parameters shared by every list endpoint. */
 export const PageQuery = z.object({

@@ -9,6 +9,12 @@ import { badInput } from './errors.ts';
 /** Largest value of a PostgreSQL `integer` (int4) column: every id, token count and grid size is one. */
 export const INT4_MAX = 2_147_483_647;
 
+/**
+ * A number as text in a query string or flag: a plain decimal (sign, digits, point, exponent). Number()
+ * would also read '0x10', '0b1', 'Infinity' and '' (as 16, 1, Infinity and 0).
+ */
+export const PLAIN_DECIMAL = /^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i;
+
 /** Nesting limit of every JSON (and YAML) document: far above any real payload, far below a stack overflow. */
 export const MAX_JSON_DEPTH = 32;
 

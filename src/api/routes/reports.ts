@@ -18,7 +18,7 @@ import { CalibrationReportSchema } from '../calibration-schema.ts';
 import { DtsResultSchema } from '../dts-schema.ts';
 import { LeaderboardSchema } from '../leaderboard-schema.ts';
 import { AblationReportSchema, EffortReportSchema, OrientationReportSchema } from '../report-schema.ts';
-import { errorResponses, jsonOrCsvResponse, jsonResponse, unknownFilterResponse } from '../schemas.ts';
+import { errorResponses, jsonOrCsvResponse, jsonResponse, queryNumber, querySeed, unknownFilterResponse } from '../schemas.ts';
 import { registerJudgeCompareReport } from './judge-compare-report.ts';
 
 /** Reports over stored data. Table reports answer CSV too (Accept: text/csv). */
@@ -30,8 +30,9 @@ const Filters = z.object({
   rubric: Name.optional(),
   judge: Name.optional().openapi({ description: 'Judge slug (default: the judge with the most ok grades)' }),
 });
-const Seeded = Filters.extend({ seed: z.coerce.number().int().min(0).default(1).openapi({ description: 'Bootstrap seed' }) });
-const Tau = z.coerce.number().min(-1).max(1);
+const Seeded = Filters.extend({ seed: querySeed(1).openapi({ description: 'Bootstrap seed (default 1)' }) });
+/** τ, from −1 to 1 (proximity can be negative); blank is not given (schemas.ts queryNumber). */
+const tau = (fallback?: number) => queryNumber(z.number().min(-1).max(1), fallback);
 const StoredCalibrationSchema = CalibrationReportSchema.extend({
   judgeNotes: z.record(z.string(), z.string()).openapi({ description: 'Judges of the report that are the lexical baseline, by slug, with the note to show beside them' }),
 }).openapi('StoredCalibrationReport');
@@ -103,21 +104,15 @@ export function registerReports(api: Api): void {
   const DtsQuery = Filters.extend({
     perception: z.enum(['f1', 'label']).default('f1'),
     metric: z.enum(DTS_METRICS).default('neighbour'),
-    threshold: Tau.default(DTS_DEFAULT_THRESHOLD).openapi({ description: 'τ for both sides (score ≥ τ is ok)' }),
-    perceptionThreshold: Tau.optional(),
-    answerThreshold: Tau.optional(),
+    threshold: tau(DTS_DEFAULT_THRESHOLD).openapi({ description: 'τ for both sides (score ≥ τ is ok)' }),
+    perceptionThreshold: tau(),
+    answerThreshold: tau(),
   });
   defineRoute(api, {
     scope: 'read',
     route: tableRoute('/api/reports/describe-then-solve', 'getDescribeThenSolveReport', 'P(A✓|P✓), P(A✓|P✗), P(P✓), P(A✓) with Wilson intervals, per model and size bucket', DtsQuery, rows(DtsResultSchema)),
     handler: async (c) => {
-      const q = { ...(c.req.valid('query') as z.infer<typeof DtsQuery>) };
-      // A blank τ (a cleared form field, spaces) is not given, as the page reads it: coerced, '' would be τ = 0.
-      const blank = (name: string) => c.req.query(name)?.trim() === '';
-      if (blank('threshold')) q.threshold = DTS_DEFAULT_THRESHOLD;
-      if (blank('perceptionThreshold')) delete q.perceptionThreshold;
-      if (blank('answerThreshold')) delete q.answerThreshold;
-      const r = await describeThenSolveReport(database, await named(q));
+      const r = await describeThenSolveReport(database, await named(c.req.valid('query') as z.infer<typeof DtsQuery>));
       return respondRows(c, { ...r, rows: flattenDts(r.report) });
     },
   });
