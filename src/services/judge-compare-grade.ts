@@ -6,7 +6,7 @@ import type { ProviderKeys } from '../judges/adapters/index.ts';
 import { loadJudgeOrPanel } from '../judges/panel-config.ts';
 import { getProgress, type Progress } from './grading/progress.ts';
 import { gradingQueue } from './grading/queue.ts';
-import { checkJudgeRef, enqueueRunGrading } from './grading/run-queue.ts';
+import { checkJudgeRef, checkRunGrading, enqueueRunGrading } from './grading/run-queue.ts';
 import { findRun } from './grading/run-ref.ts';
 import { startWorker } from './grading/worker.ts';
 import { checkQuery, judgeCompare, type JudgeCompareQuery, type JudgeCompareReport } from './judge-compare.ts';
@@ -55,6 +55,9 @@ export async function gradeAndCompareJudges(database: Database, query: JudgeComp
   if (slugs.a === slugs.b) throw badInput(`give two different judges (both are '${slugs.a}')`);
   const q = checkQuery({ ...query, a: slugs.a, b: slugs.b });
   await findRun(database, q.run);
+  // Everything that refuses a judge before a provider call, for both before either is graded: B refused
+  // after A's grading would leave A's calls paid for and no comparison.
+  for (const ref of Object.values(refs)) await checkRunGrading(database, { run: q.run, judge: absolute(ref) });
 
   const queue = gradingQueue(database);
   const grading = {} as { a: CompareGrading; b: CompareGrading };
@@ -66,10 +69,11 @@ export async function gradeAndCompareJudges(database: Database, query: JudgeComp
   return { ...(await judgeCompare(database, q)), grading };
 }
 
+// Workers load the judge by this reference, possibly from another directory: a file path is made absolute.
+const absolute = (ref: string): string => (existsSync(ref) ? resolve(ref) : ref);
+
 async function gradeOne(database: Database, queue: ReturnType<typeof gradingQueue>, run: string, ref: string, which: 'a' | 'b', o: CompareGradeOptions): Promise<CompareGrading> {
-  // Workers load the judge by this reference, possibly from another directory: a file path is made absolute.
-  const judgeRef = existsSync(ref) ? resolve(ref) : ref;
-  const e = await enqueueRunGrading(database, queue, { run, judge: judgeRef });
+  const e = await enqueueRunGrading(database, queue, { run, judge: absolute(ref) });
   const worker = await startWorker(database, { concurrency: o.concurrency ?? 8, keys: o.keys, queue, untilDone: [e.gradingRunId] });
   const report = () => getProgress(database, e.gradingRunId).then((p) => (o.onProgress?.(which, p), p));
   const timer = o.onProgress ? setInterval(() => void report().catch(() => {}), o.progressMs ?? 500) : undefined;

@@ -61,7 +61,7 @@ function judgesOf(judge: AnyLoadedJudge, via = ''): Array<{ judge: LoadedJudge; 
  * would store grades of two prompts under one judge configuration, so it is refused before anything is
  * written or sent. A row without the text (older rows, a template unreadable then) is not refused.
  */
-async function refuseChangedTemplates(database: Database, judge: AnyLoadedJudge): Promise<void> {
+export async function refuseChangedTemplates(database: Database, judge: AnyLoadedJudge): Promise<void> {
   const prompted = judgesOf(judge).filter((j) => PROMPTED.has(j.judge.config.provider));
   if (prompted.length === 0) return;
   const rows = await database.db

@@ -7,7 +7,7 @@ import { badInput } from '../../domain/errors.ts';
 import { isLoadedPanel, loadJudgeOrPanel } from '../../judges/panel-config.ts';
 import { enqueueInTransaction, type EnqueueResult, reviveJobs } from './enqueue.ts';
 import { resolveJudgeExamples } from './judge-examples.ts';
-import { ensureJudgeRow, findJudgeRow } from './judge-row.ts';
+import { ensureJudgeRow, findJudgeRow, refuseChangedTemplates } from './judge-row.ts';
 import { panelMemberJudges } from './panel-session.ts';
 import type { GradingQueue } from './queue.ts';
 import { findRun } from './run-ref.ts';
@@ -50,6 +50,17 @@ const judgeFor = (ref: string, from: 'network' | 'local' = 'local') => {
 /** Checks a judge reference before anything is opened: an unknown judge or a bad file is bad input. */
 export function checkJudgeRef(ref: string): void {
   judgeFor(ref);
+}
+
+/**
+ * What enqueueRunGrading refuses before it writes or sends anything, checked without writing: the judge
+ * (its file, a panel's members, an anchored judge's examples), the run, a prompt template changed since
+ * the configuration graded. `assay judge compare --grade` checks both judges so before grading either.
+ */
+export async function checkRunGrading(database: Database, req: Pick<GradeRunRequest, 'run' | 'judge' | 'from'>): Promise<void> {
+  const judge = await resolveJudgeExamples(database, judgeFor(req.judge, req.from));
+  await findRun(database, req.run);
+  await refuseChangedTemplates(database, judge);
 }
 
 export async function enqueueRunGrading(database: Database, queue: GradingQueue, req: GradeRunRequest): Promise<GradeRunResult> {
