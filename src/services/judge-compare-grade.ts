@@ -55,9 +55,9 @@ export async function gradeAndCompareJudges(database: Database, query: JudgeComp
   if (slugs.a === slugs.b) throw badInput(`give two different judges (both are '${slugs.a}')`);
   const q = checkQuery({ ...query, a: slugs.a, b: slugs.b });
   await findRun(database, q.run);
-  // Everything that refuses a judge before a provider call, for both before either is graded: B refused
+  // Everything that refuses a judge before a provider call (its key unset too), for both before either is graded: B refused
   // after A's grading would leave A's calls paid for and no comparison.
-  for (const ref of Object.values(refs)) await checkRunGrading(database, { run: q.run, judge: absolute(ref) });
+  for (const ref of Object.values(refs)) await checkRunGrading(database, { run: q.run, judge: absolute(ref) }, o.keys);
 
   const queue = gradingQueue(database);
   const grading = {} as { a: CompareGrading; b: CompareGrading };

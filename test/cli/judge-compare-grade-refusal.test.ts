@@ -12,7 +12,8 @@ import { seedRun, VERDICTS } from '../jobs/helpers.ts';
 /**
  * `assay judge compare --grade` checks both judges for everything that refuses before a provider call
  * before it grades either: when B is refused (its prompt template edited in place since it first graded,
- * so ensureJudgeRow refuses it), A is not graded first — no call to A's model, no row written.
+ * so ensureJudgeRow refuses it; or its provider's key is not set, so no worker could open it), A is not
+ * graded first — no call to A's model, no row written.
  */
 
 const TABLES = ['judges', 'grades', 'usage_ledger', 'judge_cache', 'grading_runs'];
@@ -76,6 +77,18 @@ for (const engine of ENGINES) {
       expect(r.stderr).toMatch(/judge ref-b: its prompt template .*ref-b\.md changed/);
       expect(callsTo('ref-model-a')).toBe(0);
       expect(callsTo('ref-model-b')).toBe(2);
+      expect(await counts()).toEqual(before);
+    }, 240_000);
+
+    it("B has no API key: exit 2 naming the variable, and A is neither asked nor written", async () => {
+      const fileC = join(dir, 'ref-c.yaml');
+      writeFileSync(fileC, 'id: ref-c\nprovider: anthropic\nmodel: ref-model-c\nprompt: ref-a.md\nparams: { max_tokens: 1000, temperature: 0, timeout_ms: 5000, max_attempts: 2 }\n');
+      const before = await counts();
+      const r = await runCliAsync(['judge', 'compare', '--run', 'ref-run', '--judge', fileA(), '--judge', fileC, '--grade'], { env });
+      expect(callsTo('ref-model-a')).toBe(0);
+      expect(r.stderr).toMatch(/judge ref-c: needs ANTHROPIC_API_KEY/);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(r.code).toBe(2);
       expect(await counts()).toEqual(before);
     }, 240_000);
   });

@@ -4,6 +4,7 @@ import { gradingRuns } from '../../db/schema.ts';
 import { GRADE_QUEUE } from '../../jobs/boss.ts';
 import { type Limits, limitKey, setLimits } from '../../jobs/rate-limit.ts';
 import { badInput } from '../../domain/errors.ts';
+import { endpointOf, type ProviderKeys } from '../../judges/adapters/index.ts';
 import { isLoadedPanel, loadJudgeOrPanel } from '../../judges/panel-config.ts';
 import { enqueueInTransaction, type EnqueueResult, reviveJobs } from './enqueue.ts';
 import { resolveJudgeExamples } from './judge-examples.ts';
@@ -55,13 +56,19 @@ export function checkJudgeRef(ref: string): void {
 /**
  * What enqueueRunGrading refuses before it writes or sends anything, checked without writing: the judge
  * (its file, a panel's members, an anchored judge's examples), the run, a prompt template changed since
- * the configuration graded. `assay judge compare --grade` checks both judges so before grading either.
+ * the configuration graded; with `keys`, a remote judge (or panel member) whose key is unset. `assay judge
+ * compare --grade` checks both judges so before grading either.
  */
-export async function checkRunGrading(database: Database, req: Pick<GradeRunRequest, 'run' | 'judge' | 'from'>): Promise<void> {
+export async function checkRunGrading(database: Database, req: Pick<GradeRunRequest, 'run' | 'judge' | 'from'>, keys?: ProviderKeys): Promise<void> {
   const judge = await resolveJudgeExamples(database, judgeFor(req.judge, req.from));
   await findRun(database, req.run);
   await refuseChangedTemplates(database, judge);
+  // With the keys the grading worker will have: a judge it could never open (its key unset) is refused too.
+  if (keys) for (const j of isLoadedPanel(judge) ? panelMemberJudges(judge) : [judge]) if (REMOTE.has(j.config.provider)) endpointOf(j, keys);
 }
+
+/** Providers called over the network, with an endpoint and a key (adapters/index.ts). */
+const REMOTE = new Set(['anthropic', 'openai', 'openai-compatible']);
 
 export async function enqueueRunGrading(database: Database, queue: GradingQueue, req: GradeRunRequest): Promise<GradeRunResult> {
   // An anchored judge's examples are part of its config hash (and refused here, before any write, when bad).
