@@ -90,14 +90,15 @@ type StoredLabel = [answer: string, answerId: number, stored: string, rater: str
  * One label per person and unit: an annotator may have labelled a unit in several campaigns and on the
  * plain pages. In one campaign its own label stands over a plain one; over every label the newest stands.
  * Those set aside with another label than the one standing are counted (superseded), never dropped unsaid.
+ * `unitOf` names the unit a label counts for (voteUnit).
  */
-function onePerPerson(labels: readonly StoredLabel[], campaign: number | undefined, isUnit: (key: string) => boolean): { kept: StoredLabel[]; superseded: number } {
+function onePerPerson(labels: readonly StoredLabel[], campaign: number | undefined, isUnit: (key: string) => boolean, unitOf: (l: StoredLabel) => string): { kept: StoredLabel[]; superseded: number } {
   const own = (l: StoredLabel) => (campaign !== undefined && l[7] === campaign ? 1 : 0);
   // The campaign's own first, then the newest written (created_at, then id, as grades are ordered).
   const before = (a: StoredLabel, b: StoredLabel) => own(a) - own(b) || a[9] - b[9] || a[10] - b[10];
   const by = new Map<string, StoredLabel[]>();
   for (const l of labels) {
-    const k = `${l[1]}\u0000${l[2]}\u0000${l[3]}`;
+    const k = `${l[1]}\u0000${unitOf(l)}\u0000${l[3]}`;
     by.set(k, [...(by.get(k) ?? []), l]);
   }
   const kept: StoredLabel[] = [];
@@ -108,6 +109,19 @@ function onePerPerson(labels: readonly StoredLabel[], campaign: number | undefin
     if (isUnit(standing[2])) superseded += list.filter((l) => l !== standing && l[5] !== standing[5]).length;
   }
   return { kept, superseded };
+}
+
+/**
+ * The unit a stored label is a person's vote on. On the binary and numeric scales a person's whole-answer
+ * labels that read on the scale are one vote, whether imported (item '') or given in the workspace or a
+ * campaign (answer:binary, answer:numeric): their newest stands, as describe-then-solve counts the
+ * pass/fail (report-tasks.ts binaryMajority). Before, the two keys were two votes of one person. A label
+ * the scale does not read (a rating in a binary report) stays under its own key, for rowsOnScale to set
+ * aside and count; item labels and reads without a scale are by key, as before.
+ */
+function voteUnit(scale: LabelScale | undefined, key: string, label: string): string {
+  if (scale === undefined || scale === 'verdict' || answerLevelUnit(scale, key) !== '' || SCALES[scale].normalise(label) === null) return key;
+  return `\u0000whole answer`;
 }
 
 /** Every calibration row of the query, with what was left out or kept unchecked (label-versions.ts). */
@@ -129,7 +143,7 @@ export async function calibrationLabelSet(database: Database, q: CalibrationLabe
     const item = answerLevelUnit(q.scale, key);
     return item !== null && (q.scale === undefined || (q.scale === 'verdict') === (item !== ''));
   };
-  const { kept: labels, superseded } = onePerPerson(stored, q.campaign, isUnit);
+  const { kept: labels, superseded } = onePerPerson(stored, q.campaign, isUnit, (l) => voteUnit(q.scale, l[2], l[5]));
   // A campaign's binary and numeric labels are answer-level units of their own scale (answerLevelUnit).
   const versioned: VersionedRow[] = labels.flatMap(([answer, answerId, key, rater, kind, label, model, , versionId]) => {
     const item = answerLevelUnit(q.scale, key);
