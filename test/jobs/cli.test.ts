@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate, openDatabase } from '../../src/db/client.ts';
 import { type FakeProvider, startFakeProvider } from '../fake-provider/server.ts';
-import { BIN, ROOT, runCli } from '../helpers/cli.ts';
+import { BIN, ROOT, runCli, runCliAsync } from '../helpers/cli.ts';
 import { gradesPerAnswer, JUDGE_FILE, seedRun, VERDICTS } from './helpers.ts';
 
 /** `assay run` and `assay jobs` through the real binary on a PGlite data directory, and Ctrl-C then resume. */
@@ -77,6 +77,38 @@ describe('assay run / assay jobs (CLI)', () => {
     expect(s.code).toBe(2);
     expect(s.stderr).toMatch(/--state must be one of/);
   });
+
+  it('a judge whose key is unset is refused before anything is opened, unless the run is only enqueued', async () => {
+    const data = join(dir, 'nokey');
+    const { runId } = await seeded(data, 'cli-nokey', 2);
+    const env = { ...process.env, ...NO_KEYS, ASSAY_DATA_DIR: data };
+    const before = fake.calls.length;
+    const r = await runCliAsync(['run', '--run', 'cli-nokey', '--judge', JUDGE_FILE], { env });
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toEqual(['assay run: judge fake-claude: needs ANTHROPIC_API_KEY']);
+    expect(fake.calls.length).toBe(before);
+    const database = await openDatabase({ dataDir: data });
+    try {
+      const rows = (q: string) => database.execute(q).then((x) => Number(x.rows[0]!.n));
+      expect(await rows('select count(*)::int as n from grading_runs')).toBe(0);
+      expect(await rows('select count(*)::int as n from judges')).toBe(0);
+      // No queue was even started: pg-boss's schema is made on a queue's first start.
+      const queue = await database.execute(`select to_regclass('pgboss.job') is not null as present`);
+      if (queue.rows[0]!.present) expect(await rows(`select count(*)::int as n from pgboss.job`)).toBe(0);
+    } finally {
+      await database.close();
+    }
+    // Another process (a worker with the key) makes the calls: enqueueing needs no key here.
+    const q = await runCliAsync(['run', '--run', 'cli-nokey', '--judge', JUDGE_FILE, '--enqueue-only', '--json'], { env });
+    // Exit 0: enqueueing is all --enqueue-only does, and the answers left are the workers'.
+    expect(q.code).toBe(0);
+    expect(q.json()).toMatchObject({ enqueued: { jobs: 2 }, done: 0, remaining: 2 });
+    const text = await runCliAsync(['run', '--run', 'cli-nokey', '--judge', JUDGE_FILE, '--enqueue-only'], { env });
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain('2 queued for workers: `assay worker`');
+    expect(text.stdout).not.toContain('resume with the same');
+    expect(await perAnswer(data, runId)).toEqual([0, 0]);
+  }, 120_000);
 
   it("the summary of a run over a model with no price says its cost is unknown, never $0.0000", async () => {
     const data = join(dir, 'unpriced');

@@ -61,7 +61,8 @@ const run: Command = {
     const config = loadConfig(process.env);
     // Checked before the database is opened: bad input changes nothing.
     const { checkJudgeRef } = await import('../../services/grading/run-queue.ts');
-    checkJudgeRef(judgeRef);
+    // This process makes the calls unless it only enqueues: a judge without its key is refused now.
+    checkJudgeRef(judgeRef, values['enqueue-only'] ? undefined : providerKeys(config));
     if (values.batch) (await import('../../services/grading/batch.ts')).checkBatchJudge(judgeRef);
     // Every check of the input has passed: the database opens while the rest of the command loads.
     const { opening } = await openDatabaseEarly();
@@ -136,9 +137,13 @@ const run: Command = {
           ...skippedLine(p.skipped),
           `${p.calls} provider call${p.calls === 1 ? '' : 's'}, ${p.tokens.input} input + ${p.tokens.cacheRead} cache-read + ${p.tokens.cacheWrite} cache-write + ${p.tokens.output} output tokens, ${costText(p)}`,
           ...(p.failed ? ['failed jobs: `assay jobs --state failed`; re-run them with `assay jobs retry`'] : []),
-          ...(interrupted || p.remaining ? ['resume with the same `assay run` command (graded answers are skipped)'] : []),
+          ...(values['enqueue-only']
+            ? p.remaining ? [`${p.remaining} queued for workers: \`assay worker\` (here or on any machine with the database) grades them`] : []
+            : interrupted || p.remaining ? ['resume with the same `assay run` command (graded answers are skipped)'] : []),
         ].join('\n');
-        return { json, text, exitCode: interrupted ? 130 : p.failed || p.remaining ? 1 : 0 };
+        // Enqueueing was the whole job of --enqueue-only: answers left to the workers are not a failure.
+        const unfinished = !values['enqueue-only'] && (p.failed || p.remaining);
+        return { json, text, exitCode: interrupted ? 130 : unfinished ? 1 : 0 };
       } finally {
         if (timer) clearInterval(timer);
         if (onSigint) process.off('SIGINT', onSigint);

@@ -48,9 +48,19 @@ const judgeFor = (ref: string, from: 'network' | 'local' = 'local') => {
   return judge;
 };
 
-/** Checks a judge reference before anything is opened: an unknown judge or a bad file is bad input. */
-export function checkJudgeRef(ref: string): void {
-  judgeFor(ref);
+/**
+ * Checks a judge reference before anything is opened: an unknown judge or a bad file is bad input. With
+ * `keys` (the process will make the calls itself), a remote judge or panel member whose key is unset is
+ * bad input too, rather than every job failing after its retries.
+ */
+export function checkJudgeRef(ref: string, keys?: ProviderKeys): void {
+  const judge = judgeFor(ref);
+  if (keys) requireKeys(judge, keys);
+}
+
+/** A judge (each member of a panel) called over the network needs its key: bad input naming the variable. */
+function requireKeys(judge: ReturnType<typeof judgeFor>, keys: ProviderKeys): void {
+  for (const j of isLoadedPanel(judge) ? panelMemberJudges(judge) : [judge]) if (REMOTE.has(j.config.provider)) endpointOf(j, keys);
 }
 
 /**
@@ -64,7 +74,7 @@ export async function checkRunGrading(database: Database, req: Pick<GradeRunRequ
   await findRun(database, req.run);
   await refuseChangedTemplates(database, judge);
   // With the keys the grading worker will have: a judge it could never open (its key unset) is refused too.
-  if (keys) for (const j of isLoadedPanel(judge) ? panelMemberJudges(judge) : [judge]) if (REMOTE.has(j.config.provider)) endpointOf(j, keys);
+  if (keys) requireKeys(judge, keys);
 }
 
 /** Providers called over the network, with an endpoint and a key (adapters/index.ts). */
