@@ -52,6 +52,17 @@ describeDb('report API: a blank seed is the default', (ctx) => {
     });
   }
 
+  it('judge compare: blank top, seed and resamples are their defaults (not 0 answers listed, seed 0, or a 400)', async () => {
+    const base = '/api/reports/judge-compare?run=farmyard-describe&a=lexical&b=lexical-strict';
+    const plain = await body(base);
+    expect(plain.f1Moves.top.length).toBeGreaterThan(0);
+    expect(plain.bootstrap).toMatchObject({ seed: 1 });
+    expect(await body(`${base}&top=&seed=&resamples=`)).toEqual(plain);
+    expect(await body(`${base}&seed=%20`)).toEqual(plain);
+    expect((await body(`${base}&top=0`)).f1Moves.top).toEqual([]);
+    expect((await call(`${base}&top=0x2`)).status).toBe(400);
+  });
+
   it('the document still says what the fields take (a number in range, its default)', async () => {
     const doc = (await (await api.call(null, 'GET', '/openapi.json')).json()) as Json;
     const param = (path: string, name: string) => doc.paths[path].get.parameters.find((p: Json) => p.name === name).schema;

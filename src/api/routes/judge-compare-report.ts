@@ -4,7 +4,7 @@ import { DROP_REASONS } from '../../analysis/judge-compare/units.ts';
 import { JUDGE_COMPARE_DEFAULTS, JUDGE_COMPARE_LIMITS, judgeCompare } from '../../services/judge-compare.ts';
 import { defineRoute, type Api } from '../define-route.ts';
 import { requireNamed } from '../../services/filter-values.ts';
-import { errorResponses, unknownFilterResponse } from '../schemas.ts';
+import { errorResponses, queryNumber, querySeed, unknownFilterResponse } from '../schemas.ts';
 
 /**
  * GET /api/reports/judge-compare: `assay judge compare` over HTTP; the response is validated against its
@@ -17,9 +17,10 @@ const Query = z.object({
   run: Name.openapi({ description: 'Run name or id' }),
   a: Name.openapi({ description: 'Judge A (slug): the baseline' }),
   b: Name.openapi({ description: 'Judge B (slug): the candidate' }),
-  top: z.coerce.number().int().min(0).max(JUDGE_COMPARE_LIMITS.top).default(JUDGE_COMPARE_DEFAULTS.top).openapi({ description: 'Answers listed by F1 move' }),
-  seed: z.coerce.number().int().min(0).max(2 ** 32 - 1).default(JUDGE_COMPARE_DEFAULTS.seed).openapi({ description: 'Bootstrap seed' }),
-  resamples: z.coerce.number().int().min(1).max(JUDGE_COMPARE_LIMITS.resamples).default(JUDGE_COMPARE_DEFAULTS.resamples),
+  // Blank is not given, so the default (schemas.ts queryNumber): z.coerce read '' as 0 answers and seed 0.
+  top: queryNumber(z.number().int().min(0).max(JUDGE_COMPARE_LIMITS.top), JUDGE_COMPARE_DEFAULTS.top).openapi({ description: 'Answers listed by F1 move' }),
+  seed: querySeed(JUDGE_COMPARE_DEFAULTS.seed).openapi({ description: 'Bootstrap seed' }),
+  resamples: queryNumber(z.number().int().min(1).max(JUDGE_COMPARE_LIMITS.resamples), JUDGE_COMPARE_DEFAULTS.resamples),
 });
 
 const Ci = z.tuple([z.number(), z.number()]).nullable();
