@@ -39,34 +39,41 @@ const ARRAY = (x: string) => `case when jsonb_typeof(${x}) = 'array' then ${x} e
 
 /** Only answers in scope (the run / model filters): the counts are of this report's answers. */
 export async function exampleAnswers(database: Database, q: ExampleQuery): Promise<ExampleAnswers> {
-  const answerKey = q.key === 'externalId' ? 'a.external_id' : 'a.id::text';
+  const out: ExampleAnswers = new Map();
+  // First the examples themselves: most databases have no anchored judge, and every report page asks, so
+  // the copies below (a text comparison over the examples' rubrics) are looked for only when there are some.
   // A judges row stores its resolved examples (judge-row.ts); a panel's row its members' config hashes.
-  // A copy of an example — the same text (whitespace at either end aside, as the prompt trims it) against
-  // the same rubric, under another id or in another run — is the same item to the judge: shown too.
-  const r = await database.execute(
-    `with cfg as (select j.slug, j.config from judges j where $3::text[] is null or j.slug = any($3::text[])),
+  const listed = await database.execute(
+    `with cfg as (select j.slug, j.config from judges j where $1::text[] is null or j.slug = any($1::text[])),
           listed as (
             select c.slug, e from cfg c cross join lateral jsonb_array_elements(${ARRAY(`c.config->'resolvedExamples'`)}) e
             union
             select c.slug, e from cfg c
               join judges m on m.config_hash in (select jsonb_array_elements_text(${ARRAY(`c.config->'memberHashes'`)}))
-              cross join lateral jsonb_array_elements(${ARRAY(`m.config->'resolvedExamples'`)}) e),
-          example as (
-            select distinct l.slug, ${EXAMPLE_ANSWER('l.e')} as answer_id from listed l),
+              cross join lateral jsonb_array_elements(${ARRAY(`m.config->'resolvedExamples'`)}) e)
+     select coalesce(json_agg(distinct jsonb_build_array(l.slug, ${EXAMPLE_ANSWER('l.e')})), '[]')::text as j from listed l`,
+    [q.judges ? [...q.judges] : null],
+  );
+  const examples = (JSON.parse(String(listed.rows[0]!.j)) as Array<[string, number | null]>).filter((x): x is [string, number] => x[1] !== null);
+  if (examples.length === 0) return out;
+  const answerKey = q.key === 'externalId' ? 'a.external_id' : 'a.id::text';
+  // A copy of an example — the same text (whitespace at either end aside, as the prompt trims it) against
+  // the same rubric, under another id or in another run — is the same item to the judge: shown too.
+  const r = await database.execute(
+    `with example as (select x->>0 as slug, (x->>1)::int as answer_id from jsonb_array_elements($3::jsonb) x),
           copy as (
             select ea.id as example_id, d.id as answer_id from answers ea
               join answers d on d.rubric_id = ea.rubric_id and ${TRIM('d.text')} = ${TRIM('ea.text')}
              where ea.id in (select answer_id from example)),
           shown as (
-            select slug, answer_id from example where answer_id is not null
+            select slug, answer_id from example
             union
             select x.slug, c.answer_id from example x join copy c on c.example_id = x.answer_id)
      select coalesce(json_agg(json_build_array(s.slug, ${answerKey}) order by s.slug, a.id), '[]')::text as j
        from shown s join answers a on a.id = s.answer_id join runs r on r.id = a.run_id
       where ($1::text is null or r.name = $1) and ($2::text is null or r.model = $2)`,
-    [q.run ?? null, q.model ?? null, q.judges ? [...q.judges] : null],
+    [q.run ?? null, q.model ?? null, JSON.stringify(examples)],
   );
-  const out: ExampleAnswers = new Map();
   for (const [slug, answer] of JSON.parse(String(r.rows[0]!.j)) as Array<[string, string]>) {
     const set = out.get(slug) ?? new Set<string>();
     set.add(answer);
