@@ -4387,8 +4387,8 @@ export interface operations {
                 rubric?: string;
                 /** @description Judge slug (default: the judge with the most ok grades) */
                 judge?: string;
-                /** @description Bootstrap seed */
-                seed?: number | null;
+                /** @description Bootstrap seed (default 1) */
+                seed?: number;
             };
             header?: never;
             path?: never;
@@ -4551,8 +4551,8 @@ export interface operations {
                 rubric?: string;
                 /** @description Judge slug (default: the judge with the most ok grades) */
                 judge?: string;
-                /** @description Bootstrap seed */
-                seed?: number | null;
+                /** @description Bootstrap seed (default 1) */
+                seed?: number;
                 /** @description Condition tag compared against runs without it */
                 tag?: string;
             };
@@ -4636,8 +4636,8 @@ export interface operations {
                 rubric?: string;
                 /** @description Judge slug (default: the judge with the most ok grades) */
                 judge?: string;
-                /** @description Bootstrap seed */
-                seed?: number | null;
+                /** @description Bootstrap seed (default 1) */
+                seed?: number;
             };
             header?: never;
             path?: never;
@@ -4719,8 +4719,8 @@ export interface operations {
                 rubric?: string;
                 /** @description Judge slug (default: the judge with the most ok grades) */
                 judge?: string;
-                /** @description Bootstrap seed */
-                seed?: number | null;
+                /** @description Bootstrap seed (default 1) */
+                seed?: number;
                 scale?: "verdict" | "binary" | "numeric";
             };
             header?: never;
@@ -4805,9 +4805,9 @@ export interface operations {
                 perception?: "f1" | "label";
                 metric?: "neighbour" | "direct" | "proximity" | "adjacency" | "exactMatch";
                 /** @description τ for both sides (score ≥ τ is ok) */
-                threshold?: number | null;
-                perceptionThreshold?: number | null;
-                answerThreshold?: number | null;
+                threshold?: number;
+                perceptionThreshold?: number;
+                answerThreshold?: number;
             };
             header?: never;
             path?: never;
@@ -4891,9 +4891,9 @@ export interface operations {
                 /** @description Judge B (slug): the candidate */
                 b: string;
                 /** @description Answers listed by F1 move */
-                top?: number | null;
+                top?: number;
                 /** @description Bootstrap seed */
-                seed?: number | null;
+                seed?: number;
                 resamples?: number;
             };
             header?: never;

@@ -1,5 +1,4 @@
-import { isAssayError } from '../domain/errors.ts';
-import { BatchCallError } from '../judges/batch/call-error.ts';
+import { isAssayError, isOutsideFailure } from '../domain/errors.ts';
 
 /**
  * What a failed command prints and its exit status (design §3): 2 and one line for anything the user
@@ -47,7 +46,7 @@ export function classify(e: unknown): Failure {
   if (isAssayError(e) && e.code !== 'internal') return { exitCode: 2, message: oneLine(e.message) };
   // A provider refusing or failing a batch call is no bug of ours, nor bad input (intents may be written):
   // the work did not succeed (exit 1), in one line saying what to check.
-  if (e instanceof BatchCallError) return { exitCode: 1, message: oneLine(e.describe()) };
+  if (isOutsideFailure(e)) return { exitCode: 1, message: oneLine(e.describe()) };
   for (const x of chain(e)) {
     const code = typeof x.code === 'string' ? x.code : '';
     // The database going away mid-command is neither the user's input nor a bug of ours: one line,

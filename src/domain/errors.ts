@@ -26,3 +26,16 @@ export const badInput = (message: string): AssayError => new AssayError('bad_inp
 export const notFound = (message: string): AssayError => new AssayError('not_found', message);
 
 export const isAssayError = (e: unknown): e is AssayError => e instanceof AssayError;
+
+/**
+ * A failure outside assay (a provider refusing or failing a call) that is neither bad input nor a bug:
+ * the edges print its describe() as one line (the CLI exits 1). Marked rather than imported by class, so
+ * that cli/ and api/ need not reach into judges/ (design §1).
+ */
+export const OUTSIDE_FAILURE = Symbol.for('assay.outsideFailure');
+export interface OutsideFailure {
+  readonly [OUTSIDE_FAILURE]: true;
+  describe(): string;
+}
+export const isOutsideFailure = (e: unknown): e is OutsideFailure =>
+  typeof e === 'object' && e !== null && (e as Partial<OutsideFailure>)[OUTSIDE_FAILURE] === true && typeof (e as OutsideFailure).describe === 'function';

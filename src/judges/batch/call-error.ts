@@ -1,3 +1,4 @@
+import { OUTSIDE_FAILURE, type OutsideFailure } from '../../domain/errors.ts';
 import type { LoadedJudge } from '../config.ts';
 import { ProviderCallError } from '../types.ts';
 import type { BatchClient } from './types.ts';
@@ -8,7 +9,9 @@ import type { BatchClient } from './types.ts';
  * its status: a 404 on a recorded batch means the batch is gone), and the CLI prints it as one line, exit 1
  * (src/cli/errors.ts): the provider refused or failed, assay did not; the next run resumes what was created.
  */
-export class BatchCallError extends ProviderCallError {
+export class BatchCallError extends ProviderCallError implements OutsideFailure {
+  readonly [OUTSIDE_FAILURE] = true as const;
+
   constructor(
     cause: ProviderCallError,
     readonly provider: string,
