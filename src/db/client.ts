@@ -99,7 +99,8 @@ export const PGLITE_SETTINGS = ['shared_buffers=16MB'];
  * Set once per process, before PGlite compiles its module (the flags are read per compilation): the
  * first opening decides.
  */
-const WASM_TIERING = { service: ['--wasm-tiering-budget=180000000'], shortLived: ['--wasm-tiering-budget=180000000', '--liftoff-only'] };
+const TIERING_BUDGET = '--wasm-tiering-budget=180000000';
+const WASM_TIERING = { service: [TIERING_BUDGET], shortLived: [TIERING_BUDGET, '--liftoff-only'] };
 let wasmTuned = false;
 
 /** The embedded engine, in memory or on a directory this process owns (pglite-directory.ts claims it first). */
