@@ -18,6 +18,7 @@ import { type Judge, type JudgeReply, type JudgeRequest, ProviderCallError } fro
 import { getAnswer } from '../answers.ts';
 import { getRubric, toRubric } from '../rubrics.ts';
 import { resolveJudgeExamples } from './judge-examples.ts';
+import { refuseBatchesOfEarlierConfig } from './batch-earlier-config.ts';
 import { customIdFor, fingerprintOf, requestFingerprint, sentEntries } from './batch-ids.ts';
 import { ensureJudgeRow } from './judge-row.ts';
 import { answersNeedingGrade, runSelection, type SkippedCounts } from './needs-grading.ts';
@@ -97,6 +98,7 @@ export async function runBatchGrading(database: Database, o: BatchGradingOptions
   assertBatchJudge(judge);
   const found = await findRun(database, o.run);
   const run = { id: found.id, name: found.name };
+  await refuseBatchesOfEarlierConfig(database, run.id, run.name, judge);
   const judgeId = await ensureJudgeRow(database, judge);
   // Two `--batch` processes on one run × judge would both see the same ungraded answers and pay twice.
   const busy = `run '${run.name}' is already being graded with judge ${cfg.id} through the batch API by another process; wait for it, or stop it and run again`;
