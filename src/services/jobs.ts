@@ -1,5 +1,6 @@
 import type { Database } from '../db/client.ts';
 import { AssayError, badInput, notFound } from '../domain/errors.ts';
+import { GRADE_JOBS, retryFailed } from '../jobs/archive.ts';
 import { GRADE_QUEUE } from '../jobs/boss.ts';
 import { LIVE } from '../jobs/leases.ts';
 import { UNSETTLED } from './grading/progress.ts';
@@ -45,8 +46,17 @@ export interface JobQuery {
   limit?: number;
 }
 
-/** Grading jobs with the run and judge they grade for (by the grading_runs row in their data). */
-const JOBS_WITH_RUNS = `pgboss.job j left join grading_runs gr on gr.id = (j.data->>'gradingRunId')::int left join runs r on r.id = gr.run_id left join judges jd on jd.id = gr.judge_id`;
+/**
+ * Grading jobs with the run and judge they grade for (by the grading_runs row in their data): the queue's
+ * jobs and the failed ones pg-boss archived (archive.ts), so a failure never drops out of the list.
+ */
+const JOBS_WITH_RUNS = `${GRADE_JOBS} j left join grading_runs gr on gr.id = (j.data->>'gradingRunId')::int left join runs r on r.id = gr.run_id left join judges jd on jd.id = gr.judge_id`;
+
+/**
+ * A failed job's reason: a worker fails it with {message} (work-loop.ts, leases.ts), pg-boss's expiry with
+ * {value: {message}}; anything else is shown as stored, so a failed job never reads as failed for no reason.
+ */
+const FAILURE_REASON = `coalesce(j.output->>'message', j.output#>>'{value,message}', j.output->>'value', j.output::text, 'no reason recorded')`;
 
 export interface JobList {
   counts: Record<JobState, number>;
@@ -76,7 +86,7 @@ export async function listJobs(database: Database, q: JobQuery = {}): Promise<Jo
   for (const row of c.rows) counts[row.state as JobState] = Number(row.n);
   const rows = await database.execute(
     `select j.id::text as id, j.state::text as state, (j.data->>'answerId')::int as answer_id, (j.data->>'gradingRunId')::int as grading_run_id,
-       r.name as run, jd.slug as judge, j.retry_count, j.created_on, j.output->>'message' as error
+       r.name as run, jd.slug as judge, j.retry_count, j.created_on, ${FAILURE_REASON} as error
      from ${from} where ${filter} and ($3::text is null or j.state::text = $3)
      order by j.created_on, j.id limit $4`,
     [GRADE_QUEUE, q.run ?? null, q.state ?? null, q.limit ?? 100],
@@ -108,7 +118,7 @@ export async function retryFailedJobs(database: Database, queue: GradingQueue, q
   const boss = await queue.boss();
   let ids = [...new Set(q.ids ?? [])];
   if (ids.length > 0) {
-    const r = await database.execute(`select id::text as id, state::text as state from pgboss.job where name = $1 and id::text = any($2::text[])`, [GRADE_QUEUE, ids]);
+    const r = await database.execute(`select id::text as id, state::text as state from ${GRADE_JOBS} j where name = $1 and id::text = any($2::text[])`, [GRADE_QUEUE, ids]);
     const state = new Map(r.rows.map((x) => [String(x.id), String(x.state)]));
     const unknown = ids.filter((id) => !state.has(id));
     if (unknown.length) throw notFound(`no grading job ${listed(unknown)} (nothing retried)`);
@@ -123,7 +133,6 @@ export async function retryFailedJobs(database: Database, queue: GradingQueue, q
     ids = r.rows.map((x) => String(x.id));
   }
   if (ids.length === 0) return { retried: 0 };
-  const before = await database.execute(`select count(*)::int as n from pgboss.job where name = $1 and state = 'failed' and id::text = any($2::text[])`, [GRADE_QUEUE, ids]);
-  await boss.retry(GRADE_QUEUE, ids);
-  return { retried: Number(before.rows[0]?.n ?? 0) };
+  // Archived ones are moved back to the queue first: one transaction, so a retry is whole or not at all.
+  return { retried: await database.db.transaction((tx) => retryFailed(tx, boss, ids)) };
 }

@@ -1,0 +1,52 @@
+import type PgBoss from 'pg-boss';
+import type { Queryable } from '../db/client.ts';
+import { GRADE_QUEUE, transactionExecutor } from './boss.ts';
+
+/**
+ * Failed jobs pg-boss has archived. Its maintenance moves a failed job from pgboss.job to pgboss.archive
+ * 12 h after it failed (and drops archived rows after 7 days): a failure that only pgboss.job showed would
+ * vanish from `assay jobs` while its answer still has no grade. An archived failed job counts while no job
+ * of the same id is in pgboss.job again (`assay run` re-enqueues an answer under the same id, and that
+ * job — queued, or failed anew — is the answer's now).
+ */
+
+/**
+ * The grade queue's jobs as a table expression (alias it): pgboss.job, and the archived failed jobs no
+ * live job shadows. Columns: id, name, state, data, retry_count, created_on, output.
+ */
+export const GRADE_JOBS = `(
+  select id, name, state, data, retry_count, created_on, output from pgboss.job where name = '${GRADE_QUEUE}'
+  union all
+  select a.id, a.name, a.state, a.data, a.retry_count, a.created_on, a.output from pgboss.archive a
+   where a.name = '${GRADE_QUEUE}' and a.state = 'failed'
+     and not exists (select 1 from pgboss.job c where c.name = a.name and c.id = a.id)
+)`;
+
+/**
+ * Retries failed grade jobs by id on `tx`, archived ones included: those are moved back to pgboss.job
+ * first (pg-boss's retry only sees that table). Their keep-until is renewed, since pg-boss archives a
+ * waiting job past it before any worker fetches it. Returns how many jobs went back to the queue.
+ */
+export async function retryFailed(tx: Queryable, boss: PgBoss, ids: string[]): Promise<number> {
+  if (ids.length === 0) return 0;
+  const exec = transactionExecutor(tx);
+  await exec.executeSql(
+    `with moved as (
+       delete from pgboss.archive a where a.name = $1 and a.id = any($2::uuid[]) and a.state = 'failed'
+         and not exists (select 1 from pgboss.job c where c.name = a.name and c.id = a.id)
+       returning a.*)
+     insert into pgboss.job (id, name, priority, data, state, retry_limit, retry_count, retry_delay, retry_backoff, start_after, started_on, singleton_key, singleton_on, expire_in, created_on, completed_on, keep_until, dead_letter, policy, output)
+     select id, name, priority, data, state, retry_limit, retry_count, retry_delay, retry_backoff, start_after, started_on, singleton_key, singleton_on, expire_in, created_on, completed_on, keep_until, dead_letter, policy, output from moved
+     on conflict do nothing`,
+    [GRADE_QUEUE, ids],
+  );
+  // Counted on the same transaction as the retry (pg-boss's retry() resolves with nothing typed).
+  const failed = await exec.executeSql(`select count(*)::int as n from pgboss.job where name = $1 and id = any($2::uuid[]) and state = 'failed'`, [GRADE_QUEUE, ids]);
+  await boss.retry(GRADE_QUEUE, ids, { db: exec } as PgBoss.ConnectionOptions);
+  await exec.executeSql(
+    `update pgboss.job set keep_until = greatest(keep_until, now() + make_interval(mins => coalesce((select retention_minutes from pgboss.queue where name = $1), 60 * 24 * 14)))
+     where name = $1 and id = any($2::uuid[]) and state = 'retry'`,
+    [GRADE_QUEUE, ids],
+  );
+  return Number(failed.rows[0]?.n ?? 0);
+}
