@@ -31,15 +31,15 @@ for (const engine of ENGINES) {
     };
     const run = (args: string[]) => runCli(['import', 'answers', ...args, '--task', 'describe', '--rubric', 'farmyard-54', '--json'], { env });
 
-    it('Inspect: 4 answers, 4 scores as grades of inspect:model_graded_qa and inspect:match, the skip reported; a rerun changes nothing', () => {
+    it('Inspect: 4 answers, 3 scores as grades of inspect:model_graded_qa (inspect:match gives a 7, so none of its values), the skips reported; a rerun changes nothing', () => {
       const r = run([`${DIR}/inspect-log.json`, '--from', 'inspect', '--run', 'inspect-run']);
       expect(r.code, r.stderr).toBe(0);
       const j = r.json();
       expect(j).toMatchObject({ from: 'inspect', imported: 4, unchanged: 0, runs: [{ name: 'inspect-run', model: 'openai/gpt-4o', created: true, imported: 4 }] });
-      expect(j.grades).toEqual({ judges: ['inspect:model_graded_qa', 'inspect:match'], stored: 4, unchanged: 0 });
-      expect(j.skipped).toHaveLength(1);
+      expect(j.grades).toEqual({ judges: ['inspect:model_graded_qa'], stored: 3, unchanged: 0 });
+      expect(j.skipped).toHaveLength(2);
       const again = run([`${DIR}/inspect-log.json`, '--from', 'inspect', '--run', 'inspect-run']).json();
-      expect(again).toMatchObject({ imported: 0, unchanged: 4, grades: { stored: 0, unchanged: 4 } });
+      expect(again).toMatchObject({ imported: 0, unchanged: 4, grades: { stored: 0, unchanged: 3 } });
     }, SLOW);
 
     it('promptfoo: one run per provider; lm-eval and VLMEvalKit need --model; text output names the skips', () => {
@@ -52,7 +52,8 @@ for (const engine of ENGINES) {
       expect(lm.stdout).toContain('3 answers imported, 0 unchanged, 0 assemblies scored; 3 lm-eval scores stored as grades (judge lm-eval:exact_match), 0 unchanged');
       expect(lm.stdout).toContain(`skipped 5:\n  ${DIR}/lm-eval-samples.jsonl:1: score 'bleu'`);
       const v = run([`${DIR}/vlmevalkit-predictions.tsv`, '--from', 'vlmevalkit', '--model', 'llava-v1.5-7b']).json();
-      expect(v).toMatchObject({ imported: 3, grades: { judges: ['vlmevalkit:hit'], stored: 2 } });
+      expect(v).toMatchObject({ imported: 3, grades: { judges: [], stored: 0 } });
+      expect(v.skipped).toHaveLength(3);
     }, SLOW);
 
     it('bad input exits 2 naming the record and writes nothing', () => {

@@ -12,7 +12,7 @@ const opts = { rubric: 'farmyard-54' };
 describe('score values', () => {
   it("map Inspect's C/I/P/N, booleans and shares; refuse what is not a share", () => {
     expect(['C', 'I', 'P', 'N', true, false, 0.25, '0.5', 'yes'].map((v) => shareOf(v))).toEqual([1, 0, 0.5, 0, 1, 0, 0.25, 0.5, 1].map((value) => ({ value })));
-    expect(shareOf(7)).toEqual({ problem: 'value 7 is outside [0, 1] (assay keeps scores as shares; rescale it first)' });
+    expect(shareOf(7)).toEqual({ problem: 'value 7 is outside [0, 1] (assay keeps scores as shares; rescale it first)', offScale: 7 });
     expect(shareOf('great')).toMatchObject({ problem: expect.stringMatching(/not a score/) });
     expect(shareOf([1, 2])).toMatchObject({ problem: expect.stringMatching(/not a scalar/) });
   });
@@ -32,15 +32,18 @@ describe('Inspect eval log', () => {
     expect(c.rows[0]!.row.meta).toEqual({ source: { tool: 'inspect', task: 'jigsaw_describe', sample: 'farm-1', epoch: 1, target: 'A red barn, a cow, a rooster on a fence.' } });
     expect(c.rows[0]!.row.rubric).toBe('farmyard-54');
   });
-  it('scores per scorer; the out-of-range one is skipped with its reason', () => {
+  it('scores per scorer; a scorer with a value out of range is skipped whole, with its reasons', () => {
     expect(c.rows.map((r) => r.scores.map((s) => [s.scorer, s.value, s.raw]))).toEqual([
-      [['model_graded_qa', 1, 'C'], ['match', 0.25, 0.25]],
+      [['model_graded_qa', 1, 'C']],
       [['model_graded_qa', 0.5, 'P']],
       [],
       [['model_graded_qa', 0, 'I']],
     ]);
     expect(c.rows[0]!.scores[0]!.explanation).toBe('Mentions barn, cow and rooster.');
-    expect(c.skipped).toEqual([{ where: `${DIR}/inspect-log.json: samples[1]`, reason: "score 'match': value 7 is outside [0, 1] (assay keeps scores as shares; rescale it first); the answer is imported without it" }]);
+    expect(c.skipped).toEqual([
+      { where: `${DIR}/inspect-log.json: samples[1]`, reason: "score 'match': value 7 is outside [0, 1] (assay keeps scores as shares; rescale it first); the answer is imported without it" },
+      { where: `${DIR}/inspect-log.json: samples[0]`, reason: `score 'match': value 0.25 is not read as a share: the same scorer gives 7 at ${DIR}/inspect-log.json: samples[1], outside [0, 1], so its scale is not [0, 1]; the answer is imported without it` },
+    ]);
   });
 });
 
@@ -72,11 +75,15 @@ describe('lm-evaluation-harness samples', () => {
 
 describe('VLMEvalKit table', () => {
   const c = CONVERTERS.vlmevalkit(file('vlmevalkit-predictions.tsv'), { ...opts, model: 'llava-v1.5-7b' });
-  it('one answer per row keyed by index; a quoted multi-line prediction kept whole; hit as a score', () => {
+  it('one answer per row keyed by index; a quoted multi-line prediction kept whole; a hit of 2 skips the hit column', () => {
     expect(c.rows.map((r) => [r.row.id, r.loc.line])).toEqual([['101', 2], ['102', 3], ['103', 5]]);
     expect(c.rows[1]!.row.text).toBe('The picture is a farmyard.\nThere is a barn\twith a "red" door.');
-    expect(c.rows.map((r) => r.scores.map((s) => s.value))).toEqual([[1], [0], []]);
-    expect(c.skipped).toEqual([{ where: `${DIR}/vlmevalkit-predictions.tsv:5`, reason: "score 'hit': value 2 is outside [0, 1] (assay keeps scores as shares; rescale it first); the answer is imported without it" }]);
+    expect(c.rows.map((r) => r.scores.map((s) => s.value))).toEqual([[], [], []]);
+    expect(c.skipped.map((s) => [s.where, s.reason.split(' (')[0]!.split(':').slice(0, 2).join(':')])).toEqual([
+      [`${DIR}/vlmevalkit-predictions.tsv:5`, "score 'hit': value 2 is outside [0, 1]"],
+      [`${DIR}/vlmevalkit-predictions.tsv:2`, "score 'hit': value 1 is not read as a share"],
+      [`${DIR}/vlmevalkit-predictions.tsv:3`, "score 'hit': value 0 is not read as a share"],
+    ]);
   });
   it('refuses Excel and tables without predictions', () => {
     expect(() => CONVERTERS.vlmevalkit({ path: 'x.xlsx', content: 'a' }, {})).toThrow(/save the sheet as TSV or CSV/);

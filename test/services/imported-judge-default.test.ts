@@ -12,7 +12,7 @@ describeDb('default report judge with imported scores', (ctx) => {
     await importRubrics(ctx.database, [{ path: 'rubrics/farmyard.yaml', content: readFileSync('rubrics/farmyard.yaml', 'utf8') }]);
     const file = 'test/fixtures/import-formats/inspect-log.json';
     const r = await importForeignAnswers(ctx.database, { path: file, content: readFileSync(file, 'utf8') }, 'inspect', { task: 'describe', rubric: 'farmyard-54', run: 'inspect-run' });
-    expect(r.grades.stored).toBe(4);
+    expect(r.grades.stored).toBe(3);
     // Only imported judges have graded: no default, but each can be asked for by name.
     expect(await chooseJudge(ctx.database)).toBeNull();
     expect(await chooseJudge(ctx.database, 'inspect:model_graded_qa')).toMatchObject({ slug: 'inspect:model_graded_qa', provider: 'imported' });
@@ -35,6 +35,6 @@ describeDb('default report judge with imported scores', (ctx) => {
     expect((await ctx.database.execute(stored)).rows).toEqual([{ completeness: 1 }]);
     // The same file again is unchanged.
     const again = await importForeignAnswers(ctx.database, { path: file, content: readFileSync(file, 'utf8') }, 'inspect', { task: 'describe', rubric: 'farmyard-54', run: 'inspect-run' });
-    expect(again.grades).toMatchObject({ stored: 0, unchanged: 4 });
+    expect(again.grades).toMatchObject({ stored: 0, unchanged: 3 });
   }, 120_000);
 });

@@ -2,7 +2,7 @@ import { badInput } from '../../domain/errors.ts';
 import { parseCheckedJson } from '../../domain/json-check.ts';
 import type { ImportFile } from '../import-parse.ts';
 import { at, contentText, isObject, short } from './located.ts';
-import { foreignScore } from './scores.ts';
+import { scoreSheet } from './scores.ts';
 import type { Converted, ConvertOptions, ForeignRow, ForeignScore, Skipped } from './types.ts';
 
 /**
@@ -30,6 +30,7 @@ export function convertInspect(file: ImportFile, opts: ConvertOptions): Converte
   const several = declared > 1 || new Set(samples.map((s) => (isObject(s) ? s.epoch : undefined))).size > 1;
   const rows: ForeignRow[] = [];
   const skipped: Skipped[] = [];
+  const sheet = scoreSheet();
   samples.forEach((s, i) => {
     const where = `${file.path}: samples[${i}]`;
     if (!isObject(s) || (typeof s.id !== 'string' && typeof s.id !== 'number')) {
@@ -61,12 +62,11 @@ export function convertInspect(file: ImportFile, opts: ConvertOptions): Converte
     const scores: ForeignScore[] = [];
     for (const [scorer, score] of Object.entries(isObject(s.scores) ? s.scores : {})) {
       if (!isObject(score)) continue;
-      const r = foreignScore(scorer, score.value, score.explanation);
-      if ('score' in r) scores.push(r.score);
-      else skipped.push({ where, reason: `${r.problem}; the answer is imported without it` });
+      sheet.add(where, scores, skipped, scorer, score.value, score.explanation);
     }
     rows.push({ loc: at(file.path, `samples[${i}]`, row), row, scores });
   });
+  sheet.finish(skipped);
   return { tool: 'inspect', rows, skipped };
 }
 

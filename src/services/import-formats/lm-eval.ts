@@ -1,6 +1,6 @@
 import { parseJsonl, type ImportFile } from '../import-parse.ts';
 import { isObject } from './located.ts';
-import { foreignScore } from './scores.ts';
+import { scoreSheet } from './scores.ts';
 import type { Converted, ConvertOptions, ForeignRow, ForeignScore, Skipped } from './types.ts';
 
 /**
@@ -22,6 +22,7 @@ function metricNames(s: Record<string, unknown>): string[] {
 export function convertLmEval(file: ImportFile, opts: ConvertOptions): Converted {
   const rows: ForeignRow[] = [];
   const skipped: Skipped[] = [];
+  const sheet = scoreSheet();
   let filter: string | undefined;
   for (const loc of parseJsonl(file)) {
     const where = `${file.path}:${loc.line}`;
@@ -53,11 +54,10 @@ export function convertLmEval(file: ImportFile, opts: ConvertOptions): Converted
     const scores: ForeignScore[] = [];
     for (const m of metricNames(s)) {
       if (s[m] === undefined) continue;
-      const r = foreignScore(m, s[m], undefined);
-      if ('score' in r) scores.push(r.score);
-      else skipped.push({ where, reason: `${r.problem}; the answer is imported without it` });
+      sheet.add(where, scores, skipped, m, s[m], undefined);
     }
     rows.push({ loc: { ...loc, value: row }, row, scores });
   }
+  sheet.finish(skipped);
   return { tool: 'lm-eval', rows, skipped };
 }

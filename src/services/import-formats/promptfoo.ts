@@ -2,8 +2,8 @@ import { badInput } from '../../domain/errors.ts';
 import { parseCheckedJson } from '../../domain/json-check.ts';
 import type { ImportFile } from '../import-parse.ts';
 import { at, isObject, short } from './located.ts';
-import { foreignScore } from './scores.ts';
-import type { Converted, ConvertOptions, ForeignRow, Skipped } from './types.ts';
+import { scoreSheet } from './scores.ts';
+import type { Converted, ConvertOptions, ForeignRow, ForeignScore, Skipped } from './types.ts';
 
 /**
  * promptfoo eval output (`promptfoo eval --output results.json`): `{evalId, results: {version, results:
@@ -21,6 +21,7 @@ export function convertPromptfoo(file: ImportFile, opts: ConvertOptions): Conver
   const seen = new Map<string, number>();
   const rows: ForeignRow[] = [];
   const skipped: Skipped[] = [];
+  const sheet = scoreSheet();
   list.forEach((r, i) => {
     const where = `${file.path}: ${path}[${i}]`;
     if (!isObject(r)) return void skipped.push({ where, reason: 'not a result object' });
@@ -52,14 +53,18 @@ export function convertPromptfoo(file: ImportFile, opts: ConvertOptions): Conver
     if (typeof usage.prompt === 'number' || typeof usage.completion === 'number') {
       row.usage = { ...(typeof usage.prompt === 'number' ? { prompt_tokens: usage.prompt } : {}), ...(typeof usage.completion === 'number' ? { completion_tokens: usage.completion } : {}) };
     }
-    const scores = [];
+    const scores: ForeignScore[] = [];
     const g = isObject(r.gradingResult) ? r.gradingResult : null;
-    if (g && g.score !== undefined) {
-      const s = foreignScore('promptfoo', g.score, g.reason);
-      if ('score' in s) scores.push(s.score);
-      else skipped.push({ where, reason: `${s.problem}; the answer is imported without it` });
-    }
+    if (g && noAssertions(g)) skipped.push({ where, reason: 'gradingResult: the test has no assertions (promptfoo scores it 1 with nothing checked); the answer is imported without a score' });
+    else if (g && g.score !== undefined) sheet.add(where, scores, skipped, 'promptfoo', g.score, g.reason);
     rows.push({ loc: at(file.path, `${path}[${i}]`, row), row, scores });
   });
+  sheet.finish(skipped);
   return { tool: 'promptfoo', rows, skipped };
 }
+
+/**
+ * promptfoo grades a test without assertions `{pass: true, score: 1, reason: 'No assertions'}`
+ * (AssertionsResult.noAssertsResult): imported, every answer of such an eval got full marks, exit 0.
+ */
+const noAssertions = (g: Record<string, unknown>): boolean => g.reason === 'No assertions' && !(Array.isArray(g.componentResults) && g.componentResults.length > 0);

@@ -1,7 +1,7 @@
 import { badInput } from '../../domain/errors.ts';
 import { parseCsv } from '../import-csv.ts';
 import type { ImportFile } from '../import-parse.ts';
-import { foreignScore } from './scores.ts';
+import { scoreSheet } from './scores.ts';
 import type { Converted, ConvertOptions, ForeignRow, ForeignScore, Skipped } from './types.ts';
 
 /**
@@ -22,6 +22,7 @@ export function convertVlmEvalKit(file: ImportFile, opts: ConvertOptions): Conve
   if (!records.some((l) => 'prediction' in (l.value as object))) throw badInput(`${file.path}: no 'prediction' values (is this a VLMEvalKit prediction table? columns: ${header.join(', ')})`);
   const rows: ForeignRow[] = [];
   const skipped: Skipped[] = [];
+  const sheet = scoreSheet();
   for (const loc of records) {
     const r = loc.value as Record<string, string>;
     const where = `${file.path}:${loc.line}`;
@@ -37,11 +38,10 @@ export function convertVlmEvalKit(file: ImportFile, opts: ConvertOptions): Conve
     const scores: ForeignScore[] = [];
     for (const c of SCORE_COLUMNS) {
       if (r[c] === undefined) continue;
-      const s = foreignScore(c, r[c], undefined);
-      if ('score' in s) scores.push(s.score);
-      else skipped.push({ where, reason: `${s.problem}; the answer is imported without it` });
+      sheet.add(where, scores, skipped, c, r[c], undefined);
     }
     rows.push({ loc: { ...loc, value: row }, row, scores });
   }
+  sheet.finish(skipped);
   return { tool: 'vlmevalkit', rows, skipped };
 }
