@@ -28,6 +28,7 @@ export function convertInspect(file: ImportFile, opts: ConvertOptions): Converte
   const config = isObject(log.eval.config) ? log.eval.config : {};
   const declared = typeof config.epochs === 'number' && Number.isInteger(config.epochs) ? config.epochs : 1;
   const several = declared > 1 || new Set(samples.map((s) => (isObject(s) ? s.epoch : undefined))).size > 1;
+  const legacyScorer = legacyScorerName(log.results);
   const rows: ForeignRow[] = [];
   const skipped: Skipped[] = [];
   const sheet = scoreSheet();
@@ -42,6 +43,8 @@ export function convertInspect(file: ImportFile, opts: ConvertOptions): Converte
     const message = isObject(choice.message) ? choice.message : {};
     const text = typeof output.completion === 'string' && output.completion !== '' ? output.completion : contentText(message.content);
     const stop = typeof choice.stop_reason === 'string' ? choice.stop_reason : undefined;
+    // A sample halted by a limit (message, token, time, context …) ends with what it had: cut off, not ok.
+    const limit = isObject(s.limit) && typeof s.limit.type === 'string' ? s.limit.type : typeof s.limit === 'string' ? s.limit : undefined;
     // One answer per sample and epoch: with several epochs the epoch is part of the id.
     const id = several ? `${s.id}#${String(s.epoch)}` : String(s.id);
     const row: Record<string, unknown> = {
@@ -51,16 +54,21 @@ export function convertInspect(file: ImportFile, opts: ConvertOptions): Converte
       ...(opts.rubric ? { rubric: opts.rubric } : {}),
       ...(opts.puzzle ? { puzzle: opts.puzzle } : {}),
       ...(stop ? { stop_reason: stop } : {}),
-      meta: { source: { tool: 'inspect', ...(task ? { task } : {}), sample: s.id, epoch: s.epoch ?? null, ...(short(s.target) !== undefined ? { target: short(s.target) } : {}) } },
+      meta: { source: { tool: 'inspect', ...(task ? { task } : {}), sample: s.id, epoch: s.epoch ?? null, ...(short(s.target) !== undefined ? { target: short(s.target) } : {}), ...(limit ? { limit: limit.slice(0, 200) } : {}) } },
     };
     if (s.error !== undefined && s.error !== null) row.status = 'error';
-    else if (stop && CUT_OFF.has(stop)) row.status = 'truncated';
+    else if ((stop && CUT_OFF.has(stop)) || limit) row.status = 'truncated';
     if (isObject(output.usage)) {
       const u = output.usage;
       row.usage = { ...(typeof u.input_tokens === 'number' ? { input_tokens: u.input_tokens } : {}), ...(typeof u.output_tokens === 'number' ? { output_tokens: u.output_tokens } : {}) };
     }
     const scores: ForeignScore[] = [];
-    for (const [scorer, score] of Object.entries(isObject(s.scores) ? s.scores : {})) {
+    if (s.score !== undefined && s.score !== null && s.scores !== undefined && s.scores !== null) {
+      throw badInput(`${where}: both "score" and "scores" (a log has the one or the other)`);
+    }
+    // Logs written before `scores` hold one `score` (Inspect migrates it on reading): the results name its scorer.
+    const given = isObject(s.scores) ? s.scores : isObject(s.score) ? { [legacyScorer]: s.score } : {};
+    for (const [scorer, score] of Object.entries(given)) {
       if (!isObject(score)) continue;
       sheet.add(where, scores, skipped, scorer, score.value, score.explanation);
     }
@@ -68,6 +76,12 @@ export function convertInspect(file: ImportFile, opts: ConvertOptions): Converte
   });
   sheet.finish(skipped);
   return { tool: 'inspect', rows, skipped };
+}
+
+/** The scorer of a log from before `scores`: `results.scorer.name` (EvalResults of log version 1). */
+function legacyScorerName(results: unknown): string {
+  const name = isObject(results) && isObject(results.scorer) ? results.scorer.name : undefined;
+  return typeof name === 'string' && name.trim() !== '' ? name.slice(0, 200) : 'score';
 }
 
 /**
