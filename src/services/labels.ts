@@ -9,6 +9,7 @@ import { answers, labels, rubricItems, rubricVersions, runs } from '../db/schema
 import { LABEL_KINDS } from '../domain/label-kinds.ts';
 import { claimIndex, claimRangeProblem, claimStamp, sentencesOf } from './claim-marks.ts';
 import { locatedError, noEdgeSpaces, type Located } from './import-parse.ts';
+import { storedLabelValue } from './label-values.ts';
 
 /**
  * Human (and judge) labels for calibration, one per (answer, item, annotator, campaign): saving again
@@ -132,7 +133,7 @@ export async function upsertLabels(tx: Queryable, values: Array<typeof labels.$i
   return { inserted, updated: rows.length - inserted };
 }
 
-/** One label, saved as the annotator goes (insert or replace). */
+/** One label, saved as the annotator goes (insert or replace): an item of the rubric's current version or an answer-level unit, with a label of its scale (label-values.ts). */
 export async function saveLabel(database: Database, input: LabelInput): Promise<{ created: boolean }> {
   if (input.label.trim() === '') throw badInput('label: must not be empty');
   if (input.annotator.trim() === '') throw badInput('annotator: must not be empty');
@@ -144,12 +145,16 @@ export async function saveLabel(database: Database, input: LabelInput): Promise<
     const sentences = sentencesOf(a.text);
     const outOfRange = claimRangeProblem(item, sentences.length);
     if (outOfRange) throw badInput(`answer ${a.id}: ${outOfRange}; nothing saved`);
+    const current = a.rubricId === null ? undefined : (await currentVersions(tx, [a.rubricId])).get(a.rubricId);
     if (item !== '') {
       const loc: Located = { value: null, file: `answer ${a.id}`, line: null, lineOf: () => null };
       checkItem(a.rubricId === null ? new Map() : await itemKeys(tx, [a.rubricId]), loc, a.rubricId, item);
+      // As the workspace: an item only an earlier version has is asked by no queue, so a label of it counts nowhere.
+      if (!isAnswerUnit(item) && current && !current.items.has(item)) throw badInput(`answer ${a.id}: item '${item}': not an item of version ${current.version} (the current one) of this answer's rubric; nothing saved`);
     }
-    const version = a.rubricId === null ? null : versionForLabel((await currentVersions(tx, [a.rubricId])).get(a.rubricId), item);
-    const r = await upsertLabels(tx, [{ answerId: a.id, itemKey: item, annotator: input.annotator, kind: input.kind ?? 'human', label: input.label, rubricVersionId: version, claimSentence: claimStamp(item, sentences) }]);
+    const label = storedLabelValue(`answer ${a.id}`, item, input.label);
+    const version = a.rubricId === null ? null : versionForLabel(current, item);
+    const r = await upsertLabels(tx, [{ answerId: a.id, itemKey: item, annotator: input.annotator, kind: input.kind ?? 'human', label, rubricVersionId: version, claimSentence: claimStamp(item, sentences) }]);
     return { created: r.inserted === 1 };
   });
 }
