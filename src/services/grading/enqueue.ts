@@ -1,6 +1,7 @@
 import type PgBoss from 'pg-boss';
 import type { Database, Queryable } from '../../db/client.ts';
 import { gradingRuns } from '../../db/schema.ts';
+import { AssayError } from '../../domain/errors.ts';
 import { GRADE_QUEUE, gradeJobId, type GradeJobData, transactionExecutor } from '../../jobs/boss.ts';
 import { answersNeedingGrade, runSelection, type SkippedCounts } from './needs-grading.ts';
 
@@ -54,6 +55,13 @@ export async function enqueueInTransaction(tx: Queryable, boss: PgBoss, t: Enque
     });
     await boss.insert(chunk, { db: executor } as PgBoss.InsertOptions);
   }
+  // pg-boss inserts with ON CONFLICT DO NOTHING, joined to its queue row, and reports nothing: every job
+  // is checked to be there (new, or the earlier one of the same id), or the transaction rolls back.
+  if (jobIds.length) {
+    const r = await executor.executeSql(`select count(*)::int as n from pgboss.job where name = $1 and id = any($2::uuid[])`, [GRADE_QUEUE, jobIds]);
+    const n = Number(r.rows[0]?.n ?? 0);
+    if (n !== jobIds.length) throw new AssayError('unavailable', `the grading queue took ${n} of ${jobIds.length} jobs; nothing enqueued`);
+  }
   return { gradingRunId, total, skipped, alreadyGraded: total - pending.length, jobs: pending.length, jobIds };
 }
 
@@ -72,8 +80,12 @@ export async function reviveJobs(database: Database, boss: PgBoss, jobIds: strin
   if (cancelled.length) await boss.resume(GRADE_QUEUE, cancelled);
   if (failed.length) await boss.retry(GRADE_QUEUE, failed);
   if (completed.length) {
-    await boss.deleteJob(GRADE_QUEUE, completed.map((x) => x.id as string));
-    await boss.insert(completed.map((x) => ({ id: x.id as string, name: GRADE_QUEUE, data: x.data as GradeJobData })));
+    // Replaced in one transaction: a failure between the delete and the insert would leave the answer with no job.
+    await database.db.transaction(async (tx) => {
+      const db = transactionExecutor(tx);
+      await boss.deleteJob(GRADE_QUEUE, completed.map((x) => x.id as string), { db } as PgBoss.ConnectionOptions);
+      await boss.insert(completed.map((x) => ({ id: x.id as string, name: GRADE_QUEUE, data: x.data as GradeJobData })), { db } as PgBoss.InsertOptions);
+    });
   }
   return { resumed: cancelled.length, retried: failed.length, replaced: completed.length };
 }
