@@ -2709,7 +2709,7 @@ export interface operations {
                 /** @description Page size (1–1000, default 50). */
                 limit?: number;
                 /** @description Rows to skip. */
-                offset?: number | null;
+                offset?: number;
             };
             header?: never;
             path?: never;
@@ -2957,6 +2957,7 @@ export interface operations {
     getRubric: {
         parameters: {
             query?: {
+                /** @description A version number (1, 2, …); blank or absent: the latest */
                 version?: number;
             };
             header?: never;
@@ -3038,7 +3039,7 @@ export interface operations {
                 /** @description Page size (1–1000, default 50). */
                 limit?: number;
                 /** @description Rows to skip. */
-                offset?: number | null;
+                offset?: number;
                 sizeBucket?: string;
                 rubric?: string;
             };
@@ -3306,7 +3307,7 @@ export interface operations {
                 /** @description Page size (1–1000, default 50). */
                 limit?: number;
                 /** @description Rows to skip. */
-                offset?: number | null;
+                offset?: number;
                 model?: string;
             };
             header?: never;
@@ -3463,7 +3464,7 @@ export interface operations {
                 /** @description Page size (1–1000, default 50). */
                 limit?: number;
                 /** @description Rows to skip. */
-                offset?: number | null;
+                offset?: number;
                 run?: string;
                 model?: string;
                 rubric?: string;
@@ -3731,7 +3732,7 @@ export interface operations {
                 /** @description Page size (1–1000, default 50). */
                 limit?: number;
                 /** @description Rows to skip. */
-                offset?: number | null;
+                offset?: number;
                 run?: string;
                 model?: string;
                 puzzle?: string;
@@ -4004,7 +4005,7 @@ export interface operations {
                 /** @description Page size (1–1000, default 50). */
                 limit?: number;
                 /** @description Rows to skip. */
-                offset?: number | null;
+                offset?: number;
                 run?: string;
                 annotator?: string;
                 kind?: "human" | "judge";
@@ -4199,7 +4200,7 @@ export interface operations {
                 /** @description Page size (1–1000, default 50). */
                 limit?: number;
                 /** @description Rows to skip. */
-                offset?: number | null;
+                offset?: number;
                 /** @description The key's name (the default); any other name is refused with 403 */
                 annotator?: string;
                 run?: string;

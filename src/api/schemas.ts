@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import type { ErrorCode } from '../domain/errors.ts';
-import { PLAIN_DECIMAL } from '../domain/limit-values.ts';
+import { readDecimal } from '../domain/limit-values.ts';
+import { int4 } from '../domain/limits.ts';
 import { STATUS_OF } from './errors.ts';
 
 /**
@@ -10,28 +11,38 @@ import { STATUS_OF } from './errors.ts';
 
 /**
  * A number in a query string, read as the report pages read it (src/web/pages/report-page.ts numberIn):
- * trimmed; blank (a cleared form field, spaces) is not given, so `fallback` (or absent); otherwise a
- * plain decimal checked by `range`. z.coerce.number() would read '' and '  ' as 0 and take '0x1' as 1.
+ * trimmed; blank (a cleared form field, spaces) is not given, so `fallback` (or absent); otherwise the one
+ * rule of domain/limit-values.ts readDecimal (a plain decimal; digits only when `range` is whole), then
+ * `range`. z.coerce.number() would read '' and '  ' as 0 and take '0x10' as 16 and '1e1' as 10.
  */
-export function queryNumber(range: z.ZodNumber, fallback?: number) {
+export function queryNumber<F extends number | undefined = undefined>(range: z.ZodNumber, fallback?: F) {
   const read = (v: unknown, ctx: { addIssue: (i: { code: 'custom'; message: string; input: unknown }) => void }) => {
     if (typeof v !== 'string') return v;
     const t = v.trim();
     if (t === '') return undefined;
-    if (PLAIN_DECIMAL.test(t)) return Number(t);
-    ctx.addIssue({ code: 'custom', message: `must be a plain decimal number, got '${t.slice(0, 40)}'`, input: v });
+    const n = readDecimal(t, { integer: range.isInt });
+    if (typeof n === 'number') return n;
+    const shown = t.length > 40 ? `${t.slice(0, 40)}…` : t;
+    const what = n === 'not-decimal' ? 'a plain decimal number' : n === 'not-whole' ? 'a whole number written in digits' : `a whole number of at most ${Number.MAX_SAFE_INTEGER}`;
+    ctx.addIssue({ code: 'custom', message: `must be ${what}, got '${shown}'`, input: v });
     return z.NEVER;
   };
-  return z.preprocess(read, fallback === undefined ? range.optional() : range.default(fallback));
+  const inner = fallback === undefined ? range.optional() : range.default(fallback);
+  // With a fallback the field is always a number; without, absent when not given.
+  return z.preprocess(read, inner as F extends number ? z.ZodDefault<z.ZodNumber> : z.ZodOptional<z.ZodNumber>);
 }
 
 /** A bootstrap seed in a query string: 0–4294967295, as `assay calibrate --seed` and the other seeded commands. */
 export const querySeed = (fallback: number) => queryNumber(z.number().int().min(0).max(2 ** 32 - 1), fallback);
 
+/** A page size in a query string: 1–1000. */
+export const queryLimit = (fallback: number) => queryNumber(z.number().int().min(1).max(1000), fallback);
+
 /** Query parameters shared by every list endpoint. */
 export const PageQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(1000).default(50).openapi({ description: 'Page size (1–1000, default 50).' }),
-  offset: z.coerce.number().int().min(0).default(0).openapi({ description: 'Rows to skip.' }),
+  limit: queryLimit(50).openapi({ description: 'Page size (1–1000, default 50).' }),
+  // An offset is a count of rows, so in the int4 range as on the pages (src/web/pages/report-page.ts).
+  offset: queryNumber(int4(0), 0).openapi({ description: 'Rows to skip.' }),
 });
 
 const ERROR_CODES = Object.keys(STATUS_OF) as [ErrorCode, ...ErrorCode[]];

@@ -15,6 +15,27 @@ export const INT4_MAX = 2_147_483_647;
  */
 export const PLAIN_DECIMAL = /^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i;
 
+/** A whole number as text: a sign and digits only (no point, exponent, hex or spaces). */
+export const PLAIN_INTEGER = /^[-+]?\d+$/;
+
+/** Why readDecimal refused a text: not a plain finite decimal; not written as a whole number; a whole number past 2^53 − 1. */
+export type DecimalProblem = 'not-decimal' | 'not-whole' | 'unsafe';
+
+/**
+ * The one reading of a number written as text, for the API's query strings, the CLI's flags and the
+ * importers: PLAIN_DECIMAL and finite; a whole number is PLAIN_INTEGER (`2`, not `2.0` or `1e1`, as row
+ * ids and the pages' whole numbers) and exact (past 2^53 a count reads as its neighbour). The text is read
+ * as given: trimming, and what a blank means (a cleared form field is not given; an empty flag is refused),
+ * are the caller's. Range checks are the caller's too.
+ */
+export function readDecimal(text: string, o: { integer?: boolean } = {}): number | DecimalProblem {
+  const n = PLAIN_DECIMAL.test(text) ? Number(text) : NaN;
+  if (!Number.isFinite(n)) return 'not-decimal';
+  if (!o.integer) return n;
+  if (!PLAIN_INTEGER.test(text)) return 'not-whole';
+  return Number.isSafeInteger(n) ? n : 'unsafe';
+}
+
 /** Nesting limit of every JSON (and YAML) document: far above any real payload, far below a stack overflow. */
 export const MAX_JSON_DEPTH = 32;
 

@@ -11,7 +11,7 @@ import { defineRoute, type Api } from '../define-route.ts';
 import { requireNamed } from '../../services/filter-values.ts';
 import { PUZZLE_IMPORT_RESPONSE, PUZZLES_EXAMPLE, RUBRIC_EXAMPLE, RUBRIC_IMPORT_RESPONSE } from '../examples/request-examples.ts';
 import { PuzzleImportSchema, PuzzlePage, PuzzleSchema, RubricImportSchema, RubricPage, RubricVersionSchema, RunPage, RunSchema } from '../catalog-schema.ts';
-import { bodyResponses, errorResponses, ErrorSchema, jsonOrCsvResponse, jsonResponse, notFoundResponse, PageQuery, unknownFilterResponse, withExample } from '../schemas.ts';
+import { bodyResponses, errorResponses, ErrorSchema, jsonOrCsvResponse, jsonResponse, notFoundResponse, PageQuery, queryNumber, unknownFilterResponse, withExample } from '../schemas.ts';
 
 /** Rubrics, puzzles and runs: the things answers are given against. */
 
@@ -46,7 +46,7 @@ export function registerCatalog(api: Api): void {
       operationId: 'getRubric',
       tags: ['rubrics'],
       summary: 'One rubric version with its items (latest unless ?version=)',
-      request: { params: z.object({ id: Slug }), query: z.object({ version: z.coerce.number().pipe(int4(1)).optional() }) },
+      request: { params: z.object({ id: Slug }), query: z.object({ version: queryNumber(int4(1)).openapi({ description: 'A version number (1, 2, …); blank or absent: the latest' }) }) },
       responses: { 200: jsonResponse('The rubric', RubricVersionSchema), ...errorResponses, ...notFoundResponse },
     }),
     handler: async (c) => c.json(await getRubric(database, c.req.valid('param').id, c.req.valid('query').version), 200),

@@ -8,7 +8,7 @@ import { toCsv, wantsCsv } from '../csv.ts';
 import { defineRoute, type Api } from '../define-route.ts';
 import { requireNamed } from '../../services/filter-values.ts';
 import { GradePageSchema, GradeSchema } from '../grade-schema.ts';
-import { errorResponses, jsonOrCsvResponse, jsonResponse, notFoundResponse, unknownFilterResponse } from '../schemas.ts';
+import { errorResponses, jsonOrCsvResponse, jsonResponse, notFoundResponse, queryLimit, unknownFilterResponse } from '../schemas.ts';
 
 /**
  * GET /api/grades and /api/grades/{id}: stored grades in the one grade shape. The list holds every
@@ -24,7 +24,7 @@ const GradeQuery = z.object({
   judge: Fields.judgeId.optional().openapi({ description: 'Judge id as in judges/ (the grade\'s judge.id): every configuration of it' }),
   status: z.enum([...GRADE_STATUSES, NO_QUORUM_STATUS]).optional(),
   answer: Id.optional().openapi({ description: "One answer's grades (its id)" }),
-  limit: z.coerce.number().int().min(1).max(1000).default(50).openapi({ description: 'Page size (1–1000, default 50)' }),
+  limit: queryLimit(50).openapi({ description: 'Page size (1–1000, default 50)' }),
   cursor: z.string().min(1).max(100).optional().openapi({ description: 'The nextCursor of the previous page (opaque)' }),
 });
 

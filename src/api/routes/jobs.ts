@@ -9,7 +9,7 @@ import { JOB_STATES, listJobs, retryFailedJobs } from '../../services/jobs.ts';
 import { defineRoute, type Api } from '../define-route.ts';
 import { requireNamed } from '../../services/filter-values.ts';
 import { JOBS_RETRY_EXAMPLE, RUN_GRADE_CANCEL_EXAMPLE, RUN_GRADE_EXAMPLE } from '../examples/request-examples.ts';
-import { bodyResponses, errorResponses, ErrorSchema, notFoundResponse, unknownFilterResponse } from '../schemas.ts';
+import { bodyResponses, errorResponses, ErrorSchema, notFoundResponse, queryLimit, unknownFilterResponse } from '../schemas.ts';
 
 /**
  * Batch grading over HTTP: enqueue a run for a judge, watch its progress, list, retry and cancel jobs.
@@ -153,7 +153,7 @@ export function registerJobs(api: Api): void {
       operationId: 'listJobs',
       tags: ['jobs'],
       summary: 'Grading jobs: counts by state and the jobs (failed ones with their last error)',
-      request: { query: z.object({ state: z.enum(JOB_STATES).optional(), run: Fields.run.optional(), limit: z.coerce.number().int().min(1).max(1000).default(100) }) },
+      request: { query: z.object({ state: z.enum(JOB_STATES).optional(), run: Fields.run.optional(), limit: queryLimit(100) }) },
       responses: {
         200: { description: 'Jobs', content: { 'application/json': { schema: z.object({ counts: z.record(z.string(), z.number().int()), jobs: z.array(Job), workers: z.array(Worker), unsettledCalls: z.number().int().openapi({ description: 'Pending ledger rows whose worker is dead: calls sent, likely billed, never settled' }) }).openapi('GradingJobs') } } },
         ...errorResponses,
