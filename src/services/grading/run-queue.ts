@@ -70,20 +70,26 @@ function requireKeys(judge: ReturnType<typeof judgeFor>, keys: ProviderKeys): vo
  * compare --grade` checks both judges so before grading either.
  */
 export async function checkRunGrading(database: Database, req: Pick<GradeRunRequest, 'run' | 'judge' | 'from'>, keys?: ProviderKeys): Promise<void> {
+  await checkedRunGrading(database, req, keys);
+}
+
+/** checkRunGrading's checks, in its order, with the judge and run they resolved (enqueueRunGrading's first step). */
+async function checkedRunGrading(database: Database, req: Pick<GradeRunRequest, 'run' | 'judge' | 'from'>, keys?: ProviderKeys) {
+  // An anchored judge's examples are part of its config hash (and refused here, before any write, when bad).
   const judge = await resolveJudgeExamples(database, judgeFor(req.judge, req.from));
-  await findRun(database, req.run);
+  const run = await findRun(database, req.run);
   await refuseChangedTemplates(database, judge);
   // With the keys the grading worker will have: a judge it could never open (its key unset) is refused too.
   if (keys) requireKeys(judge, keys);
+  return { judge, run };
 }
 
 /** Providers called over the network, with an endpoint and a key (adapters/index.ts). */
 const REMOTE = new Set(['anthropic', 'openai', 'openai-compatible']);
 
 export async function enqueueRunGrading(database: Database, queue: GradingQueue, req: GradeRunRequest): Promise<GradeRunResult> {
-  // An anchored judge's examples are part of its config hash (and refused here, before any write, when bad).
-  const judge = await resolveJudgeExamples(database, judgeFor(req.judge, req.from));
-  const run = await findRun(database, req.run);
+  // Everything refused is refused before anything is written: the one check (checkRunGrading), then the limits.
+  const { judge, run } = await checkedRunGrading(database, req);
   // The judges row is written ahead of the first grade: the grading_runs row and its jobs refer to it.
   const judgeId = await ensureJudgeRow(database, judge);
   if (req.limits && (req.limits.rpm != null || req.limits.tpm != null)) {
