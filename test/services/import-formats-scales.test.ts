@@ -61,3 +61,36 @@ describe('promptfoo results without assertions', () => {
     expect(c.skipped).toEqual([{ where: 'r.json: results.results[0]', reason: 'gradingResult: the test has no assertions (promptfoo scores it 1 with nothing checked); the answer is imported without a score' }]);
   });
 });
+
+describe('promptfoo results that failed their assertions', () => {
+  // promptfoo writes an assertion's failure into the result's `error` too (applyGradingResult: error =
+  // reason, failureReason 1 ASSERT); only failureReason 2 (ERROR) or a response error is a failed call.
+  const base = { promptIdx: 0, provider: { id: 'openai:gpt-4o' } };
+  const failedAssert = { pass: false, score: 0, reason: 'Expected output to contain "cow"' };
+  const content = JSON.stringify({
+    results: {
+      version: 3,
+      results: [
+        { ...base, testIdx: 0, response: { output: 'a barn' }, error: failedAssert.reason, failureReason: 1, gradingResult: failedAssert },
+        // Files from before failureReason: the error is the grading result's reason.
+        { ...base, testIdx: 1, response: { output: 'a hill' }, error: failedAssert.reason, gradingResult: failedAssert },
+        { ...base, testIdx: 2, response: { error: 'HTTP 500' }, error: 'HTTP 500', failureReason: 2 },
+        { ...base, testIdx: 3, error: 'No output', failureReason: 2, response: { output: null } },
+        // The model answered, the grader crashed: the answer is fine, there is no score.
+        { ...base, testIdx: 4, response: { output: 'a cow' }, error: 'TypeError: x is undefined', failureReason: 2 },
+      ],
+    },
+  });
+  it('are answers with their score, not failed calls; provider errors and empty outputs still are', () => {
+    const c = CONVERTERS.promptfoo({ path: 'r.json', content }, {});
+    expect(c.rows.map((r) => [r.row.id, r.row.status ?? null, r.row.text])).toEqual([
+      ['test-0', null, 'a barn'],
+      ['test-1', null, 'a hill'],
+      ['test-2', 'error', null],
+      ['test-3', 'error', null],
+      ['test-4', null, 'a cow'],
+    ]);
+    expect(scoresOf(c)).toEqual([[['promptfoo', 0]], [['promptfoo', 0]], [], [], []]);
+    expect(c.skipped).toEqual([{ where: 'r.json: results.results[4]', reason: "error after the model's response (TypeError: x is undefined): the answer is imported without a score" }]);
+  });
+});

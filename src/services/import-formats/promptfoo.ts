@@ -29,7 +29,15 @@ export function convertPromptfoo(file: ImportFile, opts: ConvertOptions): Conver
     const model = opts.model ?? provider;
     const response = isObject(r.response) ? r.response : {};
     const output = response.output;
-    const failed = (typeof r.error === 'string' && r.error !== '') || (typeof response.error === 'string' && response.error !== '');
+    const g = isObject(r.gradingResult) ? r.gradingResult : null;
+    const error = typeof r.error === 'string' && r.error !== '' ? r.error : undefined;
+    // promptfoo writes a failed assertion's reason into `error` too (failureReason 1, ASSERT; older files
+    // without failureReason: error = gradingResult.reason). Read as a failed call, every answer that
+    // failed its assertions was stored as status error, counted missing and never graded (exit 0).
+    const assertFailed = r.failureReason === 1 || (r.failureReason === undefined && g !== null && g.pass === false && error === g.reason);
+    const responseFailed = typeof response.error === 'string' && response.error !== '';
+    // An error with the model's text in hand came after the response (the grader failed): the answer stands.
+    const failed = responseFailed || (error !== undefined && !assertFailed && typeof output !== 'string');
     if (output !== undefined && output !== null && typeof output !== 'string' && !failed) {
       return void skipped.push({ where, reason: `response.output is ${Array.isArray(output) ? 'a list' : typeof output}, not text (assay grades text answers)` });
     }
@@ -54,8 +62,8 @@ export function convertPromptfoo(file: ImportFile, opts: ConvertOptions): Conver
       row.usage = { ...(typeof usage.prompt === 'number' ? { prompt_tokens: usage.prompt } : {}), ...(typeof usage.completion === 'number' ? { completion_tokens: usage.completion } : {}) };
     }
     const scores: ForeignScore[] = [];
-    const g = isObject(r.gradingResult) ? r.gradingResult : null;
-    if (g && noAssertions(g)) skipped.push({ where, reason: 'gradingResult: the test has no assertions (promptfoo scores it 1 with nothing checked); the answer is imported without a score' });
+    if (!failed && error !== undefined && !assertFailed && !g) skipped.push({ where, reason: `error after the model's response (${error.slice(0, 200)}): the answer is imported without a score` });
+    else if (g && noAssertions(g)) skipped.push({ where, reason: 'gradingResult: the test has no assertions (promptfoo scores it 1 with nothing checked); the answer is imported without a score' });
     else if (g && g.score !== undefined) sheet.add(where, scores, skipped, 'promptfoo', g.score, g.reason);
     rows.push({ loc: at(file.path, `${path}[${i}]`, row), row, scores });
   });
