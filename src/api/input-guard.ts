@@ -1,6 +1,6 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { AssayError, badInput } from '../domain/errors.ts';
-import { decodeUtf8, parseCheckedJson } from '../domain/json-check.ts';
+import { decodeUtf8, duplicateKey, jsonPath, parseCheckedJson } from '../domain/json-check.ts';
 import { textProblem } from '../domain/limits.ts';
 import type { AppEnv } from './context.ts';
 import { isAbortedBody } from './errors.ts';
@@ -12,7 +12,8 @@ import { isAbortedBody } from './errors.ts';
  *   no NUL, no lone surrogate;
  * - body (POST/PUT/PATCH/DELETE): at most the body limit, valid UTF-8 (refused, never replaced by
  *   U+FFFD); a JSON body is depth-scanned, parsed once and walked iteratively (nesting, NUL, lone
- *   surrogates, non-finite numbers) before zod or drizzle see it; a form's fields are decoded strictly.
+ *   surrogates, non-finite numbers) before zod or drizzle see it, and a key given twice is refused; a
+ *   form's fields are decoded strictly.
  * The raw bytes and the decoded text are left in hono's body cache, so handlers read the same body.
  */
 
@@ -96,7 +97,13 @@ async function checkBody(c: Context, limit: number): Promise<void> {
   if (text.trim() === '') return;
   const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   // Paths as the route validators write them: body.items[0].id.
-  if (JSON_TYPE.test(type)) parseCheckedJson(text, 'body', (at, p) => `body${at && !at.startsWith('[') ? '.' : ''}${at}: ${p}`);
+  const where = (at: string, p: string) => `body${at && !at.startsWith('[') ? '.' : ''}${at}: ${p}`;
+  if (JSON_TYPE.test(type)) {
+    parseCheckedJson(text, 'body', where);
+    // JSON.parse would keep one of the two values silently: which one the client meant is unknown.
+    const twice = duplicateKey(text);
+    if (twice) throw badInput(where(jsonPath(twice.path), 'key given twice (JSON keeps only one of the values; give it once)'));
+  }
   else if (type === 'application/x-www-form-urlencoded') checkPairs(text, 'body');
   else if (type === 'multipart/form-data') {
     const form = await c.req.parseBody({ all: true }).catch(() => {

@@ -110,6 +110,51 @@ export function parseCheckedJson(text: string, where: string, format: (path: str
   return value;
 }
 
+/**
+ * The first object key a JSON text gives twice (a key's path), or null. JSON.parse keeps the last value
+ * silently, so a body saying {"scopes":["read"],"scopes":["admin"]} would be read as one of the two with
+ * nothing said. Call it on text JSON.parse accepted (well-formed): a loop with an explicit stack, like
+ * the depth scan; keys compare decoded ("a" and "\u0061" are one key).
+ */
+export function duplicateKey(text: string): { path: Array<string | number> } | null {
+  // Per open container: an object's keys so far and its current key, or an array's current index.
+  const stack: Array<{ keys: Set<string> | null; at: string | number }> = [];
+  let expectKey = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34) {
+      let j = i + 1;
+      let escaped = false;
+      while (j < text.length && text.charCodeAt(j) !== 34) {
+        if (text.charCodeAt(j) === 92) {
+          escaped = true;
+          j++;
+        }
+        j++;
+      }
+      if (expectKey) {
+        const top = stack[stack.length - 1]!;
+        const key = escaped ? (JSON.parse(text.slice(i, j + 1)) as string) : text.slice(i + 1, j);
+        if (top.keys!.has(key)) return { path: [...stack.slice(0, -1).map((l) => l.at), key] };
+        top.keys!.add(key);
+        top.at = key;
+        expectKey = false;
+      }
+      i = j;
+    } else if (c === 123) {
+      stack.push({ keys: new Set(), at: '' });
+      expectKey = true;
+    } else if (c === 91) stack.push({ keys: null, at: 0 });
+    else if (c === 125 || c === 93) stack.pop();
+    else if (c === 44) {
+      const top = stack[stack.length - 1];
+      if (top?.keys) expectKey = true;
+      else if (top) top.at = (top.at as number) + 1;
+    }
+  }
+  return null;
+}
+
 /** Throws bad_input when a parsed value fails jsonValueProblem. */
 export function assertStorableJson(value: unknown, where: string): void {
   const p = jsonValueProblem(value);
