@@ -23,6 +23,14 @@ export const GRADE_JOBS = `(
 )`;
 
 /**
+ * Renews the keep-until of grade jobs put back to waiting ($2: their ids) to now + the queue's retention:
+ * pg-boss archives a created or retry job past its keep-until (set once, at insert) before any worker
+ * fetches it, so a job resumed or retried after the retention window would vanish unrun.
+ */
+export const RENEW_KEEP_UNTIL = `update pgboss.job set keep_until = greatest(keep_until, now() + make_interval(mins => coalesce((select retention_minutes from pgboss.queue where name = $1), 60 * 24 * 14)))
+  where name = $1 and id = any($2::uuid[]) and state < 'active'`;
+
+/**
  * Retries failed grade jobs by id on `tx`, archived ones included: those are moved back to pgboss.job
  * first (pg-boss's retry only sees that table). Their keep-until is renewed, since pg-boss archives a
  * waiting job past it before any worker fetches it. Returns how many jobs went back to the queue.
@@ -43,10 +51,6 @@ export async function retryFailed(tx: Queryable, boss: PgBoss, ids: string[]): P
   // Counted on the same transaction as the retry (pg-boss's retry() resolves with nothing typed).
   const failed = await exec.executeSql(`select count(*)::int as n from pgboss.job where name = $1 and id = any($2::uuid[]) and state = 'failed'`, [GRADE_QUEUE, ids]);
   await boss.retry(GRADE_QUEUE, ids, { db: exec } as PgBoss.ConnectionOptions);
-  await exec.executeSql(
-    `update pgboss.job set keep_until = greatest(keep_until, now() + make_interval(mins => coalesce((select retention_minutes from pgboss.queue where name = $1), 60 * 24 * 14)))
-     where name = $1 and id = any($2::uuid[]) and state = 'retry'`,
-    [GRADE_QUEUE, ids],
-  );
+  await exec.executeSql(RENEW_KEEP_UNTIL, [GRADE_QUEUE, ids]);
   return Number(failed.rows[0]?.n ?? 0);
 }

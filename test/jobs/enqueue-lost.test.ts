@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type GradingQueue, gradingQueue } from '../../src/services/grading/queue.ts';
 import { getProgress } from '../../src/services/grading/progress.ts';
-import { enqueueRunGrading } from '../../src/services/grading/run-queue.ts';
+import { cancelRunGrading, enqueueRunGrading } from '../../src/services/grading/run-queue.ts';
 import { startWorker } from '../../src/services/grading/worker.ts';
 import { listJobs } from '../../src/services/jobs.ts';
 import { describeDb } from '../helpers/db.ts';
@@ -51,5 +51,32 @@ describeDb('a completed job whose grade is gone', (ctx) => {
     expect((await listJobs(ctx.database, { run: 'eq-replaced' })).counts).toMatchObject({ created: 1, completed: 1 });
     await (await startWorker(ctx.database, { concurrency: 2, queue, pollMs: 50, untilDone: [e.gradingRunId] })).done;
     expect(await getProgress(ctx.database, e.gradingRunId)).toMatchObject({ done: 2, remaining: 0 });
+  }, 120_000);
+});
+
+/**
+ * pg-boss archives a waiting job (created or retry) once its keep-until (enqueue time + the queue's 30-day
+ * retention) has passed. A job cancelled and resumed, or failed and retried, later than that was archived
+ * by the next maintenance before any worker took it: `assay run` said resumed, then found nothing to do.
+ */
+describeDb('a job revived after its retention', (ctx) => {
+  let queue: GradingQueue;
+  beforeAll(async () => {
+    queue = gradingQueue(ctx.database, TEST_BOSS);
+  }, 120_000);
+  afterAll(async () => {
+    await queue?.stop();
+  });
+
+  it('stays queued', async () => {
+    await seedRun(ctx.database, 'eq-old', 2);
+    await enqueueRunGrading(ctx.database, queue, { run: 'eq-old', judge: 'lexical' });
+    expect(await cancelRunGrading(ctx.database, queue, { run: 'eq-old' })).toEqual({ cancelled: 2 });
+    await ctx.database.execute(`update pgboss.job set keep_until = now() - interval '1 day' where name = 'assay-grade'`);
+    const again = await enqueueRunGrading(ctx.database, queue, { run: 'eq-old', judge: 'lexical' });
+    expect(again.resumed).toBe(2);
+    // pg-boss's maintenance runs every second with TEST_BOSS (its archive among it).
+    await new Promise((r) => setTimeout(r, 3500));
+    expect((await listJobs(ctx.database, { run: 'eq-old' })).counts).toMatchObject({ created: 2 });
   }, 120_000);
 });

@@ -2,6 +2,7 @@ import type PgBoss from 'pg-boss';
 import type { Database, Queryable } from '../../db/client.ts';
 import { gradingRuns } from '../../db/schema.ts';
 import { AssayError } from '../../domain/errors.ts';
+import { RENEW_KEEP_UNTIL } from '../../jobs/archive.ts';
 import { GRADE_QUEUE, gradeJobId, type GradeJobData, transactionExecutor } from '../../jobs/boss.ts';
 import { answersNeedingGrade, runSelection, type SkippedCounts } from './needs-grading.ts';
 
@@ -79,6 +80,7 @@ export async function reviveJobs(database: Database, boss: PgBoss, jobIds: strin
   const completed = byState('completed');
   if (cancelled.length) await boss.resume(GRADE_QUEUE, cancelled);
   if (failed.length) await boss.retry(GRADE_QUEUE, failed);
+  if (cancelled.length || failed.length) await database.execute(RENEW_KEEP_UNTIL, [GRADE_QUEUE, [...cancelled, ...failed]]);
   if (completed.length) {
     // Replaced in one transaction: a failure between the delete and the insert would leave the answer with no job.
     await database.db.transaction(async (tx) => {
