@@ -94,3 +94,21 @@ describe('promptfoo results that failed their assertions', () => {
     expect(c.skipped).toEqual([{ where: 'r.json: results.results[4]', reason: "error after the model's response (TypeError: x is undefined): the answer is imported without a score" }]);
   });
 });
+
+describe('promptfoo answer ids', () => {
+  // promptfoo's promptIdx indexes the prompts of all providers (buildCompletedPrompts: provider × prompt),
+  // so provider B's only prompt is promptIdx 1 beside provider A and 0 alone: its answers must not change
+  // names with the other providers of the eval, or one run holds a test twice.
+  const result = (label: string, testIdx: number, promptIdx: number) => ({ testIdx, promptIdx, provider: { id: `x:${label}`, label }, response: { output: `${label} ${testIdx} ${promptIdx}` } });
+  const file = (results: unknown[]) => ({ path: 'r.json', content: JSON.stringify({ results: { version: 3, results } }) });
+  const ids = (c: Converted) => c.rows.map((r) => [r.row.model, r.row.id]);
+  it("number a provider's prompts among its own, not among all providers'", () => {
+    expect(ids(CONVERTERS.promptfoo(file([result('a', 0, 0), result('b', 0, 1), result('a', 1, 0), result('b', 1, 1)]), {}))).toEqual([
+      ['a', 'test-0'], ['b', 'test-0'], ['a', 'test-1'], ['b', 'test-1'],
+    ]);
+    expect(ids(CONVERTERS.promptfoo(file([result('b', 0, 0), result('b', 1, 0)]), {}))).toEqual([['b', 'test-0'], ['b', 'test-1']]);
+    expect(ids(CONVERTERS.promptfoo(file([result('a', 0, 0), result('a', 0, 1), result('b', 0, 2), result('b', 0, 3)]), {}))).toEqual([
+      ['a', 'test-0-prompt-0'], ['a', 'test-0-prompt-1'], ['b', 'test-0-prompt-0'], ['b', 'test-0-prompt-1'],
+    ]);
+  });
+});

@@ -17,7 +17,7 @@ export function convertPromptfoo(file: ImportFile, opts: ConvertOptions): Conver
   const list = isObject(doc) ? (isObject(doc.results) ? doc.results.results : doc.results) : undefined;
   if (!Array.isArray(list)) throw badInput(`${file.path}: not a promptfoo output file (expected "results": {"results": [...]}, as promptfoo eval --output results.json writes)`);
   const path = isObject(doc) && isObject(doc.results) ? 'results.results' : 'results';
-  const prompts = new Set(list.map((r) => (isObject(r) ? r.promptIdx : undefined)));
+  const prompts = promptOrdinals(list);
   const seen = new Map<string, number>();
   const rows: ForeignRow[] = [];
   const skipped: Skipped[] = [];
@@ -25,7 +25,7 @@ export function convertPromptfoo(file: ImportFile, opts: ConvertOptions): Conver
   list.forEach((r, i) => {
     const where = `${file.path}: ${path}[${i}]`;
     if (!isObject(r)) return void skipped.push({ where, reason: 'not a result object' });
-    const provider = isObject(r.provider) ? (short(r.provider.label, 200) ?? short(r.provider.id, 200)) : short(r.provider, 200);
+    const provider = providerOf(r) || undefined;
     const model = opts.model ?? provider;
     const response = isObject(r.response) ? r.response : {};
     const output = response.output;
@@ -41,7 +41,8 @@ export function convertPromptfoo(file: ImportFile, opts: ConvertOptions): Conver
     if (output !== undefined && output !== null && typeof output !== 'string' && !failed) {
       return void skipped.push({ where, reason: `response.output is ${Array.isArray(output) ? 'a list' : typeof output}, not text (assay grades text answers)` });
     }
-    const base = prompts.size > 1 ? `test-${String(r.testIdx ?? i)}-prompt-${String(r.promptIdx)}` : `test-${String(r.testIdx ?? i)}`;
+    const own = prompts.get(provider ?? '')!;
+    const base = own.size > 1 ? `test-${String(r.testIdx ?? i)}-prompt-${String(own.get(r.promptIdx))}` : `test-${String(r.testIdx ?? i)}`;
     // Repeats of one test (evaluateOptions.repeat) under one provider: numbered in file order.
     const key = `${provider ?? ''}\u0000${base}`;
     const n = (seen.get(key) ?? 0) + 1;
@@ -69,6 +70,24 @@ export function convertPromptfoo(file: ImportFile, opts: ConvertOptions): Conver
   });
   sheet.finish(skipped);
   return { tool: 'promptfoo', rows, skipped };
+}
+
+const providerOf = (r: Record<string, unknown>): string => (isObject(r.provider) ? (short(r.provider.label, 200) ?? short(r.provider.id, 200)) : short(r.provider, 200)) ?? '';
+
+/**
+ * Each provider's prompts numbered from 0 in promptIdx order. promptIdx counts the prompts of all providers
+ * (provider × prompt), so numbering by it renamed a provider's answers with the other providers of the
+ * eval (`test-0-prompt-1` beside provider A, `test-0` alone) and one run stored a test twice.
+ */
+function promptOrdinals(list: readonly unknown[]): Map<string, Map<unknown, number>> {
+  const byProvider = new Map<string, Set<unknown>>();
+  for (const r of list) {
+    if (!isObject(r)) continue;
+    const key = providerOf(r);
+    byProvider.set(key, (byProvider.get(key) ?? new Set()).add(r.promptIdx));
+  }
+  const order = (a: unknown, b: unknown) => (typeof a === 'number' && typeof b === 'number' ? a - b : String(a).localeCompare(String(b)));
+  return new Map([...byProvider].map(([k, idx]) => [k, new Map([...idx].sort(order).map((p, n) => [p, n]))]));
 }
 
 /**
