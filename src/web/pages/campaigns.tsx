@@ -84,6 +84,27 @@ function AdjudicationForm(props: { ref_: string; d: Disagreement; csrf: string }
 const TABLES_QUERY = declareQuery([], { downloads: true });
 const EXPORT_QUERY = declareQuery(['format']);
 
+const ADJUDICATION_FIELDS = ['answerId', 'unit', 'label', 'note'] as const;
+
+/**
+ * The adjudication form's fields, read strictly as the annotation form's (annotate.tsx formMarks): a field
+ * given twice or one the form does not have is refused, never resolved to one value or dropped unsaid.
+ */
+export function adjudicationForm(form: Record<string, string | File | Array<string | File>>): (k: (typeof ADJUDICATION_FIELDS)[number]) => string {
+  const problems: string[] = [];
+  const out = new Map<string, string>();
+  for (const [k, raw] of Object.entries(form)) {
+    if (k === '_csrf') continue;
+    const values = Array.isArray(raw) ? raw : [raw];
+    if (!(ADJUDICATION_FIELDS as readonly string[]).includes(k)) problems.push(`${k}: unknown field (expected ${ADJUDICATION_FIELDS.join(', ')})`);
+    else if (values.some((v) => typeof v !== 'string')) problems.push(`${k}: must be text, not a file`);
+    else if (values.length > 1) problems.push(`${k}: given twice (${values.map((v) => `'${String(v)}'`).join(' and ')})`);
+    else out.set(k, values[0] as string);
+  }
+  if (problems.length) throw badInput(`form: ${problems.join('; ')}; nothing saved`);
+  return (k) => out.get(k) ?? '';
+}
+
 export function registerCampaignPages(web: Web): void {
   const db = web.api.deps.database;
 
@@ -206,8 +227,7 @@ export function registerCampaignPages(web: Web): void {
   // The page guard checked the session's CSRF token and origin before this runs (every unsafe method).
   web.page('POST', '/campaigns/:ref/adjudicate', 'admin', NO_QUERY, async (c: Context<AppEnv>) => {
     const ref = refOf(c);
-    const form = await c.req.parseBody();
-    const text = (k: string) => (typeof form[k] === 'string' ? (form[k] as string) : '');
+    const text = adjudicationForm(await c.req.parseBody({ all: true }));
     const note = text('note').trim();
     await adjudicate(db, {
       campaign: ref,
