@@ -240,7 +240,7 @@ export function createJudgeEngine(o: EngineOptions): JudgeEngine {
     let lastRaw: string | null = null;
 
     const entryFor = (status: string, u: TokenUsage, latencyMs: number, error?: string): LedgerEntry => ({
-      callKey: `${cacheKey.slice(0, 16)}:${requestId}:${calls}`,
+      callKey: adapter.sharedCallKey?.(req) ?? `${cacheKey.slice(0, 16)}:${requestId}:${calls}`,
       provider: cfg.provider,
       model: cfg.model,
       judgeId: cfg.id,

@@ -67,6 +67,12 @@ export interface Judge {
   /** True for judges that are not language models (lexical): every report labels them as a floor. */
   readonly baseline: boolean;
   call(req: JudgeRequest): Promise<JudgeReply>;
+  /**
+   * The ledger key of a reply paid for once and handed to several calls (a batch result shared by the
+   * answers of one request, services/grading/batch.ts): every call with it settles that one row, so the
+   * paid request is counted once. None (undefined): each call is its own request with its own row.
+   */
+  sharedCallKey?(req: JudgeRequest): string | undefined;
 }
 
 /** How the retry policy treats a failed call; adapters classify their SDK's errors into this. */

@@ -14,11 +14,12 @@ import { dbResponseCache } from '../../db/judge-store.ts';
 import { loadPrices } from '../../judges/prices.ts';
 import { assertBatchJudge, createBatchClient } from '../../judges/batch/index.ts';
 import { type BatchClient, type BatchItem, type BatchItemResult, batchPrices } from '../../judges/batch/types.ts';
-import { type Judge, type JudgeReply, type JudgeRequest, ProviderCallError } from '../../judges/types.ts';
+import { type Judge, type JudgeReply, type JudgeRequest, ProviderCallError, ZERO_USAGE } from '../../judges/types.ts';
 import { getAnswer } from '../answers.ts';
 import { getRubric, toRubric } from '../rubrics.ts';
 import { resolveJudgeExamples } from './judge-examples.ts';
 import { refuseBatchesOfEarlierConfig } from './batch-earlier-config.ts';
+import { batchLineKey, existingAnswers, recordDiscardedLines, settledKeys } from './batch-ledger.ts';
 import { customIdFor, fingerprintOf, requestFingerprint, sentEntries } from './batch-ids.ts';
 import { ensureJudgeRow } from './judge-row.ts';
 import { answersNeedingGrade, runSelection, type SkippedCounts } from './needs-grading.ts';
@@ -116,7 +117,10 @@ async function gradeThroughBatches(database: Database, o: BatchGradingOptions, j
 
   // The engine sees a judge whose "call" is the batch result for that answer; a re-ask goes live.
   // answer id → its batch result and the fingerprint of the request that result answers (null: unknown).
-  const replies = new Map<number, { reply: JudgeReply; fingerprint: string | null } | string>();
+  // `callKey`: the ledger row of the paid batch line the reply came from (batch-ledger.ts).
+  const replies = new Map<number, { reply: JudgeReply; fingerprint: string | null; callKey: string } | string>();
+  // Ledger keys of batch lines already settled: a twin handed the same reply adds no cost to its grade.
+  const settledLines = new Set<string>();
   let live: Promise<Judge> | null = null;
   // A live failure that would stop a live run (a bad key, no quota) stops the live re-asks only: the
   // engine, told 'stop-run', would fail every later grade of the session, batch results already paid for too.
@@ -141,7 +145,14 @@ async function gradeThroughBatches(database: Database, o: BatchGradingOptions, j
       if (r === undefined || typeof r === 'string') throw new ProviderCallError('fatal', r ?? 'batch: no result for this answer');
       // Checked in collect before grading; this catches a change in between (the grade is then not final).
       if (r.fingerprint !== null && r.fingerprint !== requestFingerprint(req)) throw new ProviderCallError('fatal', 'batch: the answer or its rubric changed while its request was in the batch');
+      // The line's one ledger row (sharedCallKey) holds its cost; a second answer of it is graded at no cost.
+      if (settledLines.has(r.callKey)) return { ...r.reply, usage: { ...ZERO_USAGE } };
+      settledLines.add(r.callKey);
       return r.reply;
+    },
+    sharedCallKey(req: JudgeRequest): string | undefined {
+      const r = req.reask ? undefined : replies.get(Number(req.answerId));
+      return r && typeof r !== 'string' ? r.callKey : undefined;
     },
   };
   // Only what went through the batch API is billed at its discount: the re-ask is a regular call (above).
@@ -244,13 +255,22 @@ async function gradeThroughBatches(database: Database, o: BatchGradingOptions, j
     return mine[0]?.id ?? null;
   }
 
-  async function submit(row: Row): Promise<string> {
+  /** The provider batch of an intent row: adopted, or created now; null when no answer of it is left to send. */
+  async function submit(row: Row): Promise<string | null> {
     const adopted = freshRows.has(row.id) ? null : await reconcile(row);
     if (adopted) {
       out.adopted++;
       return adopted;
     }
     await o.hooks?.afterIntent?.(row.id);
+    // Answers deleted since the intent was written (a restart hours later) are not sent: building their
+    // requests would stop this run, and every later one, on 'answer not found'.
+    const present = await existingAnswers(database.db, Object.values(row.customIds));
+    if (Object.values(row.customIds).some((id) => !present.has(id))) {
+      row.customIds = Object.fromEntries(Object.entries(row.customIds).filter(([, id]) => present.has(id)));
+      await database.db.update(providerBatches).set({ customIds: row.customIds, updatedAt: new Date() }).where(eq(providerBatches.id, row.id));
+      if (Object.keys(row.customIds).length === 0) return null;
+    }
     const rubrics = rubricReader();
     const entries = Object.entries(row.customIds);
     let items = await Promise.all(entries.map(([cid, id]) => itemFor(cid, id, rubrics)));
@@ -289,6 +309,8 @@ async function gradeThroughBatches(database: Database, o: BatchGradingOptions, j
     // Only our custom_ids count: an adopted Anthropic batch that is not ours contributes nothing.
     // An item named twice keeps its first success: a later error line for it does not buy it again.
     for (const r of fetched) if (Object.hasOwn(row.customIds, r.customId) && !results.get(r.customId)?.ok) results.set(r.customId, r);
+    const lineKeys = new Map([...results.values()].flatMap((r) => (r.ok ? [[r.customId, batchLineKey(batchId, r.customId)] as const] : [])));
+    for (const k of await settledKeys(database, [...lineKeys.values()])) settledLines.add(k);
     // An answer whose request was not sent (another answer's, of the same fingerprint, was) takes its result.
     const byFingerprint = new Map<string, BatchItemResult>();
     for (const [cid, r] of results) {
@@ -305,7 +327,11 @@ async function gradeThroughBatches(database: Database, o: BatchGradingOptions, j
     const rubricsNow = rubricReader();
     const fingerprintNow = async (answerId: number) => requestFingerprint((await itemFor('', answerId, rubricsNow)).req);
     const askAgain = async (answerId: number, attempt: number) => ((again[attempt] ??= {})[customIdFor(judge.configHash, answerId, attempt, await fingerprintNow(answerId))] = answerId);
+    // An answer deleted while its batch ran gets no grade (its line is recorded as discarded below): it
+    // must not stop the collection of the others, at every later run too.
+    const present = await existingAnswers(database.db, Object.values(row.customIds));
     for (const [cid, answerId] of Object.entries(row.customIds)) {
+      if (!present.has(answerId)) continue;
       const fp = fingerprintOf(cid);
       const r = results.get(cid) ?? (fp === null ? undefined : byFingerprint.get(fp));
       if (!r?.ok && row.attempt === 1 && open.has(answerId)) {
@@ -317,7 +343,7 @@ async function gradeThroughBatches(database: Database, o: BatchGradingOptions, j
         await askAgain(answerId, row.attempt);
         continue;
       }
-      replies.set(answerId, r?.ok ? { reply: r.reply, fingerprint: sent } : `batch item ${r ? r.kind : 'missing'} after resubmission${r ? `: ${r.error}` : lost ? `: ${lost}` : ''}`);
+      replies.set(answerId, r?.ok ? { reply: r.reply, fingerprint: sent, callKey: lineKeys.get(r.customId)! } : `batch item ${r ? r.kind : 'missing'} after resubmission${r ? `: ${r.error}` : lost ? `: ${lost}` : ''}`);
       // As a queued job does: an answer this judge already gave a final grade (this batch's, stored before a
       // crash; the queue's) keeps it, cost and tokens included; one that no longer qualifies gets none.
       const g = await session.gradeQueued(answerId);
@@ -325,7 +351,11 @@ async function gradeThroughBatches(database: Database, o: BatchGradingOptions, j
       if (g === 'already graded') out.graded++;
       else if (typeof g !== 'string') tally(g);
     }
+    // Every paid line, used or not, is one ledger row: those no grade settled (a result of a request that
+    // changed, for an answer graded meanwhile or deleted) are recorded as discarded, with the reconciliation.
+    const paid = [...results.values()].flatMap((r) => (r.ok ? [{ callKey: lineKeys.get(r.customId)!, answerId: row.customIds[r.customId]!, usage: r.reply.usage }] : []));
     await database.db.transaction(async (tx) => {
+      await recordDiscardedLines(tx, { provider: cfg.provider, model: cfg.model, judgeId, prices: discounted }, paid);
       for (const [attempt, customIds] of Object.entries(again)) {
         const [r] = await tx.insert(providerBatches).values({ runId: run.id, judgeId, provider: cfg.provider, customIds, attempt: Number(attempt) }).returning({ id: providerBatches.id });
         freshRows.add(r!.id);
@@ -340,6 +370,10 @@ async function gradeThroughBatches(database: Database, o: BatchGradingOptions, j
       let batchId = row.providerBatchId;
       if (row.state === 'intent' || !batchId) {
         batchId = await submit(row);
+        if (batchId === null) {
+          await setState(row.id, 'reconciled');
+          continue;
+        }
         await setState(row.id, 'submitted', { providerBatchId: batchId });
       }
       let lost: string | null = null;
