@@ -54,3 +54,17 @@ describe('Inspect logs with the single `score` of older versions', () => {
     );
   });
 });
+
+describe('Inspect samples invalidated after the run', () => {
+  it('are skipped with who invalidated them and why, not imported as answers with their scores', () => {
+    const c = CONVERTERS.inspect(
+      log([
+        { id: 'a', epoch: 1, output: output('x'), scores: { m: { value: 1 } }, invalidation: { timestamp: '2026-01-01T00:00:00Z', author: 'ana', reason: 'sandbox leaked the answer' } },
+        { id: 'b', epoch: 1, output: output('y'), scores: { m: { value: 0 } }, invalidation: null },
+      ]),
+      {},
+    );
+    expect(c.rows.map((r) => r.row.id)).toEqual(['b']);
+    expect(c.skipped).toEqual([{ where: 'log.json: samples[0]', reason: "invalidated by ana (sandbox leaked the answer) after the run (the log marks it invalid)" }]);
+  });
+});

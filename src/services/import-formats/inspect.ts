@@ -38,6 +38,13 @@ export function convertInspect(file: ImportFile, opts: ConvertOptions): Converte
       skipped.push({ where, reason: 'not a sample (no id)' });
       return;
     }
+    // A sample flagged invalid after the run (inspect_ai.log.invalidate_samples) is not one of its answers.
+    if (isObject(s.invalidation)) {
+      const who = short(s.invalidation.author, 200) ?? 'someone';
+      const why = short(s.invalidation.reason, 500);
+      skipped.push({ where, reason: `invalidated by ${who}${why ? ` (${why})` : ''} after the run (the log marks it invalid)` });
+      return;
+    }
     const output = isObject(s.output) ? s.output : {};
     const choice = Array.isArray(output.choices) && isObject(output.choices[0]) ? output.choices[0] : {};
     const message = isObject(choice.message) ? choice.message : {};
