@@ -1417,6 +1417,12 @@ export interface components {
             judgeNotes: {
                 [key: string]: string;
             };
+            /** @description Stored labels of another scale than the one read, and claim marks, set aside (also said in notes); the /calibration page counts the same */
+            setAside: number;
+            /** @description Per anchored judge, the answers left out of its figures because it was shown them as examples (docs/judges.md); judges without examples absent */
+            excludedExamples: {
+                [key: string]: number;
+            };
         };
         AlphaStat: {
             alpha: number | null;

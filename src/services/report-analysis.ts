@@ -7,6 +7,8 @@ import { runInThread, taskModule } from '../threads/pool.ts';
 import { calibrationLabelSet, type CalibrationLabelSet } from './grading/calibration-labels.ts';
 import { versionNotes } from './grading/label-versions.ts';
 import { CALIBRATION_TABLES, cachedPart, cachedReport, GRADED_TABLES, memoLast, reportKey } from './report-cache.ts';
+import { exampleAnswers, excludedByJudge } from './grading/example-exclusion.ts';
+import { badInput } from '../domain/errors.ts';
 import { assemblyFacts, descriptionFacts } from './report-facts.ts';
 import { baselineNotes, chooseJudge, filterKey, judgeInfo, type JudgeInfo, type ReportFilters } from './report-data.ts';
 
@@ -38,19 +40,53 @@ export function calibrationRowSet(database: Database, scale: LabelScale, f: Repo
 /** Judges of the report that are the lexical baseline, by slug, with the note to show beside them. */
 export type JudgeNotes = Record<string, string>;
 
-export async function calibrationReport(
-  database: Database,
-  opts: ReportFilters & { scale: LabelScale; seed?: number },
-): Promise<CalibrationReport & { judgeNotes: JudgeNotes }> {
-  const calibrateOpts = { scale: opts.scale, ...(opts.judge ? { judge: opts.judge } : {}), seed: opts.seed ?? 1, source: 'stored labels' };
-  return cachedReport(database, reportKey('calibration', [filterKey(opts), calibrateOpts]), async () => {
-    const { rows, versions } = await calibrationRowSet(database, opts.scale, opts);
+/**
+ * The calibration over stored labels: the one service behind the /calibration page and
+ * GET /api/reports/calibration (docs/analysis.md). Labels of another scale and claim marks are set aside
+ * and counted, an anchored judge's example answers are left out of its figures and counted per judge,
+ * and the rows left out for their rubric version are said in the notes: on both surfaces alike.
+ */
+export interface StoredCalibration {
+  report: CalibrationReport | null;
+  /** Why there is no report (no human label on the scale). */
+  reason?: string;
+  /** Stored labels of another scale and claim marks, set aside (web-calibration.ts rowsOfScale). */
+  setAside: number;
+  /** The report's judges that are the lexical baseline, with the note to show. */
+  judgeNotes: JudgeNotes;
+  /** Per anchored judge, the answers left out of its figures because it was shown them as examples. */
+  excludedExamples: Record<string, number>;
+}
+
+export type StoredCalibrationOptions = ReportFilters & { scale: LabelScale; seed?: number; humans?: HumansMode };
+
+/** Cached per version of the tables it reads (report-cache.ts CALIBRATION_TABLES); the calibration (its bootstraps) runs on the report thread. */
+export async function storedCalibration(database: Database, opts: StoredCalibrationOptions): Promise<StoredCalibration> {
+  const input = { scale: opts.scale, seed: opts.seed ?? 1, ...(opts.judge ? { judge: opts.judge } : {}) };
+  const humans = opts.humans && opts.humans !== 'each' ? opts.humans : undefined;
+  const key = [filterKey(opts), input, humans ?? 'each'];
+  return cachedReport(database, reportKey('calibration', key), async () => {
+    const { rows, versions } = await calibrationRowSet(database, opts.scale, opts, humans);
     // Reused while the rows equal the last ones: a write that moves the tables but not these rows (a
     // regrade's F1 on the verdict scale, a grade of an answer no human labelled) is not calibrated again.
-    const input = { rows, opts: calibrateOpts };
-    const report = await memoLast(reportKey('calibrate', [filterKey(opts), calibrateOpts]), input, () => runInThread<CalibrationReport>(REPORT_TASKS, 'calibrateTask', input));
-    return { ...report, notes: [...report.notes, ...versionNotes(versions)], judgeNotes: await baselineNotes(database, report.judges) };
+    const task = { rows, ...input };
+    const r = await memoLast(reportKey('calibrate', key), task, () => runInThread<{ report: CalibrationReport | null; reason?: string; skipped: number }>(REPORT_TASKS, 'pageCalibrationTask', task));
+    const examples = await exampleAnswers(database, { key: 'answerId', ...(opts.run ? { run: opts.run } : {}), ...(opts.model ? { model: opts.model } : {}), judges: opts.judge ? [opts.judge] : null });
+    const base = { setAside: r.skipped, excludedExamples: excludedByJudge(examples) };
+    if (!r.report) return { report: null, ...(r.reason !== undefined ? { reason: r.reason } : {}), ...base, judgeNotes: {} };
+    const report = { ...r.report, notes: [...r.report.notes, ...versionNotes(versions)] };
+    return { report, ...base, judgeNotes: await baselineNotes(database, report.judges) };
   }, CALIBRATION_TABLES);
+}
+
+/** GET /api/reports/calibration: the stored calibration as a report; no human label of the scale is bad input (its reason). */
+export async function calibrationReport(
+  database: Database,
+  opts: StoredCalibrationOptions,
+): Promise<CalibrationReport & Pick<StoredCalibration, 'judgeNotes' | 'setAside' | 'excludedExamples'>> {
+  const r = await storedCalibration(database, opts);
+  if (!r.report) throw badInput(`stored labels: ${r.reason}`);
+  return { ...r.report, judgeNotes: r.judgeNotes, setAside: r.setAside, excludedExamples: r.excludedExamples };
 }
 
 export const DTS_METRICS = ['neighbour', 'direct', 'proximity', 'adjacency', 'exactMatch'] as const;

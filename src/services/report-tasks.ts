@@ -41,12 +41,28 @@ export const effortTask = (x: Rows & { opts: ReportOptions }): EffortRow[] => bu
 
 export const calibrateTask = (x: { rows: LabelRow[]; opts: CalibrateOptions }): CalibrationReport => calibrate(x.rows, x.opts);
 
-/** The calibration page's reading: rows of the scale only, foreign labels counted; bad input becomes a reason. */
+/**
+ * The calibration over stored labels, for the page and GET /api/reports/calibration alike: rows of the
+ * scale only, the rest (labels of another scale, claim marks) set aside and counted in the notes; no
+ * human label of the scale is a reason, not a report. A judge asked for that has no label among the rows
+ * (it exists but graded none of the labelled answers on the scale) is an empty judge side, said by name:
+ * the people's figures still stand, and the filter names something (filter-values.ts), so neither a 404
+ * nor a refusal of the whole report.
+ */
 export function pageCalibrationTask(x: { rows: LabelRow[]; scale: LabelScale; judge?: string; seed: number }): { report: CalibrationReport | null; reason?: string; skipped: number } {
   const { kept, skipped } = rowsOfScale(x.rows, x.scale);
   if (!kept.some((r) => r.kind === 'human')) return { report: null, reason: `no human labels on the ${x.scale} scale yet`, skipped };
+  const judged = x.judge === undefined || kept.some((r) => r.kind === 'judge' && r.rater === x.judge);
+  // The judge's side is empty: the report of the people alone (no other judge stands in for it).
+  const rows = judged ? kept : kept.filter((r) => r.kind === 'human');
   try {
-    return { report: calibrate(kept, { scale: x.scale, seed: x.seed, source: 'stored labels', ...(x.judge ? { judge: x.judge } : {}) }), skipped };
+    const report = calibrate(rows, { scale: x.scale, seed: x.seed, source: 'stored labels', ...(x.judge && judged ? { judge: x.judge } : {}) });
+    const notes = [
+      ...(judged ? report.notes : report.notes.filter((n) => !n.startsWith('no judge labels'))),
+      ...(judged ? [] : [`judge '${x.judge}' has no grade of the labelled answers on the ${x.scale} scale: only the human ceiling is reported`]),
+      ...(skipped ? [`${skipped} label(s) of another scale than ${x.scale}, or claim marks, set aside`] : []),
+    ];
+    return { report: { ...report, notes }, skipped };
   } catch (e) {
     if ((e as { code?: string }).code === 'bad_input') return { report: null, reason: (e as Error).message, skipped };
     throw e;

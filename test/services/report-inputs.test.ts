@@ -25,7 +25,6 @@ const REPORTS = {
   dtsF1: (d: Database) => describeThenSolveReport(d),
   dtsLabel: (d: Database) => describeThenSolveReport(d, { perception: 'label' }),
   calibration: (d: Database) => calibrationReport(d, { scale: 'verdict' }),
-  pageCalibration: (d: Database) => pageCalibration(d, { scale: 'verdict' }),
   models: (d: Database) => reportModels(d),
   // A page's kept data and body (web/pages/report-page.ts PAGE_INPUTS): the leaderboard page reads no labels.
   leaderboardPage: async (d: Database) => String(await (await leaderboardPage({} as Context, new URLSearchParams(), d)).body()),
@@ -69,6 +68,10 @@ describeDb('report cache inputs', (ctx) => {
     await fillReportDatabase(ctx.database, 400, 11);
     expect(await recomputed(ctx.database)).toEqual(ALL); // first time: everything computes
     expect(await recomputed(ctx.database)).toEqual([]); // unchanged data: every report from the cache
+    // The /calibration page reads the API's calibration (one service, one cache entry): it computes nothing more.
+    const computes = reportCacheStats(ctx.database).computes;
+    expect((await pageCalibration(ctx.database, { scale: 'verdict' })).report?.units).toBe((await calibrationReport(ctx.database, { scale: 'verdict' })).units);
+    expect(reportCacheStats(ctx.database).computes).toBe(computes);
 
     // A table no report reads: an API key created, then used.
     await ctx.database.execute(`insert into api_keys (prefix, hash, scopes, name) values ('dvtest01', 'x', '["read"]', 'report-inputs test')`);
@@ -79,7 +82,7 @@ describeDb('report cache inputs', (ctx) => {
     const answer = Number((await ctx.database.execute(`select id from answers where task = 'describe' order by id limit 1`)).rows[0]!.id);
     const cal = await calibrationReport(ctx.database, { scale: 'verdict' });
     await ctx.database.execute(`insert into labels (answer_id, item_key, annotator, kind, label) values ($1, 'item-9', 'inputs-test', 'human', 'correct')`, [answer]);
-    expect(await recomputed(ctx.database)).toEqual(['dtsLabel', 'calibration', 'pageCalibration']);
+    expect(await recomputed(ctx.database)).toEqual(['dtsLabel', 'calibration']);
     expect(cal.humans).not.toContain('inputs-test');
     expect((await calibrationReport(ctx.database, { scale: 'verdict' })).humans).toContain('inputs-test');
 
@@ -99,7 +102,7 @@ describeDb('report cache inputs', (ctx) => {
 
     // Truncate counts as a write too (an emptied table must not leave its old reports standing).
     await ctx.database.execute(`truncate assembly_scores`);
-    expect(await recomputed(ctx.database)).toEqual(everyReport('models', 'calibration', 'pageCalibration'));
+    expect(await recomputed(ctx.database)).toEqual(everyReport('models', 'calibration'));
     expect((await leaderboard(ctx.database)).rows.every((r) => r.assemblies === 0)).toBe(true);
   });
 

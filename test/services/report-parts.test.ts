@@ -70,8 +70,9 @@ describeDb('report parts', (ctx) => {
     await regradeF1(d);
     const after = await calibrationReport(d, { scale: 'verdict' });
     expect(after).toEqual(before);
-    const { judgeNotes, ...report } = after;
+    const { judgeNotes, setAside, excludedExamples, ...report } = after;
     expect(judgeNotes).toBeDefined();
+    expect([setAside, excludedExamples]).toEqual([0, {}]);
     expect(report).toEqual(await fresh());
     expect((await pageCalibration(d, { scale: 'verdict' })).report).toEqual(page.report);
     // A judge verdict of a labelled answer turned around: new rows, a new report, again a fresh one's.
@@ -83,7 +84,7 @@ describeDb('report parts', (ctx) => {
     );
     const changed = await calibrationReport(d, { scale: 'verdict' });
     expect(changed).not.toEqual(before);
-    const { judgeNotes: _, ...changedReport } = changed;
+    const { judgeNotes: _, setAside: _s, excludedExamples: _e, ...changedReport } = changed;
     expect(changedReport).toEqual(await fresh());
     expect((await pageCalibration(d, { scale: 'verdict' })).report).toEqual(changedReport);
   });

@@ -35,6 +35,10 @@ const Seeded = Filters.extend({ seed: querySeed(1).openapi({ description: 'Boots
 const tau = (fallback?: number) => queryNumber(z.number().min(-1).max(1), fallback);
 const StoredCalibrationSchema = CalibrationReportSchema.extend({
   judgeNotes: z.record(z.string(), z.string()).openapi({ description: 'Judges of the report that are the lexical baseline, by slug, with the note to show beside them' }),
+  setAside: z.number().int().openapi({ description: 'Stored labels of another scale than the one read, and claim marks, set aside (also said in notes); the /calibration page counts the same' }),
+  excludedExamples: z
+    .record(z.string(), z.number().int())
+    .openapi({ description: "Per anchored judge, the answers left out of its figures because it was shown them as examples (docs/judges.md); judges without examples absent" }),
 }).openapi('StoredCalibrationReport');
 
 export function registerReports(api: Api): void {

@@ -12,7 +12,7 @@ import { DataTable, type Row, type Table } from '../table.tsx';
 import { charts, type HeatmapInput } from './report-charts.ts';
 import { cachedPage, oneOf, param } from './report-page.ts';
 import { declareQuery } from '../page-query.ts';
-import { chooseJudge } from '../../services/report-data.ts';
+import { requireNamed } from '../../services/filter-values.ts';
 import { PANEL_PARAMS, withPanelSection } from './calibration-panel.tsx';
 import { ciOrSmallN, SMALL_N_RULE } from '../small-n.tsx';
 import { HUMAN_RANGE_RULE } from '../../analysis/calibration/trust.ts';
@@ -124,8 +124,9 @@ export async function calibrationPage(q: URLSearchParams, database: Database): P
   const judge = param(q, 'judge');
   // ?humans=majority|adjudicated: the human side as one reference rater (docs/annotation.md).
   const humans = oneOf<HumansMode>(q, 'humans', HUMANS_MODES, 'each');
-  // A judge named but unknown is a 404, not the report of no judge passing for its report.
-  if (judge) await chooseJudge(database, judge);
+  // A judge named but unknown is a 404, not the report of no judge passing for its report; one that exists
+  // but graded none of the labelled answers is a report without a judge side, said so: the API's rule (filter-values.ts).
+  if (judge) await requireNamed(database, { judge }, { judge: 'judge' });
   const load = () => pageCalibration(database, { scale, humans, ...(judge ? { judge } : {}) });
   // A panel judge's section (calibration-panel.tsx) follows the report.
   return withPanelSection(q, database, await cachedPage(database, 'calibration', q, load, (cal) => view(q, scale, judge, cal)));
@@ -168,8 +169,7 @@ function view(q: URLSearchParams, scale: LabelScale, judge: string | undefined, 
           {form}
           <p class="lede">
             {r.units} labelled units over {r.answers} answers; humans: {r.humans.join(', ') || '—'}; judges: {r.judges.join(', ') || '—'}. Reference:{' '}
-            {r.consensus}
-            {cal.skipped ? ` (${cal.skipped} labels of another scale or claim marks set aside)` : ''}.
+            {r.consensus}.{/* Labels set aside (another scale, claim marks) are counted in the notes below, as the API's. */}
           </p>
           <JudgesNote judges={r.judges} notes={cal.judgeNotes} />
           <p class="note human-range-rule">Within human range: {HUMAN_RANGE_RULE}. {SMALL_N_RULE}</p>
