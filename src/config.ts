@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { badInput } from './domain/errors.ts';
 import { canonicalHostName } from './domain/host-names.ts';
+import { readDecimal } from './domain/limit-values.ts';
 import type { Database, OpenOptions } from './db/client.ts';
 import type { ProviderKeys } from './judges/adapters/index.ts';
 
@@ -11,8 +12,20 @@ import type { ProviderKeys } from './judges/adapters/index.ts';
 
 const blankToUndefined = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
 const optionalString = z.preprocess(blankToUndefined, z.string().optional());
-const intWithDefault = (def: number, min: number) =>
-  z.preprocess(blankToUndefined, z.coerce.number().int().min(min).default(def));
+/**
+ * An integer variable: trimmed, blank is unset (the default), otherwise digits by the one rule of
+ * domain/limit-values.ts readDecimal. z.coerce read PORT=0x50 as 80 and 1e3 as 1000 and started on them.
+ */
+const readInteger = (v: unknown, ctx: { addIssue: (i: { code: 'custom'; message: string; input: unknown }) => void }) => {
+  if (typeof v !== 'string') return v;
+  const t = v.trim();
+  if (t === '') return undefined;
+  const n = readDecimal(t, { integer: true });
+  if (typeof n === 'number') return n;
+  ctx.addIssue({ code: 'custom', message: `must be a whole number written in digits, got '${t.length > 40 ? `${t.slice(0, 40)}…` : t}'`, input: v });
+  return z.NEVER;
+};
+const intWithDefault = (def: number, min: number) => z.preprocess(readInteger, z.number().int().min(min).default(def));
 
 /** ASSAY_ALLOWED_HOSTS: comma-separated host names (no port) served besides the loopback names. */
 const allowedHosts = z.preprocess(

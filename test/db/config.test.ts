@@ -43,6 +43,12 @@ it('reads every variable; blank counts as unset', () => {
   });
 });
 
+it('an integer with spaces around it is that integer (as a query number); blank is unset', () => {
+  expect(loadConfig({ PORT: ' 9000 ' }).port).toBe(9000);
+  expect(loadConfig({ PORT: '  ' }).port).toBe(8787);
+  expect(loadConfig({ RATE_LIMIT_PER_MINUTE: '+60' }).rateLimitPerMinute).toBe(60);
+});
+
 it.each([
   [{ PORT: 'eighty' }, /^environment: PORT: /],
   [{ PORT: '70000' }, /^environment: PORT: /],
@@ -52,6 +58,15 @@ it.each([
   [{ ASSAY_ALLOWED_HOSTS: 'assay.example:8787' }, /^environment: ASSAY_ALLOWED_HOSTS: 'assay.example:8787' is not a host name/],
   [{ ASSAY_ALLOWED_HOSTS: 'ok.example,https://assay.example' }, /^environment: ASSAY_ALLOWED_HOSTS: 'https:\/\/assay.example' is not a host name/],
   [{ ASSAY_ALLOWED_HOSTS: 'assay.example/docs' }, /^environment: ASSAY_ALLOWED_HOSTS: /],
+  // Integers are written in digits (domain/limit-values.ts readDecimal): before, z.coerce read PORT=0x50 as 80,
+  // 1e3 as 1000, 80.0 as 80 and 0b1 as 1, RATE_LIMIT_PER_MINUTE=0x10 as 16, and started on them.
+  [{ PORT: '0x50' }, "environment: PORT: must be a whole number written in digits, got '0x50'"],
+  [{ PORT: '1e3' }, "environment: PORT: must be a whole number written in digits, got '1e3'"],
+  [{ PORT: '80.0' }, /^environment: PORT: must be a whole number written in digits/],
+  [{ PORT: '0b1' }, /^environment: PORT: must be a whole number written in digits/],
+  [{ PORT: 'Infinity' }, /^environment: PORT: must be a whole number written in digits/],
+  [{ RATE_LIMIT_PER_MINUTE: '0x10' }, /^environment: RATE_LIMIT_PER_MINUTE: must be a whole number written in digits/],
+  [{ BODY_LIMIT_BYTES: '1e7' }, /^environment: BODY_LIMIT_BYTES: must be a whole number written in digits/],
 ])('fails fast on a bad value, naming the variable: %o', (env, message) => {
   expect(() => loadConfig(env)).toThrow(message);
   try {
