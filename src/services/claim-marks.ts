@@ -7,8 +7,9 @@ import { splitSentences } from '../scoring/description/sentences.ts';
  * So a mark records a short hash of the sentence it was given on (labels.claim_sentence, migration 0011),
  * and every reader resolves it against today's split: a mark whose sentence no longer matches is stale
  * ("re-mark this sentence"), never attached to whatever sentence now has its index. Marks from before
- * 0011 (and imports, which do not say which text they read) have no hash: "sentence unknown" — kept on
- * index n while n exists, stale once it does not.
+ * 0011 have no hash: "sentence unknown" — kept on index n while n exists, stale once it does not. A label
+ * file's mark is checked against today's split, so it records today's sentence n as the app does; a run
+ * export carries the stored hash (import-labels.ts, import-export-labels.ts).
  */
 
 const CLAIM_KEY = /^claim:(0|[1-9][0-9]*)$/;

@@ -20,21 +20,32 @@ import { LabelRowSchema } from './labels.ts';
  * (rubrics.jsonl, as for grades), since the target may number the same content otherwise.
  */
 
-const Extra = z.strictObject({ campaign: z.string().min(1).nullable().optional(), rubric_version: Fields.version.nullable().optional() });
+const Extra = z.strictObject({
+  campaign: z.string().min(1).nullable().optional(),
+  rubric_version: Fields.version.nullable().optional(),
+  // The stored claim mark's sentence hash (claim-marks.ts sentenceHash); absent (older exports): today's sentence, as a label file.
+  claim_sentence: z.string().regex(/^[0-9a-f]{12}$/, 'a sentence hash (12 hex digits)').nullable().optional(),
+  // When it was given; absent (older exports): the time of the import.
+  created_at: z.iso.datetime({ offset: true }).optional(),
+});
 
 export interface ExportLabel {
   r: Resolvable;
   campaign: string | null;
   rubricVersion: number | null;
+  /** undefined: the file does not say (today's sentence is recorded). */
+  claimSentence?: string | null;
+  createdAt?: Date;
 }
 
 export function parseExportLabels(file: ImportFile): ExportLabel[] {
   return parseJsonl(file).map((loc) => {
     const value = loc.value;
     if (value === null || typeof value !== 'object' || Array.isArray(value)) return { r: { loc, row: parseLocated(LabelRowSchema, loc) }, campaign: null, rubricVersion: null };
-    const { campaign, rubric_version, ...rest } = value as Record<string, unknown>;
-    const extra = parseLocated(Extra, { ...loc, value: { campaign, rubric_version } });
-    return { r: { loc, row: parseLocated(LabelRowSchema, { ...loc, value: rest }) }, campaign: extra.campaign ?? null, rubricVersion: extra.rubric_version ?? null };
+    const { campaign, rubric_version, claim_sentence, created_at, ...rest } = value as Record<string, unknown>;
+    const extra = parseLocated(Extra, { ...loc, value: { campaign, rubric_version, claim_sentence, created_at } });
+    const r = { loc, row: parseLocated(LabelRowSchema, { ...loc, value: rest }) };
+    return { r, campaign: extra.campaign ?? null, rubricVersion: extra.rubric_version ?? null, ...(extra.claim_sentence === undefined ? {} : { claimSentence: extra.claim_sentence }), ...(extra.created_at ? { createdAt: new Date(extra.created_at) } : {}) };
   });
 }
 
@@ -80,5 +91,5 @@ export async function storeExportLabels(
     if (target === undefined) throw locatedError(x.r.loc, ['rubric_version'], `rubric '${slug}' version ${x.rubricVersion} is not in rubrics.jsonl`);
     return { loc: x.r.loc, row: { ...x.r.row, rubric_version: numbers.get(target)! } };
   });
-  return storeLabelFile(tx, file, parsed, { campaignIds: rows.map((x) => (x.campaign === null ? null : campaignId.get(x.campaign)!)) });
+  return storeLabelFile(tx, file, parsed, { campaignIds: rows.map((x) => (x.campaign === null ? null : campaignId.get(x.campaign)!)), claimSentences: rows.map((x) => x.claimSentence), createdAt: rows.map((x) => x.createdAt) });
 }

@@ -5,7 +5,7 @@ import type { Database, Queryable } from '../db/client.ts';
 import { answers, labels, rubricItems, rubricVersions, runs } from '../db/schema.ts';
 import { parseCsv } from './import-csv.ts';
 import { locatedError, parseJsonl, parseLocated, where, type ImportFile, type Located } from './import-parse.ts';
-import { claimIndex, claimRangeProblem, sentencesOf } from './claim-marks.ts';
+import { claimIndex, claimRangeProblem, claimStamp, sentencesOf } from './claim-marks.ts';
 import { checkItem, CHUNK, itemKeys, LABEL_KEY, LabelRowSchema, versionForLabel } from './labels.ts';
 
 /**
@@ -32,6 +32,13 @@ export interface LabelImportOptions {
    * without it every row is a plain label (campaign null).
    */
   campaignIds?: ReadonlyArray<number | null>;
+  /**
+   * The sentence hash of each parsed row's claim mark, by index (a run export carries the stored one, null
+   * included); a row without one records today's sentence n, as a mark given in the app does (claim-marks.ts).
+   */
+  claimSentences?: ReadonlyArray<string | null | undefined>;
+  /** When each parsed row's label was given, by index (a run export's); otherwise the time of the import. */
+  createdAt?: ReadonlyArray<Date | undefined>;
 }
 
 export interface LabelImportResult {
@@ -99,7 +106,7 @@ function resolveAnswer(index: Awaited<ReturnType<typeof fetchCandidates>>, r: Re
   return found[0]!;
 }
 
-type Stored = Pick<typeof labels.$inferSelect, 'answerId' | 'itemKey' | 'annotator' | 'campaignId' | 'kind' | 'label' | 'rubricVersionId'>;
+type Stored = Pick<typeof labels.$inferSelect, 'answerId' | 'itemKey' | 'annotator' | 'campaignId' | 'kind' | 'label' | 'rubricVersionId' | 'claimSentence'>;
 /** LABEL_KEY as text: a campaign's label and the plain one of the same unit are two labels. */
 const keyOf = (l: { answerId: number; itemKey: string; annotator: string; campaignId?: number | null }) => `${l.answerId}\u0000${l.itemKey}\u0000${l.annotator}\u0000${l.campaignId ?? ''}`;
 
@@ -111,7 +118,7 @@ async function storedLabels(tx: Queryable, answerIds: number[], campaignIds: num
   const out = new Map<string, Stored>();
   for (let i = 0; i < answerIds.length; i += CHUNK) {
     const rows = await tx
-      .select({ answerId: labels.answerId, itemKey: labels.itemKey, annotator: labels.annotator, campaignId: labels.campaignId, kind: labels.kind, label: labels.label, rubricVersionId: labels.rubricVersionId })
+      .select({ answerId: labels.answerId, itemKey: labels.itemKey, annotator: labels.annotator, campaignId: labels.campaignId, kind: labels.kind, label: labels.label, rubricVersionId: labels.rubricVersionId, claimSentence: labels.claimSentence })
       .from(labels)
       .where(and(inArray(labels.answerId, answerIds.slice(i, i + CHUNK)), campaignIds.length ? or(isNull(labels.campaignId), inArray(labels.campaignId, campaignIds)) : isNull(labels.campaignId)));
     for (const r of rows) out.set(keyOf(r), r);
@@ -123,6 +130,13 @@ const quote = (s: string) => JSON.stringify(s);
 
 /** A row that names its rubric version changes a stored label given against another (or an unknown) one. */
 const versionChanged = (before: Stored, after: typeof labels.$inferInsert) => after.rubricVersionId != null && after.rubricVersionId !== before.rubricVersionId;
+/**
+ * A claim mark given on another sentence than the stored one (both known): the same label on claim n is
+ * then a mark of another sentence, a change. A stored mark of unknown sentence (before migration 0011) is
+ * left as it is by the same label.
+ */
+const sentenceChanged = (before: Stored, after: typeof labels.$inferInsert) => before.claimSentence != null && after.claimSentence != null && after.claimSentence !== before.claimSentence;
+const same = (before: Stored, after: typeof labels.$inferInsert) => before.label === after.label && before.kind === after.kind && !versionChanged(before, after) && !sentenceChanged(before, after);
 
 type Versions = Map<number, Map<number, { id: number; items: Set<string> }>>;
 
@@ -167,6 +181,7 @@ function describeChange(loc: Located, answer: Candidate, before: Stored, after: 
     before.label !== after.label && `${quote(before.label)} → ${quote(after.label)}`,
     before.kind !== after.kind && `kind ${before.kind} → ${after.kind}`,
     versionChanged(before, after) && `rubric version ${versionNo(before.rubricVersionId)} → ${versionNo(after.rubricVersionId)}`,
+    sentenceChanged(before, after) && `claim given on another sentence (${before.claimSentence} → ${after.claimSentence})`,
   ].filter(Boolean);
   return `${where(loc.file, loc.line)} ${what.join(', ')}: ${change.join(', ')}`;
 }
@@ -182,12 +197,12 @@ function replaceRefused(file: ImportFile, examples: string[], total: number): As
 
 const EXAMPLES = 3;
 
-/** Today's sentence count of each answer some row gives a claim mark (texts read only for those). */
-async function claimSentenceCounts(tx: Queryable, parsed: Resolvable[], resolved: Candidate[]): Promise<Map<number, number>> {
+/** Today's sentences of each answer some row gives a claim mark (texts read only for those). */
+async function claimSentencesOf(tx: Queryable, parsed: Resolvable[], resolved: Candidate[]): Promise<Map<number, string[]>> {
   const ids = [...new Set(parsed.flatMap((r, i) => (claimIndex(r.row.item ?? '') === null ? [] : [resolved[i]!.id])))];
-  const out = new Map<number, number>();
+  const out = new Map<number, string[]>();
   for (let i = 0; i < ids.length; i += CHUNK) {
-    for (const a of await tx.select({ id: answers.id, text: answers.text }).from(answers).where(inArray(answers.id, ids.slice(i, i + CHUNK)))) out.set(a.id, sentencesOf(a.text).length);
+    for (const a of await tx.select({ id: answers.id, text: answers.text }).from(answers).where(inArray(answers.id, ids.slice(i, i + CHUNK)))) out.set(a.id, sentencesOf(a.text));
   }
   return out;
 }
@@ -217,7 +232,7 @@ export async function storeLabelFile(tx: Queryable, file: ImportFile, parsed: Re
   const campaignOf = (i: number) => opts.campaignIds?.[i] ?? null;
   const campaignIds = [...new Set(opts.campaignIds ?? [])].filter((c): c is number => c !== null);
   const stored = await storedLabels(tx, [...new Set(resolved.map((a) => a.id))], campaignIds);
-  const sentenceCounts = await claimSentenceCounts(tx, parsed, resolved);
+  const sentences = await claimSentencesOf(tx, parsed, resolved);
   const fresh: Array<typeof labels.$inferInsert> = [];
   const freshFrom: Array<{ loc: Located; answer: Candidate }> = [];
   const changed: Array<typeof labels.$inferInsert> = [];
@@ -227,12 +242,15 @@ export async function storeLabelFile(tx: Queryable, file: ImportFile, parsed: Re
     const answer = resolved[i]!;
     const item = r.row.item ?? '';
     if (item !== '') checkItem(keys, r.loc, answer.rubricId, item);
-    // A claim index the answer's sentences do not have today is refused (a file says no text, so the sentence is stored as unknown).
-    const outOfRange = claimRangeProblem(item, sentenceCounts.get(answer.id) ?? 0);
+    // A claim index the answer's sentences do not have today is refused. The index is read against today's
+    // split (it is checked against it), so the mark records today's sentence n, as one given in the app does:
+    // once the split moves it is stale, never counted as a mark of the sentence that has index n then.
+    const today = sentences.get(answer.id) ?? [];
+    const outOfRange = claimRangeProblem(item, today.length);
     if (outOfRange) throw locatedError(r.loc, ['item'], outOfRange);
     const annotator = (r.row.rater ?? r.row.annotator)!;
     const campaignId = campaignOf(i);
-    const value = { answerId: answer.id, itemKey: item, annotator, campaignId, kind: r.row.kind ?? 'human', label: r.row.label, rubricVersionId: rowVersion(r, answer, item, versions, opts.currentVersion === true) };
+    const value = { answerId: answer.id, itemKey: item, annotator, campaignId, kind: r.row.kind ?? 'human', label: r.row.label, rubricVersionId: rowVersion(r, answer, item, versions, opts.currentVersion === true), claimSentence: opts.claimSentences?.[i] !== undefined ? opts.claimSentences[i]! : claimStamp(item, today), ...(opts.createdAt?.[i] ? { createdAt: opts.createdAt[i] } : {}) };
     const key = keyOf(value);
     if (seen.has(key)) throw locatedError(r.loc, ['label'], `second label by '${annotator}' for the same answer and item${campaignId === null ? '' : ' in the same campaign'} (first on line ${seen.get(key)})`);
     seen.set(key, r.loc.line);
@@ -241,7 +259,7 @@ export async function storeLabelFile(tx: Queryable, file: ImportFile, parsed: Re
       fresh.push(value);
       freshFrom.push({ loc: r.loc, answer });
     }
-    else if (before.label === value.label && before.kind === value.kind && !versionChanged(before, value)) unchanged++;
+    else if (same(before, value)) unchanged++;
     else {
       changed.push(value);
       if (examples.length < EXAMPLES) examples.push(describeChange(r.loc, answer, before, value, versionNo));
@@ -269,7 +287,7 @@ export async function storeLabelFile(tx: Queryable, file: ImportFile, parsed: Re
     for (const j of raced) {
       const value = fresh[j]!;
       const s = now.get(keyOf(value as Stored));
-      if (s && s.label === value.label && s.kind === value.kind && !versionChanged(s, value)) unchanged++;
+      if (s && same(s, value)) unchanged++;
       else {
         changed.push(value);
         if (s && examples.length < EXAMPLES) examples.push(describeChange(freshFrom[j]!.loc, freshFrom[j]!.answer, s, value, versionNo));
@@ -283,7 +301,7 @@ export async function storeLabelFile(tx: Queryable, file: ImportFile, parsed: Re
       .values(changed.slice(i, i + CHUNK))
       .onConflictDoUpdate({
         target: LABEL_KEY,
-        // claim_sentence: a claim mark replaced from a file is one whose sentence is unknown (null).
+        // claim_sentence: a claim mark replaced from a file is one given on the sentence the row records (today's, or the export's).
         set: { label: sql`excluded.label`, kind: sql`excluded.kind`, rubricVersionId: sql`excluded.rubric_version_id`, claimSentence: sql`excluded.claim_sentence`, createdAt: sql`now()` },
       });
   }

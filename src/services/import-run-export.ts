@@ -8,6 +8,7 @@ import { badInput } from '../domain/errors.ts';
 import { parseCheckedJson } from '../domain/json-check.ts';
 import { RubricSchema } from '../domain/rubric.ts';
 import { parseAnswerRows, storeAnswers } from './import-answers.ts';
+import { parseExportCampaigns, storeExportCampaigns, type CampaignImportResult } from './import-export-campaigns.ts';
 import { parseExportLabels, storeExportLabels } from './import-export-labels.ts';
 import { locatedError, parseJsonl, parseLocated, type ImportFile } from './import-parse.ts';
 import { readImportFiles } from './imports.ts';
@@ -17,7 +18,8 @@ import { rubricContentHash, storeRubric } from './rubrics.ts';
 /**
  * `assay import export DIR`: a run written by `assay export` back into a database — its rubric versions,
  * puzzles, answers, every grade with the judge configuration it was made with, and the labels (each in its
- * campaign, which the database must hold, and with its rubric version: import-export-labels.ts) — in one
+ * campaign, carried in campaigns.jsonl or held by the database, and with its rubric version: import-export-labels.ts,
+ * import-export-campaigns.ts) — in one
  * transaction. Every file is parsed and checked first; a bad line exits 2 naming it and nothing is
  * written. Importing into the database it came from changes nothing.
  */
@@ -58,6 +60,8 @@ export interface RunExportImportResult {
   answers: { imported: number; unchanged: number };
   grades: { stored: number; unchanged: number };
   labels: { inserted: number; unchanged: number };
+  /** created: campaigns added; unchanged: held already, with the run's answers; queued: the run's answers added to a held one's queue. */
+  campaigns: CampaignImportResult;
 }
 
 /**
@@ -93,6 +97,10 @@ export async function importRunExport(database: Database, dir: string): Promise<
   for (const { loc, g } of gradeLines) if (!byHash.has(g.judge_config_hash)) throw locatedError(loc, ['judge_config_hash'], `no judge with this hash in judges.json`);
   const labelsFile = exportFile(dir, 'labels.jsonl');
   const labelRows = labelsFile ? parseExportLabels(labelsFile) : [];
+  // Optional: exports written before it have none (their campaign labels need the campaign held here).
+  const campaignsPath = join(dir, 'campaigns.jsonl');
+  const campaignsFile = existsSync(campaignsPath) && statSync(campaignsPath).size > 0 ? readImportFiles(campaignsPath, /./)[0]! : null;
+  const campaignLines = campaignsFile ? parseExportCampaigns(campaignsFile) : [];
 
   return database.db.transaction(async (tx) => {
     const versionIds = new Map<string, number>();
@@ -171,6 +179,7 @@ export async function importRunExport(database: Database, dir: string): Promise<
         }
       }
     }
+    const camp = campaignLines.length ? await storeExportCampaigns(tx, campaignLines, answerIds) : { created: 0, unchanged: 0, queued: 0 };
     const lab = labelRows.length ? await storeExportLabels(tx, labelsFile!, labelRows, answerIds, versionIds) : { inserted: 0, unchanged: 0 };
     return {
       run: runs[0]!,
@@ -179,6 +188,7 @@ export async function importRunExport(database: Database, dir: string): Promise<
       answers: { imported: stored.imported, unchanged: stored.unchanged },
       grades: { stored: gradesStored, unchanged: gradeLines.length - gradesStored },
       labels: { inserted: lab.inserted, unchanged: lab.unchanged },
+      campaigns: camp,
     };
   });
 }

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parquetReadObjects } from 'hyparquet';
@@ -54,8 +54,7 @@ describeDb('run export round trip', (ctx) => {
     // The same engine as the suite's database (ctx.url is set on PostgreSQL only).
     const fresh = await openTestDatabase(ctx.url ? 'postgres' : 'pglite');
     try {
-      // Campaigns are not part of a run export: the target database holds the campaign its labels name.
-      await seedCampaign(fresh.database);
+      // The campaign its labels name comes with the export (campaigns.jsonl).
       await importRunExport(fresh.database, out);
       const answerColumns = `select external_id, task, text, status, input_tokens, output_tokens, meta from answers order by external_id`;
       expect((await fresh.database.execute(answerColumns)).rows).toEqual((await ctx.database.execute(answerColumns)).rows);
@@ -89,11 +88,14 @@ describeDb('run export round trip', (ctx) => {
     }
   }, 60_000);
 
-  it('into a database without the campaign its labels name: refused (exit 2) naming it, nothing written', async () => {
+  it('an older export (no campaigns.jsonl) into a database without the campaign its labels name: refused (exit 2) naming it, nothing written', async () => {
     const fresh = await openTestDatabase(ctx.url ? 'postgres' : 'pglite');
+    const old = `${out}-old`;
+    cpSync(out, old, { recursive: true });
+    rmSync(join(old, 'campaigns.jsonl'));
     try {
       const before = await rowCounts(fresh.database);
-      await expect(importRunExport(fresh.database, out)).rejects.toMatchObject({ code: 'bad_input', message: expect.stringMatching(new RegExp(`labels\\.jsonl:2: campaign: no campaign '${CAMPAIGN}' in this database.*nothing written`)) });
+      await expect(importRunExport(fresh.database, old)).rejects.toMatchObject({ code: 'bad_input', message: expect.stringMatching(new RegExp(`labels\\.jsonl:2: campaign: no campaign '${CAMPAIGN}' in this database.*nothing written`)) });
       expect(await rowCounts(fresh.database)).toEqual(before);
     } finally {
       await fresh.drop();

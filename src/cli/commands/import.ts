@@ -154,7 +154,7 @@ const labelsCmd: Command = {
 
 const exportCmd: Command = {
   path: ['import', 'export'],
-  summary: 'Import a run written by assay export (rubric versions, puzzles, answers, every grade with its judge configuration, labels)',
+  summary: 'Import a run written by assay export (rubric versions, puzzles, answers, every grade with its judge configuration, labels, campaigns)',
   usage: 'DIR',
   options: {},
   positionals: true,
@@ -162,7 +162,7 @@ const exportCmd: Command = {
     const dir = oneFile(ctx, 'export directory');
     const { importRunExport } = await import('../../services/import-run-export.ts');
     const r = await withDatabase((db) => importRunExport(db, dir));
-    const text = `run ${r.run}: ${r.answers.imported} answers imported (${r.answers.unchanged} unchanged), ${r.grades.stored} grades (${r.grades.unchanged} unchanged), ${r.labels.inserted} labels (${r.labels.unchanged} unchanged), ${r.rubrics.created} rubric versions and ${r.puzzles.created} puzzles added`;
+    const text = `run ${r.run}: ${r.answers.imported} answers imported (${r.answers.unchanged} unchanged), ${r.grades.stored} grades (${r.grades.unchanged} unchanged), ${r.labels.inserted} labels (${r.labels.unchanged} unchanged), ${r.campaigns.created} campaigns added (${r.campaigns.queued} answers queued in held ones), ${r.rubrics.created} rubric versions and ${r.puzzles.created} puzzles added`;
     return { json: r, text };
   },
 };

@@ -67,6 +67,7 @@ export function datasetCard(x: RunExport, counts: ReadonlyMap<string, number>, t
     '',
     'Verdicts are `correct` (1 point), `partial` (0.5), `incorrect` and `missing` (0); binary labels `true`/`false`; numeric',
     'ratings as given.',
+    ...(x.campaigns.length ? ['', `Campaign labels name their campaign; \`campaigns.jsonl\` holds ${x.campaigns.map((c) => `\`${c.name}\``).join(', ')} (spec, annotators, this run's queue and final labels).`] : []),
     '',
     '## Licence',
     '',

@@ -4,6 +4,7 @@ import { notFound } from '../../domain/errors.ts';
 import { answers, assemblyScores, campaigns, grades, judges, labels, puzzles, rubricItems, rubrics, rubricVersions, runs } from '../../db/schema.ts';
 import type { Rubric } from '../../domain/rubric.ts';
 import { findRun } from '../grading/run-ref.ts';
+import { readRunCampaigns, type ExportedCampaign } from './campaigns.ts';
 
 /**
  * Everything stored about one run, read in one snapshot for `assay export`: the run, its answers, every
@@ -30,12 +31,17 @@ export interface RunExport {
   answers: Array<typeof answers.$inferSelect & { puzzle: string | null; rubric: string | null }>;
   grades: Array<typeof grades.$inferSelect & { answer: string; judge: string; judgeHash: string; rubric: string | null; rubricVersion: number | null }>;
   judges: Array<{ slug: string; provider: string; model: string; configHash: string; config: Record<string, unknown> }>;
-  /** campaign: its name (null: a plain label); rubricVersion: the number of the version of the answer's rubric it was given against (null: unknown). */
-  labels: Array<{ answer: string; item: string | null; annotator: string; kind: string; label: string; campaign: string | null; rubricVersion: number | null }>;
+  /**
+   * campaign: its name (null: a plain label); rubricVersion: the number of the version of the answer's rubric it was given against (null: unknown);
+   * claimSentence: the hash of the sentence a claim mark was given on (claim-marks.ts; null: unknown, or no claim mark).
+   */
+  labels: Array<{ answer: string; item: string | null; annotator: string; kind: string; label: string; campaign: string | null; rubricVersion: number | null; claimSentence: string | null; createdAt: Date }>;
   assemblyScores: Array<typeof assemblyScores.$inferSelect & { answer: string }>;
   rubrics: Array<{ rubric: Rubric; version: number; contentHash: string }>;
   /** The puzzles the answers are of, in the puzzle import format. */
   puzzles: Array<Record<string, unknown>>;
+  /** The campaigns holding the run's answers or labels on them, with their part in this run (campaigns.ts). */
+  campaigns: ExportedCampaign[];
 }
 
 export interface ReadRunExportOptions {
@@ -103,12 +109,14 @@ export async function readRunExport(database: Database, runRef: string, o: ReadR
     const puzzleRows = puzzleIds.size
       ? await tx.select({ p: puzzles, rubric: rubrics.slug }).from(puzzles).leftJoin(rubrics, eq(rubrics.id, puzzles.rubricId)).where(anyId(puzzles.id, puzzleIds)).orderBy(asc(puzzles.slug))
       : [];
+    const campaignRows = await readRunCampaigns(tx, found.id, external);
     return {
+      campaigns: campaignRows,
       run: { name: run.name, model: run.model, effort: run.effort, tags: run.tags },
       answers: rows.map((r) => ({ ...r.a, puzzle: r.puzzle, rubric: r.rubric })),
       grades: g.map((x) => ({ ...x.g, answer: external.get(x.g.answerId)!, judge: x.judge, judgeHash: x.judgeHash, rubric: x.rubric, rubricVersion: x.rubricVersion })),
       judges: judgeRows.map((j) => ({ slug: j.slug, provider: j.provider, model: j.model, configHash: j.configHash, config: j.config })),
-      labels: l.map(({ l: x, campaign, rubricVersion }) => ({ answer: external.get(x.answerId)!, item: x.itemKey === '' ? null : x.itemKey, annotator: x.annotator, kind: x.kind, label: x.label, campaign, rubricVersion })),
+      labels: l.map(({ l: x, campaign, rubricVersion }) => ({ answer: external.get(x.answerId)!, item: x.itemKey === '' ? null : x.itemKey, annotator: x.annotator, kind: x.kind, label: x.label, campaign, rubricVersion, claimSentence: x.claimSentence, createdAt: x.createdAt })),
       assemblyScores: s.map((x) => ({ ...x, answer: external.get(x.answerId)! })),
       rubrics: wanted.map((v) => ({
         version: v.v.version,

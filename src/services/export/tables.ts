@@ -49,10 +49,12 @@ export const TABLES: readonly TableSpec[] = [
       x.grades.flatMap((g) => (g.items ?? []).map((i) => ({ answer: g.answer, judge: g.judge, judge_config_hash: g.judgeHash, rubric_version: g.rubricVersion, item: i.id, weight: i.weight, verdict: i.verdict, points: i.points }))),
   },
   {
-    // rubric_version: of the answer's rubric, as in rubrics.jsonl; campaign: the name of the campaign the label was given in (null: plain).
+    // rubric_version: of the answer's rubric, as in rubrics.jsonl; campaign: the name of the campaign the label was given in (null: plain);
+    // claim_sentence: the hash of the sentence a claim mark was given on (null: unknown), so a moved split shows it stale there too;
+    // created_at: when it was given (the latest of a person's labels is theirs; campaign exports show it).
     name: 'labels',
-    columns: [['answer', 'STRING'], ['run', 'STRING'], ['item', 'STRING'], ['annotator', 'STRING'], ['kind', 'STRING'], ['label', 'STRING'], ['rubric_version', 'INT32'], ['campaign', 'STRING']],
-    rows: (x) => x.labels.map((l) => ({ answer: l.answer, run: x.run.name, item: l.item, annotator: l.annotator, kind: l.kind, label: l.label, rubric_version: l.rubricVersion, campaign: l.campaign })),
+    columns: [['answer', 'STRING'], ['run', 'STRING'], ['item', 'STRING'], ['annotator', 'STRING'], ['kind', 'STRING'], ['label', 'STRING'], ['rubric_version', 'INT32'], ['campaign', 'STRING'], ['claim_sentence', 'STRING'], ['created_at', 'STRING']],
+    rows: (x) => x.labels.map((l) => ({ answer: l.answer, run: x.run.name, item: l.item, annotator: l.annotator, kind: l.kind, label: l.label, rubric_version: l.rubricVersion, campaign: l.campaign, claim_sentence: l.claimSentence, created_at: iso(l.createdAt) })),
   },
   {
     name: 'assembly_scores',

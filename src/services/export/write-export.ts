@@ -9,7 +9,7 @@ import { jsonlOf, TABLES } from './tables.ts';
 
 /**
  * `assay export --run R --out DIR`: the run as JSONL and Parquet tables, `judges.json`, `rubrics.jsonl`
- * (each rubric version graded against), `puzzles.jsonl` (the puzzle import format) and a dataset card;
+ * (each rubric version graded against), `puzzles.jsonl` (the puzzle import format), `campaigns.jsonl` (the campaigns of its labels) and a dataset card;
  * `assay import export DIR` reads it back, ready to push to the Hugging Face Hub. DIR must be new or empty: an export never
  * overwrites files it did not write.
  */
@@ -46,6 +46,8 @@ export async function exportRun(database: Database, q: { run: string; out: strin
   // Every rubric version a grade was made against (and the latest), in version order.
   files['rubrics.jsonl'] = x.rubrics.map((r) => `${JSON.stringify({ version: r.version, contentHash: r.contentHash, rubric: r.rubric })}\n`).join('');
   files['puzzles.jsonl'] = x.puzzles.map((p) => `${JSON.stringify(p)}\n`).join('');
+  // The campaigns its labels were given in, with their part in this run: an import recreates or matches them.
+  files['campaigns.jsonl'] = x.campaigns.map((c) => `${JSON.stringify(c)}\n`).join('');
   files['README.md'] = datasetCard(x, new Map(Object.entries(rows)), TABLES, { license: q.license ?? 'other', exportedAt: (q.now ?? new Date()).toISOString() });
   // Written beside DIR and moved into place in one rename: a failure part way leaves no half export
   // (which a later import would read as a run with some of its grades).

@@ -1,0 +1,67 @@
+import { and, asc, eq, inArray, or } from 'drizzle-orm';
+import type { Queryable } from '../../db/client.ts';
+import { adjudications, answers, campaignAnswers, campaignAssignments, campaigns, labels } from '../../db/schema.ts';
+
+/**
+ * The campaigns of a run export (`campaigns.jsonl`): every campaign that holds one of the run's answers or
+ * whose labels are on them — its definition (name, spec, k, annotators, adjudicators) and its part in this
+ * run: the run's answers in its queue (rank, reason, holders), who holds them, and the final labels given
+ * on them. Without it an export's campaign labels could only land in a campaign of the same name that
+ * holds none of these answers, where no campaign page counts them (campaign-labels.ts reads holders).
+ */
+
+export interface ExportedCampaign {
+  name: string;
+  spec: Record<string, unknown>;
+  overlap: number;
+  annotators: string[];
+  adjudicators: string[];
+  created_at: string;
+  answers: Array<{ answer: string; rank: number; reason: string; assigned: number }>;
+  assignments: Array<{ answer: string; annotator: string; assigned_at: string; done_at: string | null }>;
+  adjudications: Array<{ answer: string; item: string; label: string; adjudicator: string; note: string | null; created_at: string }>;
+}
+
+const iso = (d: Date | string) => (d instanceof Date ? d.toISOString() : new Date(d).toISOString());
+
+/** Read in the export's snapshot transaction; external: the run's answer ids → their external ids. */
+export async function readRunCampaigns(tx: Queryable, runId: number, external: ReadonlyMap<number, string>): Promise<ExportedCampaign[]> {
+  const ofRun = () => tx.select({ id: answers.id }).from(answers).where(eq(answers.runId, runId));
+  const rows = await tx
+    .select()
+    .from(campaigns)
+    .where(
+      or(
+        inArray(campaigns.id, tx.select({ id: campaignAnswers.campaignId }).from(campaignAnswers).where(inArray(campaignAnswers.answerId, ofRun()))),
+        inArray(campaigns.id, tx.select({ id: labels.campaignId }).from(labels).where(inArray(labels.answerId, ofRun()))),
+      ),
+    )
+    .orderBy(asc(campaigns.name));
+  const out: ExportedCampaign[] = [];
+  for (const c of rows) {
+    const members = await tx.select().from(campaignAnswers).where(and(eq(campaignAnswers.campaignId, c.id), inArray(campaignAnswers.answerId, ofRun()))).orderBy(asc(campaignAnswers.rank));
+    const holders = await tx
+      .select()
+      .from(campaignAssignments)
+      .where(and(eq(campaignAssignments.campaignId, c.id), inArray(campaignAssignments.answerId, ofRun())))
+      .orderBy(asc(campaignAssignments.answerId), asc(campaignAssignments.annotator));
+    const finals = await tx
+      .select()
+      .from(adjudications)
+      .where(and(eq(adjudications.campaignId, c.id), inArray(adjudications.answerId, ofRun())))
+      .orderBy(asc(adjudications.answerId), asc(adjudications.itemKey));
+    out.push({
+      name: c.name,
+      spec: c.spec,
+      overlap: c.overlap,
+      annotators: c.annotators,
+      adjudicators: c.adjudicators,
+      created_at: iso(c.createdAt),
+      answers: members.map((m) => ({ answer: external.get(m.answerId)!, rank: m.rank, reason: m.reason, assigned: m.assigned })),
+      assignments: holders.map((h) => ({ answer: external.get(h.answerId)!, annotator: h.annotator, assigned_at: iso(h.assignedAt), done_at: h.doneAt === null ? null : iso(h.doneAt) })),
+      adjudications: finals.map((f) => ({ answer: external.get(f.answerId)!, item: f.itemKey, label: f.label, adjudicator: f.adjudicator, note: f.note, created_at: iso(f.createdAt) })),
+    });
+  }
+  return out;
+}
+
