@@ -56,6 +56,12 @@ export const JudgeConfigSchema = z
       ctx.addIssue({ code: 'custom', path: ['baseUrl'], message: 'an openai-compatible judge needs baseUrl' });
     }
     if (c.provider === 'replay' && !c.replay) ctx.addIssue({ code: 'custom', path: ['replay'], message: 'a replay judge needs a replay file' });
+    // A field the provider never reads is refused, not ignored: the user meant another judge than the one graded.
+    if (c.replay !== undefined && c.provider !== 'replay') ctx.addIssue({ code: 'custom', path: ['replay'], message: `only a replay judge reads a replay file; a ${c.provider} judge never would` });
+    if (c.lexical !== undefined && c.provider !== 'lexical') ctx.addIssue({ code: 'custom', path: ['lexical'], message: `the thresholds are a lexical judge's; a ${c.provider} judge never reads them` });
+    for (const f of ['baseUrl', 'apiKeyEnv'] as const) {
+      if (c[f] !== undefined && !llm) ctx.addIssue({ code: 'custom', path: [f], message: `a ${c.provider} judge calls no endpoint (only anthropic, openai and openai-compatible judges do)` });
+    }
     if ((c.params.logprobs || c.params.top_logprobs !== undefined) && c.provider !== 'openai' && c.provider !== 'openai-compatible') {
       ctx.addIssue({ code: 'custom', path: ['params', c.params.logprobs ? 'logprobs' : 'top_logprobs'], message: `only openai and openai-compatible judges return token log-probabilities, not ${c.provider}` });
     }

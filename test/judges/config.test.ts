@@ -41,6 +41,18 @@ describe('judge configuration files', () => {
     expect(() => loadJudge('no-such-judge')).toThrow(/no such judge/);
   });
 
+  it('refuses a field the provider never reads, naming it (before, it was silently ignored)', () => {
+    const claude = { id: 'x', provider: 'anthropic', model: 'm', prompt: 'p.md' };
+    expect(() => parseJudgeConfig({ ...claude, replay: 'r.jsonl' }, 'j.yaml')).toThrow(/^j\.yaml: replay: only a replay judge reads a replay file; a anthropic judge never would$/);
+    expect(() => parseJudgeConfig({ ...claude, lexical: { correct: 0.5 } }, 'j.yaml')).toThrow(/^j\.yaml: lexical: the thresholds are a lexical judge's; a anthropic judge never reads them$/);
+    for (const provider of ['lexical', 'replay'] as const) {
+      const offline = { id: 'x', provider, model: 'm', ...(provider === 'replay' ? { replay: 'r.jsonl' } : {}) };
+      expect(() => parseJudgeConfig({ ...offline, baseUrl: 'http://127.0.0.1:9/v1' }, 'j.yaml')).toThrow(new RegExp(`^j\\.yaml: baseUrl: a ${provider} judge calls no endpoint`));
+      expect(() => parseJudgeConfig({ ...offline, apiKeyEnv: 'MY_KEY' }, 'j.yaml')).toThrow(new RegExp(`^j\\.yaml: apiKeyEnv: a ${provider} judge calls no endpoint`));
+    }
+    expect(parseJudgeConfig({ id: 'x', provider: 'lexical', model: 'm', lexical: { correct: 0.5 } }, 'j.yaml').config.lexical).toEqual({ correct: 0.5, partial: 0.3 });
+  });
+
   it('hashes configs canonically: key order is irrelevant, any parameter change matters', () => {
     const a = parseJudgeConfig({ id: 'x', provider: 'lexical', model: 'm', params: { max_tokens: 10, temperature: 0, timeout_ms: 5, max_attempts: 1 } }, 'a');
     const b = parseJudgeConfig({ params: { max_attempts: 1, timeout_ms: 5, temperature: 0, max_tokens: 10 }, model: 'm', provider: 'lexical', id: 'x' }, 'b');

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAdapter } from '../../src/judges/adapters/index.ts';
 import { parseJudgeConfig } from '../../src/judges/config.ts';
@@ -111,5 +114,22 @@ describe('replay judge', () => {
     const missing = await engine.grade({ rubric: farmyard, answer: 'y', answerId: 'a-9' });
     expect(missing.status).toBe('provider_error');
     expect(missing.reason).toMatch(/no recorded output for answer a-9/);
+  });
+
+  it('a file of one row is that row, not one output for every answer; a numeric answer id matches', async () => {
+    // Before, a one-line JSONL file parsed as one JSON object and was replayed as the output of every answer.
+    const dir = mkdtempSync(join(tmpdir(), 'assay-replay-row-'));
+    try {
+      const file = join(dir, 'one.jsonl');
+      writeFileSync(file, '{"answer": 12, "output": {"label": "pass", "rationale": "human label"}}\n');
+      const judge = parseJudgeConfig({ id: 'human', provider: 'replay', model: 'human-labels', mode: 'reference-match', replay: file }, 'replay judge');
+      const engine = createJudgeEngine({ judge, adapter: await createAdapter(judge, {}), cache: new MemoryCache(), ledger: new MemoryLedger() });
+      expect((await engine.grade({ rubric: farmyard, answer: 'x', answerId: '12' })).output).toEqual({ label: 'pass', rationale: 'human label' });
+      const other = await engine.grade({ rubric: farmyard, answer: 'y', answerId: '13' });
+      expect(other.status).toBe('provider_error');
+      expect(other.reason).toMatch(/no recorded output for answer 13/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -16,6 +16,8 @@ interface ReplayRow {
   output: unknown;
 }
 
+const isRow = (v: unknown): v is ReplayRow => v !== null && typeof v === 'object' && 'answer' in v && 'output' in v;
+
 function readRows(path: string): { single?: unknown; rows: ReplayRow[] } {
   let text: string;
   try {
@@ -27,6 +29,8 @@ function readRows(path: string): { single?: unknown; rows: ReplayRow[] } {
   try {
     const whole = JSON.parse(trimmed) as unknown;
     if (Array.isArray(whole)) return { rows: whole as ReplayRow[] };
+    // A JSON Lines file of one row is one JSON object too: a row (answer + output) is never a judge's output.
+    if (isRow(whole)) return { rows: [whole] };
     return { single: whole, rows: [] };
   } catch {
     const rows = trimmed.split(/\r?\n/).filter((l) => l.trim() !== '').map((l, i) => {
@@ -48,7 +52,8 @@ export function createReplayJudge(config: JudgeConfig, path: string): Judge {
     baseline: false,
     async call(req: JudgeRequest): Promise<JudgeReply> {
       const row = rows.find(
-        (r) => (r.answer === req.answerId || r.answer === req.answerHash) && (r.rubric === undefined || r.rubric === req.rubric.id),
+        // An answer id written as a JSON number (12) is the id "12".
+        (r) => (String(r.answer) === req.answerId || r.answer === req.answerHash) && (r.rubric === undefined || r.rubric === req.rubric.id),
       );
       const out = row ? row.output : single;
       if (out === undefined) throw new ProviderCallError('fatal', `replay ${path}: no recorded output for answer ${req.answerId ?? req.answerHash}`);

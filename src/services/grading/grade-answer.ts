@@ -9,7 +9,8 @@ import { checkGradeRequest } from './checks.ts';
 import { defaultJudge } from './default-judge.ts';
 import type { GradeDetail } from './grade-detail.ts';
 import type { GradeRequest } from './resolve.ts';
-import { openGradingSession, panelMemberJudges } from './panel-session.ts';
+import { asJudge, judgesOf } from './judge-row.ts';
+import { openGradingSession } from './panel-session.ts';
 import type { SessionOptions } from './session.ts';
 
 /**
@@ -39,9 +40,9 @@ export function namedJudge(ref: string | undefined, keys: ProviderKeys, o: { fro
 
 /** The judge with its provider adapter(s): a missing key is bad input here, before any database is touched. */
 export async function openJudge(judge: AnyLoadedJudge, keys: ProviderKeys): Promise<OpenedJudge> {
-  const judges: LoadedJudge[] = isLoadedPanel(judge) ? panelMemberJudges(judge) : [judge];
   const adapters = new Map<string, Judge>();
-  for (const j of judges) adapters.set(j.config.id, await createAdapter(j, keys));
+  // A panel member's missing key names the panel too (asJudge).
+  for (const { judge: j, who } of judgesOf(judge)) adapters.set(j.config.id, await asJudge(who, j, () => createAdapter(j, keys)));
   return { judge, adapters };
 }
 

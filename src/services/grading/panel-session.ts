@@ -1,6 +1,5 @@
 import type { Database } from '../../db/client.ts';
 import { gradeUpserter, type GradeRow } from '../../db/grade-store.ts';
-import { badInput } from '../../domain/errors.ts';
 import type { Rubric } from '../../domain/rubric.ts';
 import { createAdapter } from '../../judges/adapters/index.ts';
 import { canonicalJson, type LoadedJudge, sha256 } from '../../judges/config.ts';
@@ -11,7 +10,7 @@ import type { Judge } from '../../judges/types.ts';
 import { panelItemConfidence, panelItemOrders, type PanelSample, votePanel } from '../../scoring/panel/index.ts';
 import { type GradeDetail, toGradeDetail } from './grade-detail.ts';
 import { resolveJudgeExamples } from './judge-examples.ts';
-import { ensureJudgeRow } from './judge-row.ts';
+import { ensureJudgeRow, panelMemberJudges } from './judge-row.ts';
 import { panelDetail } from './panel-report.ts';
 import type { GradeRequest, ResolvedRubric } from './resolve.ts';
 import { createGradingSession, type GradingSession, type SampleResult, type SessionOptions, sessionReads, writeBehind } from './session.ts';
@@ -48,13 +47,8 @@ export async function openGradingSession(database: Database, o: OpenSessionOptio
   return createGradingSession(database, { ...rest, judge, ...(built ? { adapter: built } : {}), ...(gate ? { gate } : {}) });
 }
 
-/** The member judges of a panel, refusing a nested panel (one bad-input line). */
-export function panelMemberJudges(panel: LoadedPanel): LoadedJudge[] {
-  return panel.members.map((m, i) => {
-    if (m.kind === 'panel') throw badInput(`panel ${panel.config.id}: members[${i}]: '${m.ref}' is a panel; grading with a panel of panels is not supported yet (list its members directly)`);
-    return m.judge;
-  });
-}
+// Defined beside the judges row (judge-row.ts needs it, and this file imports that one): one list of a panel's judges.
+export { panelMemberJudges };
 
 export function panelIdentity(panel: LoadedPanel): JudgeIdentity {
   const members = panelMemberJudges(panel);
