@@ -5494,8 +5494,10 @@ export interface operations {
                  */
                 "application/json": {
                     judge: string;
-                    rpm?: number;
-                    tpm?: number;
+                    /** @description Stored for the judge's provider:model (all workers apply it): a number sets it, null clears it, absent keeps the stored value */
+                    rpm?: number | null;
+                    /** @description Stored for the judge's provider:model (all workers apply it): a number sets it, null clears it, absent keeps the stored value */
+                    tpm?: number | null;
                 };
             };
         };

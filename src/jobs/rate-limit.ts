@@ -10,6 +10,7 @@ import type { CallGate } from '../judges/engine.ts';
  * which every worker honours before its next call: one throttled worker slows the whole pool.
  */
 
+/** Per limit: a number sets it, null clears it (no limit), absent keeps what is stored. */
 export interface Limits {
   rpm?: number | null;
   tpm?: number | null;
@@ -29,21 +30,25 @@ export const limitKey = (provider: string, model: string): string => `${provider
  * so an rpm under 1 would hold every worker's calls for good; a call's tokens are capped at tpm, so any
  * positive tpm passes calls.
  */
-function limitProblem(limits: Limits): string | null {
+export function limitProblem(limits: Limits): string | null {
   const bad = (v: number | null | undefined, min: number) => v != null && !(Number.isFinite(v) && v >= min);
   if (bad(limits.rpm, 1)) return `rpm must be a number of at least 1 (requests per minute), got ${limits.rpm}`;
   if (bad(limits.tpm, Number.MIN_VALUE)) return `tpm must be a positive number (tokens per minute), got ${limits.tpm}`;
   return null;
 }
 
-/** Sets (or clears, with nulls) the limits all workers apply to provider:model; a limit no call could pass is refused. */
+/**
+ * Sets (a number) or clears (null) each limit all workers apply to provider:model; a limit left out keeps
+ * the stored one, so `--rpm N` alone does not drop a tpm set earlier. A limit no call could pass is refused.
+ */
 export async function setLimits(database: Database, key: string, limits: Limits): Promise<void> {
   const problem = limitProblem(limits);
   if (problem) throw badInput(problem);
   await database.execute(
     `insert into rate_limits (key, rpm, tpm, requests, tokens) values ($1, $2::float8, $3::float8, coalesce($2::float8, 0), coalesce($3::float8, 0))
-     on conflict (key) do update set rpm = excluded.rpm, tpm = excluded.tpm`,
-    [key, limits.rpm ?? null, limits.tpm ?? null],
+     on conflict (key) do update set rpm = case when $4::boolean then excluded.rpm else rate_limits.rpm end,
+       tpm = case when $5::boolean then excluded.tpm else rate_limits.tpm end`,
+    [key, limits.rpm ?? null, limits.tpm ?? null, limits.rpm !== undefined, limits.tpm !== undefined],
   );
 }
 

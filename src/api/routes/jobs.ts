@@ -23,6 +23,7 @@ const RunParam = z.object({ id: Fields.run.describe('Run id or name') });
 const Rate = z.number().positive().max(1e12);
 /** A call takes a whole request from a bucket of at most rpm: under 1 no call could ever be sent. */
 const Rpm = Rate.min(1);
+const LIMIT_NOTE = "Stored for the judge's provider:model (all workers apply it): a number sets it, null clears it, absent keeps the stored value";
 
 const Skipped = z
   .object({ task: z.number().int(), noText: z.number().int(), noRubric: z.number().int() })
@@ -91,7 +92,7 @@ export function registerJobs(api: Api): void {
       summary: 'Enqueue one grading job per ungraded answer of the run (idempotent); workers grade them',
       request: {
         params: RunParam,
-        body: { required: true, content: { 'application/json': { schema: z.object({ judge: Id, rpm: Rpm.optional(), tpm: Rate.optional() }).strict(), example: RUN_GRADE_EXAMPLE } } },
+        body: { required: true, content: { 'application/json': { schema: z.object({ judge: Id, rpm: Rpm.nullable().optional().openapi({ description: LIMIT_NOTE }), tpm: Rate.nullable().optional().openapi({ description: LIMIT_NOTE }) }).strict(), example: RUN_GRADE_EXAMPLE } } },
       },
       responses: {
         202: {
@@ -118,8 +119,9 @@ export function registerJobs(api: Api): void {
     handler: async (c) => {
       const { id } = c.req.valid('param');
       const b = c.req.valid('json');
-      const limits = b.rpm !== undefined || b.tpm !== undefined ? { limits: { rpm: b.rpm ?? null, tpm: b.tpm ?? null } } : {};
-      const r = await enqueueRunGrading(database, queue, { run: id, judge: b.judge, from: 'network', ...limits });
+      // Only the limits given change (null clears one): a limit left out keeps the stored value.
+      const limits = { ...(b.rpm !== undefined ? { rpm: b.rpm } : {}), ...(b.tpm !== undefined ? { tpm: b.tpm } : {}) };
+      const r = await enqueueRunGrading(database, queue, { run: id, judge: b.judge, from: 'network', limits });
       return c.json({ gradingRunId: r.gradingRunId, total: r.total, skipped: r.skipped, alreadyGraded: r.alreadyGraded, jobs: r.jobs, resumed: r.resumed, retried: r.retried }, 202);
     },
   });

@@ -1,4 +1,4 @@
-import { badInput } from '../../domain/errors.ts';
+import { badInput, isAssayError } from '../../domain/errors.ts';
 import type { Command } from '../command.ts';
 import { openDatabaseEarly, withDatabase } from '../database.ts';
 import { numberFlag, requireFlag } from '../io.ts';
@@ -25,10 +25,30 @@ function skippedLine(s: { task: number; noText: number; noRubric: number }): str
   return [`skipped ${n} answer${n === 1 ? '' : 's'} that no judge grades: ${why.join(', ')}`];
 }
 
+/**
+ * A rate-limit flag: a number sets the limit, `none` clears the stored one, and leaving the flag out keeps
+ * what is stored for the judge's provider:model (set by an earlier `assay run` or the API).
+ */
+function limitFlag(values: Record<string, unknown>, name: 'rpm' | 'tpm'): number | null | undefined {
+  const v = values[name];
+  if (v === 'none') return null;
+  try {
+    // The API's bounds (api/routes/jobs.ts): a call takes a whole request, so rpm starts at 1.
+    return numberFlag(values, name, { min: 1, max: 1e12 });
+  } catch (e) {
+    // Not a number at all: the message names the other form the flag takes.
+    if (isAssayError(e) && e.message.startsWith(`--${name} must be a number,`)) {
+      throw badInput(`--${name} must be a number (${name === 'rpm' ? 'requests' : 'tokens'} per minute) or none (no limit), got '${String(v).slice(0, 60)}'`);
+    }
+    throw e;
+  }
+}
+
 const run: Command = {
   path: ['run'],
   summary: 'Grade a whole run with a judge through the durable job queue (resumable; workers may help)',
-  usage: '--run NAME --judge ID|FILE [--concurrency K] [--rpm N] [--tpm N] [--enqueue-only] [--batch [--poll-ms MS]]',
+  // --rpm/--tpm: stored for the judge's provider:model and kept until changed; `none` clears one.
+  usage: '--run NAME --judge ID|FILE [--concurrency K] [--rpm N|none] [--tpm N|none] [--enqueue-only] [--batch [--poll-ms MS]]',
   options: {
     run: { type: 'string' },
     judge: { type: 'string' },
@@ -48,8 +68,10 @@ const run: Command = {
     const { resolve } = await import('node:path');
     const judgeRef = existsSync(given) ? resolve(given) : given;
     const concurrency = numberFlag(values, 'concurrency', { integer: true, min: 1, max: 512 }) ?? 8;
-    const rpm = numberFlag(values, 'rpm', { min: 1 });
-    const tpm = numberFlag(values, 'tpm', { min: 1 });
+    const rpm = limitFlag(values, 'rpm');
+    const tpm = limitFlag(values, 'tpm');
+    // Only the limits given change: one left out keeps the stored value.
+    const limits = { ...(rpm !== undefined ? { rpm } : {}), ...(tpm !== undefined ? { tpm } : {}) };
     const pollFlag = numberFlag(values, 'poll-ms', { integer: true, min: 1, max: 86_400_000 });
     // Flags that would be silently ignored are refused: the user meant something else.
     if (values.batch) {
@@ -62,7 +84,7 @@ const run: Command = {
     // Checked before the database is opened: bad input changes nothing.
     const { checkJudgeRef } = await import('../../services/grading/run-queue.ts');
     // This process makes the calls unless it only enqueues: a judge without its key is refused now.
-    checkJudgeRef(judgeRef, values['enqueue-only'] ? undefined : providerKeys(config));
+    checkJudgeRef(judgeRef, values['enqueue-only'] ? undefined : providerKeys(config), limits);
     if (values.batch) (await import('../../services/grading/batch.ts')).checkBatchJudge(judgeRef);
     // Every check of the input has passed: the database opens while the rest of the command loads.
     const { opening } = await openDatabaseEarly();
@@ -98,8 +120,7 @@ const run: Command = {
       let timer: ReturnType<typeof setInterval> | undefined;
       let onSigint: (() => void) | undefined;
       try {
-        const limits = rpm !== undefined || tpm !== undefined ? { limits: { rpm: rpm ?? null, tpm: tpm ?? null } } : {};
-        const e = await enqueueRunGrading(database, queue, { run: runRef, judge: judgeRef, ...limits });
+        const e = await enqueueRunGrading(database, queue, { run: runRef, judge: judgeRef, limits });
         let interrupted = false;
         // The progress read when the worker ended is the summary's: nothing is written after it.
         let last: Awaited<ReturnType<typeof getProgress>> | undefined;

@@ -2,13 +2,13 @@ import { and, eq, inArray } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import { gradingRuns } from '../../db/schema.ts';
 import { GRADE_QUEUE } from '../../jobs/boss.ts';
-import { type Limits, limitKey, setLimits } from '../../jobs/rate-limit.ts';
+import { type Limits, limitKey, limitProblem, setLimits } from '../../jobs/rate-limit.ts';
 import { badInput } from '../../domain/errors.ts';
 import { endpointOf, type ProviderKeys } from '../../judges/adapters/index.ts';
 import { isLoadedPanel, loadJudgeOrPanel } from '../../judges/panel-config.ts';
 import { enqueueInTransaction, type EnqueueResult, reviveJobs } from './enqueue.ts';
 import { resolveJudgeExamples } from './judge-examples.ts';
-import { ensureJudgeRow, findJudgeRow, refuseChangedTemplates } from './judge-row.ts';
+import { asJudge, ensureJudgeRow, findJudgeRow, judgesOf, refuseChangedTemplates } from './judge-row.ts';
 import { panelMemberJudges } from './panel-session.ts';
 import type { GradingQueue } from './queue.ts';
 import { findRun } from './run-ref.ts';
@@ -51,16 +51,18 @@ const judgeFor = (ref: string, from: 'network' | 'local' = 'local') => {
 /**
  * Checks a judge reference before anything is opened: an unknown judge or a bad file is bad input. With
  * `keys` (the process will make the calls itself), a remote judge or panel member whose key is unset is
- * bad input too, rather than every job failing after its retries.
+ * bad input too, rather than every job failing after its retries. With `limits`, limits no worker would
+ * apply (enqueueRunGrading's limitsFor) are refused too.
  */
-export function checkJudgeRef(ref: string, keys?: ProviderKeys): void {
+export function checkJudgeRef(ref: string, keys?: ProviderKeys, limits?: Limits): void {
   const judge = judgeFor(ref);
   if (keys) requireKeys(judge, keys);
+  if (limits && (limits.rpm !== undefined || limits.tpm !== undefined)) limitsFor(judge, limits);
 }
 
 /** A judge (each member of a panel) called over the network needs its key: bad input naming the variable. */
 function requireKeys(judge: ReturnType<typeof judgeFor>, keys: ProviderKeys): void {
-  for (const j of isLoadedPanel(judge) ? panelMemberJudges(judge) : [judge]) if (REMOTE.has(j.config.provider)) endpointOf(j, keys);
+  for (const { judge: j, who } of judgesOf(judge)) if (REMOTE.has(j.config.provider)) asJudge(who, j, () => endpointOf(j, keys));
 }
 
 /**
@@ -87,16 +89,26 @@ async function checkedRunGrading(database: Database, req: Pick<GradeRunRequest, 
 /** Providers called over the network, with an endpoint and a key (adapters/index.ts). */
 const REMOTE = new Set(['anthropic', 'openai', 'openai-compatible']);
 
+/**
+ * Where limits go, refused (before anything is written) when no worker would apply them: a panel has no
+ * provider of its own (limits are per provider × model, set with a member judge), and a lexical or replay
+ * judge calls no provider, so its limit would be stored and never read.
+ */
+function limitsFor(judge: ReturnType<typeof judgeFor>, limits: Limits): { key: string; limits: Limits } {
+  if (isLoadedPanel(judge)) throw badInput(`rate limits are per provider and model; ${judge.config.id} is a panel judge: set them with each member judge`);
+  if (!REMOTE.has(judge.config.provider)) throw badInput(`rate limits apply to provider calls; judge ${judge.config.id} (${judge.config.provider}) calls no provider`);
+  const problem = limitProblem(limits);
+  if (problem) throw badInput(problem);
+  return { key: limitKey(judge.config.provider, judge.config.model), limits };
+}
+
 export async function enqueueRunGrading(database: Database, queue: GradingQueue, req: GradeRunRequest): Promise<GradeRunResult> {
   // Everything refused is refused before anything is written: the one check (checkRunGrading), then the limits.
   const { judge, run } = await checkedRunGrading(database, req);
+  const limits = req.limits && (req.limits.rpm !== undefined || req.limits.tpm !== undefined) ? limitsFor(judge, req.limits) : null;
   // The judges row is written ahead of the first grade: the grading_runs row and its jobs refer to it.
   const judgeId = await ensureJudgeRow(database, judge);
-  if (req.limits && (req.limits.rpm != null || req.limits.tpm != null)) {
-    // A panel has no provider of its own: limits are per provider × model, set with a member judge.
-    if (isLoadedPanel(judge)) throw badInput(`rate limits are per provider and model; ${judge.config.id} is a panel judge: set them with each member judge`);
-    await setLimits(database, limitKey(judge.config.provider, judge.config.model), req.limits);
-  }
+  if (limits) await setLimits(database, limits.key, limits.limits);
   const boss = await queue.boss();
   const target = { runId: run.id, judgeId, judgeRef: req.judge, configHash: judge.configHash };
   const { jobIds, ...res } = await database.db.transaction((tx) => enqueueInTransaction(tx, boss, target));
