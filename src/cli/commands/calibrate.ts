@@ -25,12 +25,17 @@ interface LabelSource {
   reliability?: ReliabilityReport['diagram'] & Pick<ReliabilityReport, 'leftOut' | 'notes'>;
   /** A stored run's answers the judge was shown as examples, left out of its figures (docs/judges.md). */
   excludedExamples?: number;
-  /** What a stored run's report says about the judge side on its scale (calibration-labels.ts). */
+  /** A labels file's anchored judges: per judge, its example answers of the file left out (--json excludedExamples). */
+  excludedByJudge?: Record<string, number>;
+  /** What a stored run's report says about the judge side on its scale (calibration-labels.ts), or a file's anchored judges. */
   notes?: string[];
 }
 
-function labelsFromFile(path: string, scale: LabelScale): LabelSource {
-  return { rows: parseLabels(readText(path, 'labels'), path, scale), name: path };
+/** A labels file: an anchored judge's rows of its own examples from this label set are left out, counted in notes (file-example-exclusion.ts). */
+async function labelsFromFile(path: string, scale: LabelScale): Promise<LabelSource> {
+  const { excludeFileExamples } = await import('../../services/grading/file-example-exclusion.ts');
+  const { rows, excludedExamples, notes } = excludeFileExamples(parseLabels(readText(path, 'labels'), path, scale), path);
+  return { rows, name: path, ...(Object.keys(excludedExamples).length ? { excludedByJudge: excludedExamples } : {}), ...(notes.length ? { notes } : {}) };
 }
 
 /** Labels of a stored run: the judge's stored verdicts (kind "judge") beside the human labels. */
@@ -107,7 +112,7 @@ const calibrate: Command = {
     if (labels === undefined && run === undefined) throw badInput('missing required option --labels (or --run)');
     if (humans === 'adjudicated' && run === undefined) throw badInput('--humans adjudicated needs --run R (adjudications are stored with the campaigns)');
     const weights = typeof values.rubric === 'string' ? await rubricWeights(values.rubric) : undefined;
-    const source = labels !== undefined ? labelsFromFile(labels, scale) : await labelsFromRun(run!, judge, seed, scale);
+    const source = labels !== undefined ? await labelsFromFile(labels, scale) : await labelsFromRun(run!, judge, seed, scale);
     source.rows = await humanSide(source.rows, humans, scale, run);
 
     const { calibrate: calibrateLabels } = await import('../../analysis/calibration/index.ts');
@@ -123,6 +128,7 @@ const calibrate: Command = {
     const reliability = source.reliability ? `\n\n${formatReliability(judge!, source.reliability)}` : '';
     const order = `${reliability}${source.orderSensitivity ? `\n\n${formatOrderSensitivity(judge!, source.orderSensitivity)}` : ''}`;
     if (source.excludedExamples !== undefined) Object.assign(runFigures, { excludedExamples: source.excludedExamples });
+    if (source.excludedByJudge !== undefined) Object.assign(runFigures, { excludedExamples: source.excludedByJudge });
     const examples = source.excludedExamples ? `\n\nExcluded examples: ${source.excludedExamples} answer(s) of the run that ${judge} was shown as examples are left out of its figures` : '';
     if (!source.panelInstability) return { json: { ...report, ...runFigures }, text: formatCalibration(report) + examples + order };
     const unstable = source.panelInstability.filter((i) => i.answers > 0);
