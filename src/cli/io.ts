@@ -1,6 +1,6 @@
 import { badInput } from '../domain/errors.ts';
 import { exceedsDepth, parseCheckedJson } from '../domain/json-check.ts';
-import { MAX_JSON_DEPTH } from '../domain/limit-values.ts';
+import { MAX_JSON_DEPTH, readDecimal } from '../domain/limit-values.ts';
 import { readInputBytes, readInputText } from '../input/text-file.ts';
 import { parseYamlInput } from '../input/yaml.ts';
 
@@ -67,9 +67,7 @@ export function requireFlag(values: Record<string, unknown>, name: string): stri
   return v;
 }
 
-const DECIMAL = /^[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?$/;
-
-/** An optional number flag with validation. */
+/** An optional number flag with validation: the text read by domain/limit-values.ts readDecimal, as the API reads a query number. */
 export function numberFlag(
   values: Record<string, unknown>,
   name: string,
@@ -77,14 +75,12 @@ export function numberFlag(
 ): number | undefined {
   const v = values[name];
   if (v === undefined) return undefined;
-  // Plain decimal only: Number() would also take '0x10', ' 7 ' and '' (as 16, 7 and 0).
-  if (typeof v !== 'string' || !DECIMAL.test(v) || !Number.isFinite(Number(v))) {
-    throw badInput(`--${name} must be a number, got '${String(v).slice(0, 60)}'`);
-  }
-  const n = Number(v);
-  if (opts.integer && (!Number.isInteger(n) || !/^[-+]?\d+$/.test(v))) throw badInput(`--${name} must be a whole number, got '${v}'`);
+  // Not trimmed, and an empty value is refused: `--top "$TOP"` with TOP unset must not mean the default.
+  const n = typeof v === 'string' ? readDecimal(v, { integer: opts.integer }) : 'not-decimal';
+  if (n === 'not-decimal') throw badInput(`--${name} must be a number, got '${String(v).slice(0, 60)}'`);
+  if (n === 'not-whole') throw badInput(`--${name} must be a whole number, got '${String(v)}'`);
   // Past 2^53 a count reads as a neighbouring one (…993 as …992): refuse it rather than compute on another number.
-  if (opts.integer && !Number.isSafeInteger(n)) throw badInput(`--${name} must be a whole number of at most ${Number.MAX_SAFE_INTEGER}, got '${v}'`);
+  if (n === 'unsafe') throw badInput(`--${name} must be a whole number of at most ${Number.MAX_SAFE_INTEGER}, got '${String(v)}'`);
   if (opts.min !== undefined && n < opts.min) throw badInput(`--${name} must be ≥ ${opts.min}, got ${v}`);
   if (opts.max !== undefined && n > opts.max) throw badInput(`--${name} must be ≤ ${opts.max}, got ${v}`);
   return n;

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { badInput } from './errors.ts';
 import { Fields } from './fields.ts';
 import { assertStorableJson } from './json-check.ts';
+import { readDecimal } from './limit-values.ts';
 import type { LabelKind } from './label-kinds.ts';
 import { ITEM_VERDICTS, VERDICT_POINTS, type ItemVerdict } from './verdicts.ts';
 
@@ -54,8 +55,6 @@ const BINARY: ReadonlyMap<string, boolean> = new Map([
   ['false', false], ['fail', false], ['no', false], ['0', false],
 ]);
 
-const DECIMAL = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
-
 interface ScaleSpec {
   /** What the scale accepts, for error messages. */
   accepts: string;
@@ -88,10 +87,10 @@ export const SCALES: Readonly<Record<LabelScale, ScaleSpec>> = {
     accepts: 'a finite number',
     categories: null,
     normalise(label) {
-      // Decimal text only: Number() would also read "0x10" as 16 and "0b1" as 1, silently.
-      if (typeof label === 'boolean' || (typeof label === 'string' && !DECIMAL.test(label.trim()))) return null;
-      const n = Number(label);
-      return Number.isFinite(n) ? { category: n, value: n } : null;
+      // Text by the one rule (limit-values.ts readDecimal): Number() would also read "0x10" as 16 and "0b1" as 1, silently.
+      // Only a number or its text: Number() would read null and [] as 0, true as 1.
+      const n = typeof label === 'string' ? readDecimal(label.trim()) : label;
+      return typeof n === 'number' && Number.isFinite(n) ? { category: n, value: n } : null;
     },
   },
 };

@@ -1,3 +1,4 @@
+import { readDecimal } from '../../domain/limit-values.ts';
 import type { ForeignScore, Skipped } from './types.ts';
 
 /**
@@ -15,8 +16,8 @@ export function shareOf(raw: unknown): { value: number } | { problem: string; of
   if (typeof raw === 'string') {
     const w = WORDS.get(raw.trim()) ?? WORDS.get(raw.trim().toLowerCase());
     if (w !== undefined) return { value: w };
-    const n = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(raw.trim()) ? Number(raw) : NaN;
-    if (Number.isNaN(n)) return { problem: `value ${JSON.stringify(raw)} is not a score (expected a number in [0, 1], C/I/P/N, or true/false)` };
+    const n = readDecimal(raw.trim());
+    if (typeof n !== 'number') return { problem: `value ${JSON.stringify(raw)} is not a score (expected a number in [0, 1], C/I/P/N, or true/false)` };
     raw = n;
   }
   if (typeof raw === 'number') {
