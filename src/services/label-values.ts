@@ -38,3 +38,12 @@ export function storedLabelValue(where: string, item: string, label: string): st
   if (!n) throw refuse(`item '${item}': label must be one of ${SCALES.verdict.accepts}, got '${label}'`);
   return String(n.category);
 }
+
+/**
+ * Only a description is annotated (describe, or the description half of describe-then-solve): an
+ * assembly or a choice answer can carry its puzzle's rubric, but the workspace never opens it and no
+ * report reads a human label of it, so such a label is refused (annotationTask's rule) instead of stored.
+ */
+export function refuseUndescribed(a: { id: number; task: string }): void {
+  if (a.task !== 'describe' && a.task !== 'describe-then-solve') throw badInput(`answer ${a.id}: task '${a.task}' has no description to annotate`);
+}

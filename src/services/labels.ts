@@ -9,7 +9,7 @@ import { answers, labels, rubricItems, rubricVersions, runs } from '../db/schema
 import { LABEL_KINDS } from '../domain/label-kinds.ts';
 import { claimIndex, claimRangeProblem, claimStamp, sentencesOf } from './claim-marks.ts';
 import { locatedError, noEdgeSpaces, type Located } from './import-parse.ts';
-import { storedLabelValue } from './label-values.ts';
+import { refuseUndescribed, storedLabelValue } from './label-values.ts';
 
 /**
  * Human (and judge) labels for calibration, one per (answer, item, annotator, campaign): saving again
@@ -138,8 +138,9 @@ export async function saveLabel(database: Database, input: LabelInput): Promise<
   if (input.label.trim() === '') throw badInput('label: must not be empty');
   if (input.annotator.trim() === '') throw badInput('annotator: must not be empty');
   return database.db.transaction(async (tx) => {
-    const [a] = await tx.select({ id: answers.id, rubricId: answers.rubricId, text: answers.text }).from(answers).where(eq(answers.id, input.answerId));
+    const [a] = await tx.select({ id: answers.id, task: answers.task, rubricId: answers.rubricId, text: answers.text }).from(answers).where(eq(answers.id, input.answerId));
     if (!a) throw notFound(`answer ${input.answerId} not found`);
+    refuseUndescribed(a);
     const item = input.item ?? '';
     // A claim mark names a sentence of today's split (claim-marks.ts): one the answer lacks is refused, and the one given is recorded.
     const sentences = sentencesOf(a.text);

@@ -9,6 +9,7 @@ import { SCALES } from '../domain/labels.ts';
 import { getAnswer } from './answers.ts';
 import { claimStamp, claimStanding, type ClaimStanding } from './claim-marks.ts';
 import { inTransaction, lockAnswerLabels, refuseChanged, type Expected } from './label-expect.ts';
+import { refuseUndescribed } from './label-values.ts';
 import { upsertLabels } from './labels.ts';
 import { getRubric } from './rubrics.ts';
 
@@ -285,8 +286,9 @@ export async function saveAnnotations(
 ): Promise<{ created: number; updated: number }> {
   if (input.annotator.trim() === '') throw badInput('annotator: must not be empty');
   return database.db.transaction(async (tx) => {
-    const [a] = await tx.select({ id: answers.id, rubricId: answers.rubricId, text: answers.text }).from(answers).where(eq(answers.id, input.answerId));
+    const [a] = await tx.select({ id: answers.id, task: answers.task, rubricId: answers.rubricId, text: answers.text }).from(answers).where(eq(answers.id, input.answerId));
     if (!a) throw notFound(`answer ${input.answerId} not found`);
+    refuseUndescribed(a);
     const items = a.rubricId === null ? null : await annotatableItems(tx, a.rubricId);
     const sentences = splitClaims(a.text ?? '');
     const claims = sentences.length;

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { beforeAll, expect, it } from 'vitest';
 import { importAnswersJsonl } from '../../src/services/answers.ts';
 import { listLabels } from '../../src/services/labels.ts';
+import { importPuzzles } from '../../src/services/puzzles.ts';
 import { importRubrics } from '../../src/services/rubrics.ts';
 import { FIXTURES } from '../helpers/cli.ts';
 import { describeDb } from '../helpers/db.ts';
@@ -12,7 +13,8 @@ import { useApi } from './app-fixture.ts';
  * saves do: before, any text was stored with 200 {"created":true} — 'banana' as an item verdict, 'correct'
  * as a claim mark, 'maybe' as pass/fail — and calibration then set it aside, so the annotator's label
  * counted nowhere although the API said it was saved. An item only an earlier rubric version has is
- * refused too (no queue asks it; the workspace refuses it). Valid labels are stored in the form the
+ * refused too (no queue asks it; the workspace refuses it), and so is any label of an answer without a
+ * description (an assembly: its puzzle's rubric gave it items, but the workspace never opens it). Valid labels are stored in the form the
  * workspace stores them (verdicts lower case, pass/fail as true/false).
  */
 
@@ -48,6 +50,21 @@ describeDb('POST /api/annotations label values', (ctx) => {
     expect(e.code).toBe('bad_input');
     expect(e.message).toMatch(message);
     expect(await stored()).toEqual(before);
+  });
+
+  it('an answer with no description (an assembly) takes no annotation: 400 from the API and the workspace, nothing stored', async () => {
+    const truth = JSON.parse(readFileSync(`${FIXTURES}grid-truth-4x4.json`, 'utf8')) as object;
+    await importPuzzles(ctx.database, [{ path: 'p.json', content: JSON.stringify({ id: 'p4', rubric: 'farmyard-54', ...truth }) }]);
+    const asm = (await importAnswersJsonl(ctx.database, { path: 'b.jsonl', content: JSON.stringify({ id: 'g1', run: 'r2', model: 'm', task: 'assemble', puzzle: 'p4', text: '[[1]]' }) })).answerIds[0]!;
+    const before = (await listLabels(ctx.database, { answerIds: [asm] })).total;
+    const viaApi = await api.call(api.keys.annotate, 'POST', '/api/annotations', { body: { answerId: asm, item: 'barn', label: 'correct' } });
+    const viaPage = await api.call(api.keys.annotate, 'PUT', `/annotate/${asm}/labels`, { body: { item: 'barn', label: 'correct' } });
+    for (const res of [viaApi, viaPage]) {
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as ErrorBody).error.message).toBe(`answer ${asm}: task 'assemble' has no description to annotate`);
+    }
+    expect(before).toBe(0);
+    expect((await listLabels(ctx.database, { answerIds: [asm] })).total).toBe(0);
   });
 
   it('valid labels are stored in the workspace form', async () => {
