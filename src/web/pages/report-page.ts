@@ -3,7 +3,7 @@ import { Fragment, jsx } from 'hono/jsx';
 import { raw } from 'hono/html';
 import type { Database } from '../../db/client.ts';
 import { badInput } from '../../domain/errors.ts';
-import { PLAIN_DECIMAL } from '../../domain/limit-values.ts';
+import { readDecimal } from '../../domain/limit-values.ts';
 import { cachedReport, cachedResponse, GRADED_TABLES, REPORT_TABLES, reportKey, type ReportTable } from '../../services/report-cache.ts';
 import type { Web } from '../index.tsx';
 import type { PageParams, QueryDecl } from '../page-query.ts';
@@ -89,7 +89,9 @@ export function oneOf<T extends string>(q: URLSearchParams, name: string, allowe
 export function numberIn(q: URLSearchParams, name: string, min: number, max: number, fallback: number, o: { integer?: boolean } = {}): number {
   const v = param(q, name);
   if (v === undefined) return fallback;
-  const x = PLAIN_DECIMAL.test(v) ? Number(v) : NaN;
+  // The API's rule (domain/limit-values.ts readDecimal): a whole number in digits, so 1e1 is refused as on /api.
+  const r = readDecimal(v, o);
+  const x = typeof r === 'number' ? r : NaN;
   const what = o.integer ? 'a whole number' : 'a number';
   if (!Number.isFinite(x) || x < min || x > max || (o.integer && !Number.isInteger(x))) throw badInput(`${name}: must be ${what} from ${min} to ${max}, got '${shown(v)}'`);
   return x;
