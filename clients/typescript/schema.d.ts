@@ -5488,8 +5488,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "judge": "lexical",
-                 *       "rpm": 60
+                 *       "judge": "lexical"
                  *     }
                  */
                 "application/json": {

@@ -408,6 +408,8 @@ class CalibrationReport(TypedDict):
 class StoredCalibrationReport(CalibrationReport):
     """GET /api/reports/calibration: the report over stored grades and labels, with judge notes."""
     judgeNotes: dict[str, str]
+    setAside: int
+    excludedExamples: dict[str, int]
 
 
 class StatsKappa(TypedDict):

@@ -44,7 +44,8 @@ export const ASSEMBLY_EXAMPLE = { run: 'my-run', model: 'my-model', puzzle: 'gri
 
 export const ANNOTATION_EXAMPLE = { answerId: 10, item: 'barn', label: 'correct' };
 
-export const RUN_GRADE_EXAMPLE = { judge: 'lexical', rpm: 60 };
+// No rpm/tpm: lexical calls no provider, so limits on it are refused (they apply to provider judges).
+export const RUN_GRADE_EXAMPLE = { judge: 'lexical' };
 export const RUN_GRADE_CANCEL_EXAMPLE = { judge: 'lexical' };
 export const JOBS_RETRY_EXAMPLE = { run: 'my-run' };
 
