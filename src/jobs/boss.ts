@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type PgBoss from 'pg-boss';
 import { sql, type SQL } from 'drizzle-orm';
 import type { Database, Queryable } from '../db/client.ts';
+import { envSeconds } from './env-seconds.ts';
 
 /**
  * pg-boss over the project's own connection, on both engines: PGlite through an executeSql adapter
@@ -35,13 +36,16 @@ export interface BossOptions {
   supervise?: boolean;
 }
 
-export const DEFAULT_BOSS: Required<BossOptions> = {
-  expireInSeconds: Number(process.env.ASSAY_JOB_EXPIRE_SECONDS ?? 600),
-  retryLimit: 4,
-  retryDelay: 2,
-  maintenanceIntervalSeconds: Number(process.env.ASSAY_JOB_MAINTENANCE_SECONDS ?? 30),
-  supervise: true,
-};
+/** The defaults, with the environment's ASSAY_JOB_* read when a queue starts (a bad value stops it, named). */
+export function defaultBoss(): Required<BossOptions> {
+  return {
+    expireInSeconds: envSeconds('ASSAY_JOB_EXPIRE_SECONDS', 600, { integer: true }),
+    retryLimit: 4,
+    retryDelay: 2,
+    maintenanceIntervalSeconds: envSeconds('ASSAY_JOB_MAINTENANCE_SECONDS', 30, { integer: true }),
+    supervise: true,
+  };
+}
 
 export function executorFor(database: Database): SqlExecutor {
   const client = (database.db as unknown as { $client: any }).$client;
@@ -97,7 +101,7 @@ export function gradeJobId(judgeConfigHash: string, answerId: number): string {
 
 /** Starts pg-boss (creating or upgrading its schema idempotently) and the two queues. */
 export async function startBoss(database: Database, o: BossOptions = {}): Promise<PgBoss> {
-  const opts = { ...DEFAULT_BOSS, ...o };
+  const opts = { ...defaultBoss(), ...o };
   // Loaded here, not with this module: the server and most commands import the queue's names and
   // types but never start it (pg-boss and its dependencies are ~25 ms of a cold start).
   const { default: PgBossClass } = await import('pg-boss');

@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import type PgBoss from 'pg-boss';
 import type { Database } from '../db/client.ts';
 import { badInput } from '../domain/errors.ts';
+import { envSeconds } from './env-seconds.ts';
 import { takeOverOrphans } from './leases.ts';
 
 /**
@@ -22,13 +23,7 @@ export interface LivenessOptions {
   sweepMs: number;
 }
 
-function fromEnv(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const v = Number(raw);
-  if (!Number.isFinite(v) || v <= 0 || v > 3600) throw badInput(`${name}: a number of seconds in (0, 3600], got '${raw}'`);
-  return v * 1000;
-}
+const fromEnv = (name: string, fallbackMs: number) => envSeconds(name, fallbackMs / 1000, { max: 3600 }) * 1000;
 
 /** Defaults: heartbeat every 5 s, dead after 30 s, sweep every 5 s — a dead worker's jobs resume within ~35–40 s. */
 export function livenessDefaults(): LivenessOptions {
