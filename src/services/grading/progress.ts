@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import { badInput, notFound } from '../../domain/errors.ts';
+import { GRADE_JOBS } from '../../jobs/archive.ts';
 import { GRADE_QUEUE } from '../../jobs/boss.ts';
 import { LIVE } from '../../jobs/leases.ts';
 import { hasFinalGrade, isGraded, runSelection, type SkippedCounts, sqlText } from './needs-grading.ts';
@@ -76,15 +77,12 @@ export async function getProgress(database: Database, gradingRunId: number): Pro
   );
   const h = head.rows[0];
   if (!h) throw notFound(`grading run ${gradingRunId} not found`);
-  // A failed job the queue archived (after 12 h) counts only while its id has no job again: `assay run`
-  // re-enqueues the answer under the same id, and that job (queued, or failed anew) is the answer's now.
+  // GRADE_JOBS: the queue's jobs and the failed ones it archived that no job of the same id shadows.
   const jobs = await database.execute(
     `select state::text as state, count(*)::int as n,
        count(distinct j.data->>'answerId') filter (where state = 'failed' and not exists (
          select 1 from answers where "answers"."id" = (j.data->>'answerId')::int and ${FINAL_BY_JOB_JUDGE}))::int as dead
-     from (select state, data from pgboss.job where name = $1 and (data->>'gradingRunId')::int = $2
-           union all select state, data from pgboss.archive a where name = $1 and (data->>'gradingRunId')::int = $2 and state = 'failed'
-             and not exists (select 1 from pgboss.job c where c.name = a.name and c.id = a.id)) j
+     from ${GRADE_JOBS} j where j.name = $1 and (j.data->>'gradingRunId')::int = $2
      group by state`,
     [GRADE_QUEUE, gradingRunId, h.judge_id],
   );
