@@ -1,4 +1,4 @@
-import { parseJsonl, type ImportFile } from '../import-parse.ts';
+import { locatedError, parseJsonl, type ImportFile, type Located } from '../import-parse.ts';
 import { isObject } from './located.ts';
 import { scoreSheet } from './scores.ts';
 import type { Converted, ConvertOptions, ForeignRow, ForeignScore, Skipped } from './types.ts';
@@ -17,6 +17,34 @@ function metricNames(s: Record<string, unknown>): string[] {
   if (Array.isArray(s.metrics)) return s.metrics.filter((m): m is string => typeof m === 'string');
   // Older logs carry no list: every other scalar field is a metric.
   return Object.keys(s).filter((k) => !SAMPLE_FIELDS.has(k) && ['number', 'boolean'].includes(typeof s[k]));
+}
+
+const isText = (v: unknown): v is string => typeof v === 'string';
+
+/**
+ * The document's one answer from `filtered_resps` (one entry per request: lm_eval/evaluator.py), or null
+ * when it holds no text (loglikelihood: [logprob, is_greedy] per choice). A generation request's entry is
+ * a string after a selecting filter (take_first), or a list when the filter keeps one (majority_vote
+ * last) or every repeat. The metrics were computed over the whole of it, so several responses — repeats,
+ * or several requests — cannot become one answer with that score: refused, not the first kept.
+ */
+function generatedText(loc: Located, filtered: unknown): string | null {
+  if (!Array.isArray(filtered) || filtered.length === 0) return null;
+  const texts = filtered.filter(isText);
+  if (texts.length > 1) {
+    throw locatedError(loc, ['filtered_resps'], `holds ${texts.length} generated responses (one per request); assay stores one answer per document and the metrics were computed over all of them`);
+  }
+  const first = filtered[0];
+  if (isText(first)) return first;
+  if (Array.isArray(first) && first.length > 0 && first.every(isText)) {
+    if (first.length === 1) return first[0]!;
+    throw locatedError(
+      loc,
+      ['filtered_resps', 0],
+      `holds ${first.length} responses (the task's repeats) and its metrics were computed over all of them; assay stores one answer per document: log the samples with a filter that keeps one (take_first, majority_vote)`,
+    );
+  }
+  return null;
 }
 
 export function convertLmEval(file: ImportFile, opts: ConvertOptions): Converted {
@@ -38,8 +66,8 @@ export function convertLmEval(file: ImportFile, opts: ConvertOptions): Converted
       skipped.push({ where, reason: `filter '${f}' (the answers come from filter '${filter}', the first in the file)` });
       continue;
     }
-    const resp = Array.isArray(s.filtered_resps) ? s.filtered_resps[0] : undefined;
-    if (typeof resp !== 'string') {
+    const resp = generatedText(loc, s.filtered_resps);
+    if (resp === null) {
       skipped.push({ where, reason: 'no generated text (a loglikelihood or multiple-choice request: filtered_resps holds scores, not an answer)' });
       continue;
     }
