@@ -1,11 +1,11 @@
 import { memoByContent } from '../../services/report-cache.ts';
 import { runInThread, taskModule } from '../../threads/pool.ts';
-import { reliabilityChart, type ReliabilityPoint } from '../reliability-chart.ts';
+import type { ReliabilityPoint } from '../reliability-chart.ts';
 
 /**
  * The panel section's reliability diagrams, rendered as the report pages' charts are (report-charts.ts):
- * on the report thread, remembered by the content of their input. `reliabilityDiagrams` is the task the
- * thread runs; `reliabilityCharts` is what the page calls.
+ * on the report thread, remembered by the content of their input. `reliabilityDiagrams`
+ * (calibration-panel-chart-tasks.ts) is the task the thread runs; `reliabilityCharts` is what the page calls.
  */
 
 export interface ReliabilityChartInput {
@@ -13,9 +13,7 @@ export interface ReliabilityChartInput {
   o: { xTitle: string; yTitle: string };
 }
 
-export const reliabilityDiagrams = (inputs: ReliabilityChartInput[]): Promise<string[]> => Promise.all(inputs.map((x) => reliabilityChart(x.bins, x.o)));
-
-const TASKS = taskModule('calibration-panel-charts', import.meta.url);
+const TASKS = taskModule('calibration-panel-chart-tasks', import.meta.url);
 
 /** SVG markup of each diagram in `inputs`, in order. */
 export function reliabilityCharts(inputs: ReliabilityChartInput[]): Promise<string[]> {

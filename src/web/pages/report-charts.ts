@@ -1,13 +1,13 @@
 import { memoEachByContent } from '../../services/report-cache.ts';
 import { runInThread, taskModule } from '../../threads/pool.ts';
-import { dotIntervalChart, heatmap, intervalChart, type ColourScale, type DotPoint, type IntervalPoint } from '../charts.ts';
+import type { ColourScale, DotPoint, IntervalPoint } from '../charts.ts';
 
 /**
  * The report pages' charts. vega renders one chart in tens of milliseconds of CPU, so the pages ask
  * for them through `chart(...)`: rendered on the report thread (src/threads), and each remembered by the
  * content of its input, so a page over unchanged data renders none at all and a page whose data moved in
- * one chart renders that one. The exported task
- * functions below run on that thread; they take and return plain data. Every chart of a model takes its
+ * one chart renders that one. The task functions run on that thread (report-chart-tasks.ts, apart so
+ * that the pages do not load vega on the main thread); they take and return plain data. Every chart of a model takes its
  * colours from the page's model map (model-colours.ts, over every model stored), so a model has one colour
  * on every chart.
  */
@@ -26,11 +26,7 @@ export interface IntervalInput {
   o: { measures: string[]; xTitle: string; colours: ColourScale };
 }
 
-export const dotCharts = (inputs: DotChartInput[]): Promise<string[]> => Promise.all(inputs.map((x) => dotIntervalChart(x.points, x.o)));
-export const heatmaps = (inputs: HeatmapInput[]): Promise<string[]> => Promise.all(inputs.map((x) => heatmap(x.categories, x.matrix, x.o)));
-export const intervalCharts = (inputs: IntervalInput[]): Promise<string[]> => Promise.all(inputs.map((x) => intervalChart(x.points, x.o)));
-
-const TASKS = taskModule('report-charts', import.meta.url);
+const TASKS = taskModule('report-chart-tasks', import.meta.url);
 
 type ChartTask = 'dotCharts' | 'heatmaps' | 'intervalCharts';
 
