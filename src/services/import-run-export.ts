@@ -8,6 +8,7 @@ import { badInput } from '../domain/errors.ts';
 import { parseCheckedJson } from '../domain/json-check.ts';
 import { RubricSchema } from '../domain/rubric.ts';
 import { parseAnswerRows, storeAnswers } from './import-answers.ts';
+import { parseExportAssemblyScores, storeExportAssemblyScores } from './import-export-assemblies.ts';
 import { parseExportCampaigns, storeExportCampaigns, type CampaignImportResult } from './import-export-campaigns.ts';
 import { parseExportLabels, storeExportLabels } from './import-export-labels.ts';
 import { locatedError, parseJsonl, parseLocated, type ImportFile } from './import-parse.ts';
@@ -60,6 +61,8 @@ export interface RunExportImportResult {
   answers: { imported: number; unchanged: number };
   grades: { stored: number; unchanged: number };
   labels: { inserted: number; unchanged: number };
+  /** As exported (import-export-assemblies.ts); an export without assembly_scores.jsonl: scored by this import. */
+  assemblyScores: { stored: number; unchanged: number };
   /** created: campaigns added; unchanged: held already, with the run's answers; queued: the run's answers added to a held one's queue. */
   campaigns: CampaignImportResult;
 }
@@ -101,6 +104,10 @@ export async function importRunExport(database: Database, dir: string): Promise<
   const campaignsPath = join(dir, 'campaigns.jsonl');
   const campaignsFile = existsSync(campaignsPath) && statSync(campaignsPath).size > 0 ? readImportFiles(campaignsPath, /./)[0]! : null;
   const campaignLines = campaignsFile ? parseExportCampaigns(campaignsFile) : [];
+  // Optional too: an export written before it is scored here, as it was; one with it keeps its numbers.
+  const scoresPath = join(dir, 'assembly_scores.jsonl');
+  const scoresFile = existsSync(scoresPath) ? (statSync(scoresPath).size > 0 ? readImportFiles(scoresPath, /./)[0]! : null) : undefined;
+  const scoreLines = scoresFile ? parseExportAssemblyScores(scoresFile) : [];
 
   return database.db.transaction(async (tx) => {
     const versionIds = new Map<string, number>();
@@ -127,8 +134,12 @@ export async function importRunExport(database: Database, dir: string): Promise<
       versionIds.set(key, r.versionId);
     }
     const puz = puzzleList.length ? await storePuzzles(tx, puzzleList) : { created: 0, updated: 0, unchanged: 0 };
-    const stored = await storeAnswers(tx, prepared, {});
+    const stored = await storeAnswers(tx, prepared, scoresFile === undefined ? {} : { score: false });
     const answerIds = new Map(prepared.map((p, i) => [p.externalId, stored.answerIds[i]!]));
+    const asm =
+      scoresFile === undefined
+        ? { stored: stored.scored, unchanged: 0 }
+        : await storeExportAssemblyScores(tx, scoreLines, new Map(prepared.map((p, i) => [p.externalId, { id: stored.answerIds[i]!, task: p.task }])));
     const judgeIds = new Map<string, number>();
     for (const j of judgeRows.data) {
       await tx.insert(judges).values(j).onConflictDoNothing();
@@ -188,6 +199,7 @@ export async function importRunExport(database: Database, dir: string): Promise<
       answers: { imported: stored.imported, unchanged: stored.unchanged },
       grades: { stored: gradesStored, unchanged: gradeLines.length - gradesStored },
       labels: { inserted: lab.inserted, unchanged: lab.unchanged },
+      assemblyScores: asm,
       campaigns: camp,
     };
   });

@@ -162,7 +162,7 @@ const exportCmd: Command = {
     const dir = oneFile(ctx, 'export directory');
     const { importRunExport } = await import('../../services/import-run-export.ts');
     const r = await withDatabase((db) => importRunExport(db, dir));
-    const text = `run ${r.run}: ${r.answers.imported} answers imported (${r.answers.unchanged} unchanged), ${r.grades.stored} grades (${r.grades.unchanged} unchanged), ${r.labels.inserted} labels (${r.labels.unchanged} unchanged), ${r.campaigns.created} campaigns added (${r.campaigns.queued} answers queued in held ones), ${r.rubrics.created} rubric versions and ${r.puzzles.created} puzzles added`;
+    const text = `run ${r.run}: ${r.answers.imported} answers imported (${r.answers.unchanged} unchanged), ${r.grades.stored} grades (${r.grades.unchanged} unchanged), ${r.labels.inserted} labels (${r.labels.unchanged} unchanged), ${r.assemblyScores.stored} assembly scores as exported (${r.assemblyScores.unchanged} unchanged), ${r.campaigns.created} campaigns added (${r.campaigns.queued} answers queued in held ones), ${r.rubrics.created} rubric versions and ${r.puzzles.created} puzzles added`;
     return { json: r, text };
   },
 };
