@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { badInput } from './domain/errors.ts';
 import { canonicalHostName } from './domain/host-names.ts';
 import { readDecimal } from './domain/limit-values.ts';
+import { type JobTimes, readJobTimes } from './jobs/env-seconds.ts';
 import type { Database, OpenOptions } from './db/client.ts';
 import type { ProviderKeys } from './judges/adapters/index.ts';
 
@@ -118,6 +119,12 @@ export interface Config {
   otlpEndpoint: string | undefined;
   otlpTracesEndpoint: string | undefined;
   serviceName: string | undefined;
+  /**
+   * The grade queue's and the workers' times (ASSAY_JOB_EXPIRE_SECONDS, ASSAY_JOB_MAINTENANCE_SECONDS,
+   * ASSAY_WORKER_HEARTBEAT_SECONDS, _DEAD_SECONDS, _SWEEP_SECONDS): the fronts hand them to the queue
+   * (gradingQueue, migrateDatabase) and to the workers (startWorker).
+   */
+  jobs: JobTimes;
 }
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
@@ -127,6 +134,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw badInput(`environment: ${issue.path.join('.')}: ${issue.message}`);
   }
   const c = r.data;
+  let jobs: JobTimes;
+  try {
+    jobs = readJobTimes(env);
+  } catch (e) {
+    throw badInput(`environment: ${(e as Error).message}`);
+  }
   return {
     port: c.PORT,
     host: c.HOST,
@@ -143,6 +156,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     otlpEndpoint: c.OTEL_EXPORTER_OTLP_ENDPOINT,
     otlpTracesEndpoint: c.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT,
     serviceName: c.OTEL_SERVICE_NAME,
+    jobs,
   };
 }
 

@@ -69,14 +69,14 @@ export async function startService(config: Config, opts: { seed?: boolean } = {}
     throw e;
   });
   try {
-    await migrateDatabase(database);
+    await migrateDatabase(database, config.jobs.queue);
     const seeded = opts.seed === false ? false : (await seedIfEmpty(database)) || seedFrom !== null;
     const adminKey = (await hasActiveAdminKey(database))
       ? null
       : (await createKey(database, { scopes: ['admin'], name: 'initial admin key (created by npm start)' })).key;
     // The server only enqueues (workers grade): pg-boss starts on the first queue request, with no
     // maintenance of its own, and stops with the server.
-    const queue = gradingQueue(database, { supervise: false });
+    const queue = gradingQueue(database, { ...config.jobs.queue, supervise: false });
     const app = createApp({ database, config, queue });
     const server = await listen(app.fetch, config.host, config.port);
     return {

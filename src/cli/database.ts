@@ -1,3 +1,4 @@
+import type { Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
 
 /**
@@ -10,6 +11,8 @@ import type { Database } from '../db/client.ts';
  * `service`: the command runs until stopped (`assay worker`), so an embedded engine it owns is tuned for
  * that rather than for a command that ends soon (src/db/client.ts, WASM_TIERING).
  *
+ * `fn` also gets the configuration read at the start (the job queue's times for a command that starts it).
+ *
  * @example
  * await withDatabase(async (database) => listRuns(database));
  */
@@ -18,7 +21,7 @@ export interface WithDatabaseOptions {
   service?: boolean;
 }
 
-export async function withDatabase<T>(fn: (database: Database) => Promise<T>, o: WithDatabaseOptions = {}): Promise<T> {
+export async function withDatabase<T>(fn: (database: Database, config: Config) => Promise<T>, o: WithDatabaseOptions = {}): Promise<T> {
   const { opening } = o;
   const { loadConfig, openConfiguredDatabase } = await import('../config.ts');
   const { migrateDatabase } = await import('../services/schema.ts');
@@ -34,8 +37,8 @@ export async function withDatabase<T>(fn: (database: Database) => Promise<T>, o:
     throw e;
   }
   try {
-    await migrateDatabase(database);
-    return await fn(database);
+    await migrateDatabase(database, config.jobs.queue);
+    return await fn(database, config);
   } finally {
     await database.close();
     await stopTelemetry();

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type PgBoss from 'pg-boss';
 import { sql, type SQL } from 'drizzle-orm';
 import type { Database, Queryable } from '../db/client.ts';
-import { envSeconds } from './env-seconds.ts';
+import { QUEUE_TIMES } from './env-seconds.ts';
 
 /**
  * pg-boss over the project's own connection, on both engines: PGlite through an executeSql adapter
@@ -36,15 +36,12 @@ export interface BossOptions {
   supervise?: boolean;
 }
 
-/** The defaults, with the environment's ASSAY_JOB_* read when a queue starts (a bad value stops it, named). */
+/**
+ * The defaults. The environment's ASSAY_JOB_* are configuration (src/config.ts, read once when a command
+ * starts): the fronts pass config.jobs.queue; nothing here reads the environment.
+ */
 export function defaultBoss(): Required<BossOptions> {
-  return {
-    expireInSeconds: envSeconds('ASSAY_JOB_EXPIRE_SECONDS', 600, { integer: true }),
-    retryLimit: 4,
-    retryDelay: 2,
-    maintenanceIntervalSeconds: envSeconds('ASSAY_JOB_MAINTENANCE_SECONDS', 30, { integer: true }),
-    supervise: true,
-  };
+  return { ...QUEUE_TIMES, retryLimit: 4, retryDelay: 2, supervise: true };
 }
 
 export function executorFor(database: Database): SqlExecutor {

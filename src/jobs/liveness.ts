@@ -1,8 +1,7 @@
 import { hostname } from 'node:os';
 import type PgBoss from 'pg-boss';
 import type { Database } from '../db/client.ts';
-import { badInput } from '../domain/errors.ts';
-import { envSeconds } from './env-seconds.ts';
+import { checkLivenessTimes, LIVENESS_TIMES, type LivenessTimes } from './env-seconds.ts';
 import { takeOverOrphans } from './leases.ts';
 
 /**
@@ -16,28 +15,19 @@ import { takeOverOrphans } from './leases.ts';
  * All times compare the database clock, so workers on machines with skewed clocks agree.
  */
 
-export interface LivenessOptions {
-  heartbeatMs: number;
-  /** Not seen for this long: dead. At least twice heartbeatMs, so one late heartbeat is not a death. */
-  deadAfterMs: number;
-  sweepMs: number;
-}
+/** Heartbeat, dead-after (at least twice the heartbeat) and sweep times, in milliseconds. */
+export type LivenessOptions = LivenessTimes;
 
-const fromEnv = (name: string, fallbackMs: number) => envSeconds(name, fallbackMs / 1000, { max: 3600 }) * 1000;
-
-/** Defaults: heartbeat every 5 s, dead after 30 s, sweep every 5 s — a dead worker's jobs resume within ~35–40 s. */
+/**
+ * Defaults: heartbeat every 5 s, dead after 30 s, sweep every 5 s — a dead worker's jobs resume within
+ * ~35–40 s. The environment's ASSAY_WORKER_* are configuration (src/config.ts, config.jobs.liveness, read
+ * once when a command starts), passed by the fronts to startWorker; nothing here reads the environment.
+ */
 export function livenessDefaults(): LivenessOptions {
-  return checkLiveness({
-    heartbeatMs: fromEnv('ASSAY_WORKER_HEARTBEAT_SECONDS', 5_000),
-    deadAfterMs: fromEnv('ASSAY_WORKER_DEAD_SECONDS', 30_000),
-    sweepMs: fromEnv('ASSAY_WORKER_SWEEP_SECONDS', 5_000),
-  });
+  return { ...LIVENESS_TIMES };
 }
 
-export function checkLiveness(o: LivenessOptions): LivenessOptions {
-  if (o.deadAfterMs < 2 * o.heartbeatMs) throw badInput(`worker liveness: the dead-after time (${o.deadAfterMs / 1000} s) must be at least twice the heartbeat (${o.heartbeatMs / 1000} s)`);
-  return o;
-}
+export const checkLiveness = (o: LivenessOptions): LivenessOptions => checkLivenessTimes(o);
 
 /** Longest time from a worker's death to its jobs being due again (a sweep may just have missed it). */
 export const detectionBoundMs = (o: LivenessOptions): number => o.heartbeatMs + o.deadAfterMs + o.sweepMs;

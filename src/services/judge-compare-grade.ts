@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Database } from '../db/client.ts';
 import { badInput } from '../domain/errors.ts';
+import type { JobTimes } from '../jobs/env-seconds.ts';
 import type { ProviderKeys } from '../judges/adapters/index.ts';
 import { loadJudgeOrPanel } from '../judges/panel-config.ts';
 import { getProgress, type Progress } from './grading/progress.ts';
@@ -27,6 +28,8 @@ export interface CompareGradeOptions {
   /** Progress of the judge being graded (`which`: 'a' or 'b'), every `progressMs` and once at its end. */
   onProgress?: (which: 'a' | 'b', p: Progress) => void;
   progressMs?: number;
+  /** The queue's and the worker's times (config.jobs; the defaults of jobs/ without). */
+  jobs?: JobTimes;
 }
 
 /** What grading one judge for the comparison did. */
@@ -59,7 +62,7 @@ export async function gradeAndCompareJudges(database: Database, query: JudgeComp
   // after A's grading would leave A's calls paid for and no comparison.
   for (const ref of Object.values(refs)) await checkRunGrading(database, { run: q.run, judge: absolute(ref) }, o.keys);
 
-  const queue = gradingQueue(database);
+  const queue = gradingQueue(database, o.jobs?.queue ?? {});
   const grading = {} as { a: CompareGrading; b: CompareGrading };
   try {
     for (const which of ['a', 'b'] as const) grading[which] = await gradeOne(database, queue, q.run, refs[which], which, o);
@@ -74,7 +77,7 @@ const absolute = (ref: string): string => (existsSync(ref) ? resolve(ref) : ref)
 
 async function gradeOne(database: Database, queue: ReturnType<typeof gradingQueue>, run: string, ref: string, which: 'a' | 'b', o: CompareGradeOptions): Promise<CompareGrading> {
   const e = await enqueueRunGrading(database, queue, { run, judge: absolute(ref) });
-  const worker = await startWorker(database, { concurrency: o.concurrency ?? 8, keys: o.keys, queue, untilDone: [e.gradingRunId] });
+  const worker = await startWorker(database, { concurrency: o.concurrency ?? 8, keys: o.keys, queue, untilDone: [e.gradingRunId], ...(o.jobs ? { liveness: o.jobs.liveness } : {}) });
   const report = () => getProgress(database, e.gradingRunId).then((p) => (o.onProgress?.(which, p), p));
   const timer = o.onProgress ? setInterval(() => void report().catch(() => {}), o.progressMs ?? 500) : undefined;
   try {

@@ -1,4 +1,4 @@
-import { expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 
 it('defaults: PGlite in ./data on 127.0.0.1:8787, 10 MB bodies, 600 requests a minute', () => {
@@ -13,6 +13,7 @@ it('defaults: PGlite in ./data on 127.0.0.1:8787, 10 MB bodies, 600 requests a m
     anthropicApiKey: undefined,
     openaiApiKey: undefined,
     openaiBaseUrl: undefined,
+    jobs: { queue: { expireInSeconds: 600, maintenanceIntervalSeconds: 30 }, liveness: { heartbeatMs: 5000, deadAfterMs: 30_000, sweepMs: 5000 } },
   });
 });
 
@@ -40,6 +41,7 @@ it('reads every variable; blank counts as unset', () => {
     anthropicApiKey: 'sk-a',
     openaiApiKey: undefined,
     openaiBaseUrl: 'http://127.0.0.1:1234/v1',
+    jobs: { queue: { expireInSeconds: 600, maintenanceIntervalSeconds: 30 }, liveness: { heartbeatMs: 5000, deadAfterMs: 30_000, sweepMs: 5000 } },
   });
 });
 
@@ -74,4 +76,43 @@ it.each([
   } catch (e) {
     expect((e as { code: string }).code).toBe('bad_input');
   }
+});
+
+// The job queue's times are configuration too: read once at start with the rest, so a typo stops
+// `assay serve` / `npm start` at start-up (exit 2) instead of the server starting and its first grading
+// request failing when the queue starts (before, jobs/boss.ts and jobs/liveness.ts read them then).
+describe('the job queue and worker times', () => {
+  it('default to 600 s expiry, 30 s maintenance, heartbeat 5 s, dead after 30 s, sweep 5 s', () => {
+    expect(loadConfig({}).jobs).toEqual({
+      queue: { expireInSeconds: 600, maintenanceIntervalSeconds: 30 },
+      liveness: { heartbeatMs: 5000, deadAfterMs: 30_000, sweepMs: 5000 },
+    });
+  });
+  it('are read from the environment (blank is the default; worker times may be fractional)', () => {
+    const c = loadConfig({
+      ASSAY_JOB_EXPIRE_SECONDS: ' 45 ',
+      ASSAY_JOB_MAINTENANCE_SECONDS: '',
+      ASSAY_WORKER_HEARTBEAT_SECONDS: '0.5',
+      ASSAY_WORKER_DEAD_SECONDS: '2',
+      ASSAY_WORKER_SWEEP_SECONDS: '1',
+    });
+    expect(c.jobs).toEqual({ queue: { expireInSeconds: 45, maintenanceIntervalSeconds: 30 }, liveness: { heartbeatMs: 500, deadAfterMs: 2000, sweepMs: 1000 } });
+  });
+  it.each([
+    [{ ASSAY_JOB_EXPIRE_SECONDS: '0x10' }, "environment: ASSAY_JOB_EXPIRE_SECONDS: a whole number of seconds in (0, 86400] written in digits, got '0x10'"],
+    [{ ASSAY_JOB_EXPIRE_SECONDS: '1.5' }, /^environment: ASSAY_JOB_EXPIRE_SECONDS: a whole number of seconds/],
+    [{ ASSAY_JOB_MAINTENANCE_SECONDS: '0' }, /^environment: ASSAY_JOB_MAINTENANCE_SECONDS: a whole number of seconds in \(0, 86400\]/],
+    [{ ASSAY_JOB_MAINTENANCE_SECONDS: '1e2' }, /^environment: ASSAY_JOB_MAINTENANCE_SECONDS: /],
+    [{ ASSAY_WORKER_HEARTBEAT_SECONDS: 'soon' }, "environment: ASSAY_WORKER_HEARTBEAT_SECONDS: a number of seconds in (0, 3600] written in digits, got 'soon'"],
+    [{ ASSAY_WORKER_DEAD_SECONDS: '-3' }, /^environment: ASSAY_WORKER_DEAD_SECONDS: a number of seconds in \(0, 3600\]/],
+    [{ ASSAY_WORKER_SWEEP_SECONDS: '7200' }, /^environment: ASSAY_WORKER_SWEEP_SECONDS: a number of seconds in \(0, 3600\]/],
+    [{ ASSAY_WORKER_HEARTBEAT_SECONDS: '5', ASSAY_WORKER_DEAD_SECONDS: '8' }, 'environment: worker liveness: the dead-after time (8 s) must be at least twice the heartbeat (5 s)'],
+  ])('a bad value stops loadConfig, naming the variable: %o', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(message);
+    try {
+      loadConfig(env);
+    } catch (e) {
+      expect((e as { code: string }).code).toBe('bad_input');
+    }
+  });
 });

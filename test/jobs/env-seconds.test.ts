@@ -2,6 +2,7 @@
 // naming the variable, instead of Number() reading '0x10' as 16 s or ' ' as 0 s (every job expired).
 import { describe, expect, it } from 'vitest';
 import { envSeconds } from '../../src/jobs/env-seconds.ts';
+import { readJobTimes } from '../../src/jobs/env-seconds.ts';
 import { livenessDefaults } from '../../src/jobs/liveness.ts';
 
 describe('envSeconds', () => {
@@ -19,16 +20,18 @@ describe('envSeconds', () => {
   });
 });
 
-describe('worker liveness from the environment', () => {
+describe('worker liveness from the environment (read by config.ts through readJobTimes)', () => {
   it('takes fractional seconds and refuses hex', () => {
+    const env = { ASSAY_WORKER_HEARTBEAT_SECONDS: '0.5', ASSAY_WORKER_DEAD_SECONDS: '2', ASSAY_WORKER_SWEEP_SECONDS: '0.5' };
+    expect(readJobTimes(env).liveness).toEqual({ heartbeatMs: 500, deadAfterMs: 2000, sweepMs: 500 });
+    expect(() => readJobTimes({ ...env, ASSAY_WORKER_DEAD_SECONDS: '0x10' })).toThrow(/ASSAY_WORKER_DEAD_SECONDS: a number of seconds in \(0, 3600\]/);
+  });
+  it('jobs/ itself reads no environment: its defaults are the defaults whatever is set', () => {
     const saved = { ...process.env };
     try {
-      process.env.ASSAY_WORKER_HEARTBEAT_SECONDS = '0.5';
-      process.env.ASSAY_WORKER_DEAD_SECONDS = '2';
-      process.env.ASSAY_WORKER_SWEEP_SECONDS = '0.5';
-      expect(livenessDefaults()).toEqual({ heartbeatMs: 500, deadAfterMs: 2000, sweepMs: 500 });
       process.env.ASSAY_WORKER_DEAD_SECONDS = '0x10';
-      expect(() => livenessDefaults()).toThrow(/ASSAY_WORKER_DEAD_SECONDS: a number of seconds in \(0, 3600\]/);
+      process.env.ASSAY_WORKER_HEARTBEAT_SECONDS = '0.5';
+      expect(livenessDefaults()).toEqual({ heartbeatMs: 5000, deadAfterMs: 30_000, sweepMs: 5000 });
     } finally {
       process.env = saved;
     }

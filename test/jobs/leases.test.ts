@@ -4,6 +4,7 @@ import { gradeUpserter, type GradeRow } from '../../src/db/grade-store.ts';
 import { dbUsageLedger } from '../../src/db/judge-store.ts';
 import { GRADE_QUEUE, startBoss } from '../../src/jobs/boss.ts';
 import { completeLeased, failLeased, leaseOf, takeOverOrphans } from '../../src/jobs/leases.ts';
+import { loadConfig } from '../../src/config.ts';
 import { checkLiveness, detectionBoundMs, livenessDefaults } from '../../src/jobs/liveness.ts';
 import { loadJudge } from '../../src/judges/config.ts';
 import { ensureJudgeRow } from '../../src/services/grading/judge-row.ts';
@@ -31,14 +32,11 @@ describe('liveness times', () => {
   });
 
   it('reads the environment and refuses bad values', () => {
-    process.env.ASSAY_WORKER_HEARTBEAT_SECONDS = '0.5';
-    process.env.ASSAY_WORKER_DEAD_SECONDS = '2';
-    process.env.ASSAY_WORKER_SWEEP_SECONDS = '1';
-    expect(livenessDefaults()).toEqual({ heartbeatMs: 500, deadAfterMs: 2000, sweepMs: 1000 });
-    process.env.ASSAY_WORKER_DEAD_SECONDS = 'soon';
-    expect(() => livenessDefaults()).toThrow(/ASSAY_WORKER_DEAD_SECONDS: a number of seconds/);
-    process.env.ASSAY_WORKER_DEAD_SECONDS = '0.8';
-    expect(() => livenessDefaults()).toThrow(/at least twice the heartbeat/);
+    // Read with the rest of the configuration (src/config.ts), once, when a command starts.
+    const env = { ASSAY_WORKER_HEARTBEAT_SECONDS: '0.5', ASSAY_WORKER_DEAD_SECONDS: '2', ASSAY_WORKER_SWEEP_SECONDS: '1' };
+    expect(loadConfig(env).jobs.liveness).toEqual({ heartbeatMs: 500, deadAfterMs: 2000, sweepMs: 1000 });
+    expect(() => loadConfig({ ...env, ASSAY_WORKER_DEAD_SECONDS: 'soon' })).toThrow(/ASSAY_WORKER_DEAD_SECONDS: a number of seconds/);
+    expect(() => loadConfig({ ...env, ASSAY_WORKER_DEAD_SECONDS: '0.8' })).toThrow(/at least twice the heartbeat/);
     expect(() => checkLiveness({ heartbeatMs: 1000, deadAfterMs: 1500, sweepMs: 100 })).toThrow(/at least twice/);
   });
 });

@@ -80,7 +80,7 @@ export function registerJobs(api: Api): void {
   const { database } = api.deps;
   // The composition root's queue, stopped with the server; an app built without one (tests) gets its
   // own, started only if one of these routes needs it. Maintenance is left to the workers.
-  const queue = api.deps.queue ?? gradingQueue(database, { supervise: false });
+  const queue = api.deps.queue ?? gradingQueue(database, { ...api.deps.config.jobs?.queue, supervise: false });
 
   defineRoute(api, {
     scope: 'write',

@@ -11,7 +11,7 @@ type Queue = import('../../services/grading/queue.ts').GradingQueue;
 /** The database and the grading queue for one command (pg-boss started only if the command needs it). */
 async function withQueue<T>(f: (database: import('../../db/client.ts').Database, queue: Queue) => Promise<T>): Promise<T> {
   const { withGradingQueue } = await import('../../services/grading/queue.ts');
-  return withDatabase((database) => withGradingQueue(database, { supervise: false }, (queue) => f(database, queue)));
+  return withDatabase((database, config) => withGradingQueue(database, { ...config.jobs.queue, supervise: false }, (queue) => f(database, queue)));
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -126,12 +126,14 @@ const compare: Command = {
     const { loadConfig, providerKeys } = await import('../../config.ts');
     const { gradeAndCompareJudges } = await import('../../services/judge-compare-grade.ts');
     const { progressBar } = await import('../progress-bar.ts');
-    const keys = providerKeys(loadConfig(process.env));
+    const config = loadConfig(process.env);
+    const keys = providerKeys(config);
     const bars = { a: progressBar(process.stderr), b: progressBar(process.stderr) };
     const shown: { judge: 'a' | 'b' | null } = { judge: null };
     const report = await withDatabase((database) =>
       gradeAndCompareJudges(database, q, {
         keys,
+        jobs: config.jobs,
         ...(concurrency !== undefined ? { concurrency } : {}),
         onProgress(which, p) {
           if (shown.judge !== which) {

@@ -110,7 +110,7 @@ const run: Command = {
         ].join('\n');
         return { json: { batch: true, ...b }, text, exitCode: b.failed ? 1 : 0 };
       }
-      const queue = gradingQueue(database);
+      const queue = gradingQueue(database, config.jobs.queue);
       // The run is known: pg-boss starts (on a new database it creates its schema, ~0.1 s on the server)
       // while the judge is resolved and its row written; enqueueing awaits the same start (or retries it).
       queue.boss().catch(() => {});
@@ -129,7 +129,7 @@ const run: Command = {
           const { tracedRun } = await import('../../services/grading/run-span.ts');
           // The run's span (tracing on) holds the worker: every call it makes is a child of it.
           last = await tracedRun({ run: runRef, judge: judgeRef, gradingRunId: e.gradingRunId }, async () => {
-            const w = await startWorker(database, { concurrency, keys, queue, untilDone: [e.gradingRunId] });
+            const w = await startWorker(database, { concurrency, keys, queue, untilDone: [e.gradingRunId], liveness: config.jobs.liveness });
             worker = w;
             const bar = progressBar(process.stderr);
             onSigint = () => {

@@ -21,7 +21,7 @@ const worker: Command = {
     const { startWorker } = await import('../../services/grading/worker.ts');
     // withDatabase closes the database on every path, an error while starting the worker included.
     await withDatabase(async (database) => {
-      const w = await startWorker(database, { concurrency, keys, pollMs });
+      const w = await startWorker(database, { concurrency, keys, pollMs, boss: config.jobs.queue, liveness: config.jobs.liveness });
       // Handlers before the banner: a supervisor may signal as soon as it reads it.
       const stop = () => void w.stop({ graceful: true });
       process.once('SIGINT', stop);
