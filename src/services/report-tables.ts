@@ -127,17 +127,20 @@ export function buildEffort(desc: readonly DescriptionRow[], asm: readonly Assem
   const columns = meanColumnsMany(parts.flatMap(({ ds, as }) => [['f1', finite(ds.map((x) => x.f1))], ['neighbour', finite(as.map((x) => x.neighbour))]] as const), opts);
   const rows: EffortRow[] = parts.map(({ k, list, ds, as }, i) => {
     const [model, effort] = k.split('\u0000') as [string, string];
+    // A describe-then-solve answer is a description row and an assembly row: one answer, counted once.
+    const seen = new Set<number>();
+    const answers = list.filter((x) => !seen.has(x.answerId) && (seen.add(x.answerId), true));
     return {
       model,
       effort,
-      answers: list.length,
-      missing: list.filter((x) => x.answerStatus !== 'ok').length,
-      truncated: list.filter((x) => x.answerStatus === 'truncated').length,
+      answers: answers.length,
+      missing: answers.filter((x) => x.answerStatus !== 'ok').length,
+      truncated: answers.filter((x) => x.answerStatus === 'truncated').length,
       descriptions: ds.length,
       ...(columns[2 * i] as Pick<EffortRow, 'f1' | 'f1Low' | 'f1High'>),
       assemblies: as.length,
       ...(columns[2 * i + 1] as Pick<EffortRow, 'neighbour' | 'neighbourLow' | 'neighbourHigh'>),
-      medianOutputTokens: median(finite(list.map((x) => x.outputTokens))),
+      medianOutputTokens: median(finite(answers.map((x) => x.outputTokens))),
     };
   });
   return rows.sort((x, y) => x.model.localeCompare(y.model) || compareEffort(x.effort, y.effort));
