@@ -7,7 +7,7 @@ import { isUniqueViolation } from '../db-errors.ts';
 import { findCampaign, type Campaign } from './load.ts';
 import { campaignOrder } from './order.ts';
 import { resolveAnnotators } from './resolve.ts';
-import { disagreeingAnswers, selectAnswers } from './selection.ts';
+import { disagreeingAnswers, namedButUnselected, selectAnswers, selectorSaid } from './selection.ts';
 
 /** Parses a spec (a file's document or a request body) or throws bad input naming the first problem. */
 export function parseCampaignSpec(raw: unknown, source = 'campaign'): CampaignSpec {
@@ -35,6 +35,11 @@ export async function createCampaign(database: Database, raw: unknown, source?: 
       const adjudicators = await resolveAnnotators(tx, spec.adjudicators, 'adjudicators');
       const ids = await selectAnswers(tx, spec);
       if (ids.length === 0) throw badInput(`campaign '${spec.name}': the answers selector matches no answer with text${spec.scales.verdict ? ' and a rubric' : ''}`);
+      const missing = ids.length === 0 ? [] : await namedButUnselected(tx, spec, ids);
+      if (missing.length > 0) {
+        const shown = missing.slice(0, 5).map((n) => `'${n}'`).join(', ') + (missing.length > 5 ? ` and ${missing.length - 5} more` : '');
+        throw badInput(`campaign '${spec.name}': answers.filter.answers: ${shown} ${missing.length === 1 ? 'matches' : 'match'} no answer the selector takes (${selectorSaid(spec)}); nothing created`);
+      }
       const disagreeing = spec.order.disagreementFirst ? await disagreeingAnswers(tx, ids) : new Set<number>();
       const order = campaignOrder(ids, disagreeing, spec.order);
       const [row] = await tx

@@ -27,6 +27,32 @@ export async function selectAnswers(db: Queryable, spec: CampaignSpec): Promise<
 }
 
 /**
+ * The ids of `filter.answers` no selected answer has (unknown, or left out by the other conditions): a
+ * campaign asked for named answers queues every one of them or is refused, never silently fewer.
+ */
+export async function namedButUnselected(db: Queryable, spec: CampaignSpec, selected: readonly number[]): Promise<string[]> {
+  const named = spec.answers.filter.answers;
+  if (named === undefined) return [];
+  const rows = await rowsOf<{ externalId: string }>(db, sql`select distinct a.external_id as "externalId" from answers a where a.id in ${intList(selected)}`);
+  const found = new Set(rows.map((r) => r.externalId));
+  return [...new Set(named)].filter((n) => !found.has(n));
+}
+
+/** The selector's conditions, said: run 'r', task 'describe'; answers with text and a rubric. */
+export function selectorSaid(spec: CampaignSpec): string {
+  const s = spec.answers;
+  const parts = [
+    ...(s.run !== undefined ? [`run '${s.run}'`] : []),
+    ...(s.model !== undefined ? [`model '${s.model}'`] : []),
+    ...(s.task !== undefined ? [`task '${s.task}'`] : []),
+    ...(s.filter.rubric !== undefined ? [`rubric '${s.filter.rubric}'`] : []),
+    ...(s.filter.status !== undefined ? [`status '${s.filter.status}'`] : []),
+  ];
+  const always = `answers with text${spec.scales.verdict ? ' and a rubric' : ''}`;
+  return parts.length ? `${parts.join(', ')}; ${always}` : always;
+}
+
+/**
  * Which of the answers judges disagree on, from each judge's newest ok grade (a changed configuration
  * of one judge id (slug) adds a grade; the newest stands) and a panel grade's vote counts.
  */
