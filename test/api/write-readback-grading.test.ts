@@ -38,6 +38,9 @@ describeDb('write read-back: grading, queue, campaigns', (ctx) => {
   it('grades: the stored grade is the reported one; a regrade replaces it; answer text is stored under its run and model', async () => {
     await refused('grades: misspelled field', 400, admin(), 'POST', '/api/grades', { answerId: ids[0], judge: 'lexical', unverifable: 'exclude' });
     await refused('grades: run with a stored answer', 400, admin(), 'POST', '/api/grades', { answerId: ids[0], judge: 'lexical', run: 'x' });
+    // Before: 200 and a grade against the answer's rubric's latest version, the version asked for dropped unsaid.
+    const version = await refused('grades: rubricVersion without rubric', 400, admin(), 'POST', '/api/grades', { answerId: ids[0], judge: 'lexical', rubricVersion: 1 });
+    expect(version.body.error.message).toBe('body: rubricVersion: give rubric too (the id of the rubric this is a version of)');
     const before = await allCounts(ctx.database);
     const g = await r.send(admin(), 'POST', '/api/grades', { answerId: ids[0], judge: 'lexical' });
     expect(g.status).toBe(200);

@@ -33,6 +33,8 @@ const GradeBody = z
   .strict()
   .refine((b) => (b.answerId === undefined) !== (b.answer === undefined), { message: 'give exactly one of answerId or answer' })
   .refine((b) => b.answerId === undefined || (b.run === undefined && b.model === undefined), { message: 'run and model name the run of answer text; a stored answer already has its run and model' })
+  // A version names a version of a rubric: without `rubric` it was dropped and the latest version graded (200).
+  .refine((b) => b.rubricVersion === undefined || b.rubric !== undefined, { message: 'rubricVersion: give rubric too (the id of the rubric this is a version of)' })
   .openapi('GradeRequest');
 
 export function registerGrades(api: Api): void {
