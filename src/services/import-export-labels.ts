@@ -35,7 +35,8 @@ export interface ExportLabel {
   rubricVersion: number | null;
   /** undefined: the file does not say (today's sentence is recorded). */
   claimSentence?: string | null;
-  createdAt?: Date;
+  /** ISO text as exported, read by the database to the microsecond (a Date keeps milliseconds). */
+  createdAt?: string;
 }
 
 export function parseExportLabels(file: ImportFile): ExportLabel[] {
@@ -45,7 +46,7 @@ export function parseExportLabels(file: ImportFile): ExportLabel[] {
     const { campaign, rubric_version, claim_sentence, created_at, ...rest } = value as Record<string, unknown>;
     const extra = parseLocated(Extra, { ...loc, value: { campaign, rubric_version, claim_sentence, created_at } });
     const r = { loc, row: parseLocated(LabelRowSchema, { ...loc, value: rest }) };
-    return { r, campaign: extra.campaign ?? null, rubricVersion: extra.rubric_version ?? null, ...(extra.claim_sentence === undefined ? {} : { claimSentence: extra.claim_sentence }), ...(extra.created_at ? { createdAt: new Date(extra.created_at) } : {}) };
+    return { r, campaign: extra.campaign ?? null, rubricVersion: extra.rubric_version ?? null, ...(extra.claim_sentence === undefined ? {} : { claimSentence: extra.claim_sentence }), ...(extra.created_at ? { createdAt: extra.created_at } : {}) };
   });
 }
 

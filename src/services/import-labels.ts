@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
 import type { z } from 'zod';
 import { AssayError } from '../domain/errors.ts';
 import type { Database, Queryable } from '../db/client.ts';
@@ -37,8 +37,11 @@ export interface LabelImportOptions {
    * included); a row without one records today's sentence n, as a mark given in the app does (claim-marks.ts).
    */
   claimSentences?: ReadonlyArray<string | null | undefined>;
-  /** When each parsed row's label was given, by index (a run export's); otherwise the time of the import. */
-  createdAt?: ReadonlyArray<Date | undefined>;
+  /**
+   * When each parsed row's label was given, by index (a run export's, as ISO text: the database reads it to
+   * the microsecond, where a Date keeps milliseconds); otherwise the time of the import.
+   */
+  createdAt?: ReadonlyArray<string | undefined>;
 }
 
 export interface LabelImportResult {
@@ -108,6 +111,9 @@ function resolveAnswer(index: Awaited<ReturnType<typeof fetchCandidates>>, r: Re
 
 type Stored = Pick<typeof labels.$inferSelect, 'answerId' | 'itemKey' | 'annotator' | 'campaignId' | 'kind' | 'label' | 'rubricVersionId' | 'claimSentence'>;
 /** LABEL_KEY as text: a campaign's label and the plain one of the same unit are two labels. */
+/** A label row to write; created_at as SQL (an exported time read to the microsecond), or the default now(). */
+type LabelInsert = Omit<typeof labels.$inferInsert, 'createdAt'> & { createdAt?: SQL };
+
 const keyOf = (l: { answerId: number; itemKey: string; annotator: string; campaignId?: number | null }) => `${l.answerId}\u0000${l.itemKey}\u0000${l.annotator}\u0000${l.campaignId ?? ''}`;
 
 /**
@@ -129,14 +135,14 @@ async function storedLabels(tx: Queryable, answerIds: number[], campaignIds: num
 const quote = (s: string) => JSON.stringify(s);
 
 /** A row that names its rubric version changes a stored label given against another (or an unknown) one. */
-const versionChanged = (before: Stored, after: typeof labels.$inferInsert) => after.rubricVersionId != null && after.rubricVersionId !== before.rubricVersionId;
+const versionChanged = (before: Stored, after: LabelInsert) => after.rubricVersionId != null && after.rubricVersionId !== before.rubricVersionId;
 /**
  * A claim mark given on another sentence than the stored one (both known): the same label on claim n is
  * then a mark of another sentence, a change. A stored mark of unknown sentence (before migration 0011) is
  * left as it is by the same label.
  */
-const sentenceChanged = (before: Stored, after: typeof labels.$inferInsert) => before.claimSentence != null && after.claimSentence != null && after.claimSentence !== before.claimSentence;
-const same = (before: Stored, after: typeof labels.$inferInsert) => before.label === after.label && before.kind === after.kind && !versionChanged(before, after) && !sentenceChanged(before, after);
+const sentenceChanged = (before: Stored, after: LabelInsert) => before.claimSentence != null && after.claimSentence != null && after.claimSentence !== before.claimSentence;
+const same = (before: Stored, after: LabelInsert) => before.label === after.label && before.kind === after.kind && !versionChanged(before, after) && !sentenceChanged(before, after);
 
 type Versions = Map<number, Map<number, { id: number; items: Set<string> }>>;
 
@@ -175,7 +181,7 @@ function rowVersion(r: Resolvable, answer: Candidate, item: string, versions: Ve
   return v.id;
 }
 
-function describeChange(loc: Located, answer: Candidate, before: Stored, after: typeof labels.$inferInsert, versionNo: (id: number | null | undefined) => string): string {
+function describeChange(loc: Located, answer: Candidate, before: Stored, after: LabelInsert, versionNo: (id: number | null | undefined) => string): string {
   const what = [`answer ${quote(answer.externalId)} of run ${quote(answer.run)}`, before.itemKey ? `item ${quote(before.itemKey)}` : 'whole answer', `rater ${quote(before.annotator)}`];
   const change = [
     before.label !== after.label && `${quote(before.label)} → ${quote(after.label)}`,
@@ -233,9 +239,9 @@ export async function storeLabelFile(tx: Queryable, file: ImportFile, parsed: Re
   const campaignIds = [...new Set(opts.campaignIds ?? [])].filter((c): c is number => c !== null);
   const stored = await storedLabels(tx, [...new Set(resolved.map((a) => a.id))], campaignIds);
   const sentences = await claimSentencesOf(tx, parsed, resolved);
-  const fresh: Array<typeof labels.$inferInsert> = [];
+  const fresh: Array<LabelInsert> = [];
   const freshFrom: Array<{ loc: Located; answer: Candidate }> = [];
-  const changed: Array<typeof labels.$inferInsert> = [];
+  const changed: Array<LabelInsert> = [];
   const examples: string[] = [];
   let unchanged = 0;
   for (const [i, r] of parsed.entries()) {
@@ -250,7 +256,7 @@ export async function storeLabelFile(tx: Queryable, file: ImportFile, parsed: Re
     if (outOfRange) throw locatedError(r.loc, ['item'], outOfRange);
     const annotator = (r.row.rater ?? r.row.annotator)!;
     const campaignId = campaignOf(i);
-    const value = { answerId: answer.id, itemKey: item, annotator, campaignId, kind: r.row.kind ?? 'human', label: r.row.label, rubricVersionId: rowVersion(r, answer, item, versions, opts.currentVersion === true), claimSentence: opts.claimSentences?.[i] !== undefined ? opts.claimSentences[i]! : claimStamp(item, today), ...(opts.createdAt?.[i] ? { createdAt: opts.createdAt[i] } : {}) };
+    const value = { answerId: answer.id, itemKey: item, annotator, campaignId, kind: r.row.kind ?? 'human', label: r.row.label, rubricVersionId: rowVersion(r, answer, item, versions, opts.currentVersion === true), claimSentence: opts.claimSentences?.[i] !== undefined ? opts.claimSentences[i]! : claimStamp(item, today), ...(opts.createdAt?.[i] ? { createdAt: sql`${opts.createdAt[i]}::timestamptz` } : {}) };
     const key = keyOf(value);
     if (seen.has(key)) throw locatedError(r.loc, ['label'], `second label by '${annotator}' for the same answer and item${campaignId === null ? '' : ' in the same campaign'} (first on line ${seen.get(key)})`);
     seen.set(key, r.loc.line);

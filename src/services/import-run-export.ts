@@ -158,7 +158,7 @@ export async function importRunExport(database: Database, dir: string): Promise<
           answerId, judgeId: judgeIds.get(g.judge_config_hash)!, rubricVersionId, promptHash: g.prompt_hash ?? null, status: g.status as never, reason: g.reason,
           completeness: g.completeness, correctness: g.correctness, f1: g.f1, items: g.items as never, claims: g.claims as never, meta: g.meta,
           rawOutput: g.raw_output, inputTokens: g.input_tokens, outputTokens: g.output_tokens,
-          cacheReadTokens: g.cache_read_tokens ?? null, cacheWriteTokens: g.cache_write_tokens ?? null, costUsd: g.cost_usd, latencyMs: g.latency_ms, createdAt: new Date(g.created_at),
+          cacheReadTokens: g.cache_read_tokens ?? null, cacheWriteTokens: g.cache_write_tokens ?? null, costUsd: g.cost_usd, latencyMs: g.latency_ms, createdAt: sql`${g.created_at}::timestamptz`, // to the microsecond, as exported (a Date keeps milliseconds)
         })
         .onConflictDoNothing()
         .returning({ id: grades.id });

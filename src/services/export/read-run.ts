@@ -26,16 +26,20 @@ import { readRunCampaigns, type ExportedCampaign } from './campaigns.ts';
 /** `column = any($1::int[])`: a set of ids as one parameter, however many. */
 const anyId = (column: AnyColumn, ids: Iterable<number>): SQL => sql`${column} = any(${`{${[...ids].join(',')}}`}::int[])`;
 
+/** A timestamp as ISO text to the microsecond (UTC): a row moved to another database keeps its time exactly. */
+const isoUs = (column: AnyColumn): SQL<string> => sql<string>`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
 export interface RunExport {
   run: { name: string; model: string; effort: string | null; tags: string[] };
   answers: Array<typeof answers.$inferSelect & { puzzle: string | null; rubric: string | null }>;
-  grades: Array<typeof grades.$inferSelect & { answer: string; judge: string; judgeHash: string; rubric: string | null; rubricVersion: number | null }>;
+  /** createdAtUs: created_at as ISO text to the microsecond, as PostgreSQL holds it (a Date keeps milliseconds). */
+  grades: Array<typeof grades.$inferSelect & { answer: string; judge: string; judgeHash: string; rubric: string | null; rubricVersion: number | null; createdAtUs: string }>;
   judges: Array<{ slug: string; provider: string; model: string; configHash: string; config: Record<string, unknown> }>;
   /**
    * campaign: its name (null: a plain label); rubricVersion: the number of the version of the answer's rubric it was given against (null: unknown);
    * claimSentence: the hash of the sentence a claim mark was given on (claim-marks.ts; null: unknown, or no claim mark).
    */
-  labels: Array<{ answer: string; item: string | null; annotator: string; kind: string; label: string; campaign: string | null; rubricVersion: number | null; claimSentence: string | null; createdAt: Date }>;
+  labels: Array<{ answer: string; item: string | null; annotator: string; kind: string; label: string; campaign: string | null; rubricVersion: number | null; claimSentence: string | null; createdAt: Date; createdAtUs: string }>;
   assemblyScores: Array<typeof assemblyScores.$inferSelect & { answer: string }>;
   rubrics: Array<{ rubric: Rubric; version: number; contentHash: string }>;
   /** The puzzles the answers are of, in the puzzle import format. */
@@ -66,7 +70,7 @@ export async function readRunExport(database: Database, runRef: string, o: ReadR
     await o.hooks?.afterAnswers?.();
     const external = new Map(rows.map((r) => [r.a.id, r.a.externalId]));
     const g = await tx
-      .select({ g: grades, judge: judges.slug, judgeHash: judges.configHash, rubric: rubrics.slug, rubricVersion: rubricVersions.version })
+      .select({ g: grades, judge: judges.slug, judgeHash: judges.configHash, rubric: rubrics.slug, rubricVersion: rubricVersions.version, createdAtUs: isoUs(grades.createdAt) })
       .from(grades)
       .innerJoin(judges, eq(judges.id, grades.judgeId))
       .leftJoin(rubricVersions, eq(rubricVersions.id, grades.rubricVersionId))
@@ -76,7 +80,7 @@ export async function readRunExport(database: Database, runRef: string, o: ReadR
     const judgeRows = g.length ? await tx.select().from(judges).where(anyId(judges.id, new Set(g.map((x) => x.g.judgeId)))).orderBy(asc(judges.slug), asc(judges.id)) : [];
     // By campaign name, plain first: the order survives a move to a database whose campaign ids differ.
     const l = await tx
-      .select({ l: labels, campaign: campaigns.name, rubricVersion: rubricVersions.version })
+      .select({ l: labels, campaign: campaigns.name, rubricVersion: rubricVersions.version, createdAtUs: isoUs(labels.createdAt) })
       .from(labels)
       .leftJoin(campaigns, eq(campaigns.id, labels.campaignId))
       .leftJoin(rubricVersions, eq(rubricVersions.id, labels.rubricVersionId))
@@ -114,9 +118,9 @@ export async function readRunExport(database: Database, runRef: string, o: ReadR
       campaigns: campaignRows,
       run: { name: run.name, model: run.model, effort: run.effort, tags: run.tags },
       answers: rows.map((r) => ({ ...r.a, puzzle: r.puzzle, rubric: r.rubric })),
-      grades: g.map((x) => ({ ...x.g, answer: external.get(x.g.answerId)!, judge: x.judge, judgeHash: x.judgeHash, rubric: x.rubric, rubricVersion: x.rubricVersion })),
+      grades: g.map((x) => ({ ...x.g, answer: external.get(x.g.answerId)!, judge: x.judge, judgeHash: x.judgeHash, rubric: x.rubric, rubricVersion: x.rubricVersion, createdAtUs: x.createdAtUs })),
       judges: judgeRows.map((j) => ({ slug: j.slug, provider: j.provider, model: j.model, configHash: j.configHash, config: j.config })),
-      labels: l.map(({ l: x, campaign, rubricVersion }) => ({ answer: external.get(x.answerId)!, item: x.itemKey === '' ? null : x.itemKey, annotator: x.annotator, kind: x.kind, label: x.label, campaign, rubricVersion, claimSentence: x.claimSentence, createdAt: x.createdAt })),
+      labels: l.map(({ l: x, campaign, rubricVersion, createdAtUs }) => ({ answer: external.get(x.answerId)!, item: x.itemKey === '' ? null : x.itemKey, annotator: x.annotator, kind: x.kind, label: x.label, campaign, rubricVersion, claimSentence: x.claimSentence, createdAt: x.createdAt, createdAtUs })),
       assemblyScores: s.map((x) => ({ ...x, answer: external.get(x.answerId)! })),
       rubrics: wanted.map((v) => ({
         version: v.v.version,

@@ -17,8 +17,6 @@ export interface TableSpec {
   omitNulls?: boolean;
 }
 
-const iso = (d: Date | string) => (d instanceof Date ? d.toISOString() : new Date(d).toISOString());
-
 export const TABLES: readonly TableSpec[] = [
   {
     name: 'answers',
@@ -38,7 +36,7 @@ export const TABLES: readonly TableSpec[] = [
       x.grades.map((g) => ({
         answer: g.answer, judge: g.judge, judge_config_hash: g.judgeHash, rubric: g.rubric, rubric_version: g.rubricVersion, prompt_hash: g.promptHash, status: g.status, reason: g.reason,
         completeness: g.completeness, correctness: g.correctness, f1: g.f1, items: g.items, claims: g.claims, meta: g.meta, raw_output: g.rawOutput,
-        input_tokens: g.inputTokens, output_tokens: g.outputTokens, cache_read_tokens: g.cacheReadTokens, cache_write_tokens: g.cacheWriteTokens, cost_usd: g.costUsd, latency_ms: g.latencyMs, created_at: iso(g.createdAt),
+        input_tokens: g.inputTokens, output_tokens: g.outputTokens, cache_read_tokens: g.cacheReadTokens, cache_write_tokens: g.cacheWriteTokens, cost_usd: g.costUsd, latency_ms: g.latencyMs, created_at: g.createdAtUs,
       })),
   },
   {
@@ -54,7 +52,7 @@ export const TABLES: readonly TableSpec[] = [
     // created_at: when it was given (the latest of a person's labels is theirs; campaign exports show it).
     name: 'labels',
     columns: [['answer', 'STRING'], ['run', 'STRING'], ['item', 'STRING'], ['annotator', 'STRING'], ['kind', 'STRING'], ['label', 'STRING'], ['rubric_version', 'INT32'], ['campaign', 'STRING'], ['claim_sentence', 'STRING'], ['created_at', 'STRING']],
-    rows: (x) => x.labels.map((l) => ({ answer: l.answer, run: x.run.name, item: l.item, annotator: l.annotator, kind: l.kind, label: l.label, rubric_version: l.rubricVersion, campaign: l.campaign, claim_sentence: l.claimSentence, created_at: iso(l.createdAt) })),
+    rows: (x) => x.labels.map((l) => ({ answer: l.answer, run: x.run.name, item: l.item, annotator: l.annotator, kind: l.kind, label: l.label, rubric_version: l.rubricVersion, campaign: l.campaign, claim_sentence: l.claimSentence, created_at: l.createdAtUs })),
   },
   {
     name: 'assembly_scores',
