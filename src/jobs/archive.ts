@@ -1,11 +1,13 @@
 import type PgBoss from 'pg-boss';
 import type { Queryable } from '../db/client.ts';
-import { GRADE_QUEUE, transactionExecutor } from './boss.ts';
+import { GRADE_QUEUE, transactionExecutor, UNARCHIVE_FAILED } from './boss.ts';
 
 /**
- * Failed jobs pg-boss has archived. Its maintenance moves a failed job from pgboss.job to pgboss.archive
+ * Failed jobs pg-boss has archived. Its maintenance moved a failed job from pgboss.job to pgboss.archive
  * 12 h after it failed (and drops archived rows after 7 days): a failure that only pgboss.job showed would
- * vanish from `assay jobs` while its answer still has no grade. An archived failed job counts while no job
+ * vanish from `assay jobs` while its answer still has no grade. Failed jobs are now kept in pgboss.job
+ * (boss.ts FAILED_KEPT_SECONDS), and a maintaining queue's start moves archived ones back; these are the
+ * ones archived before, until then. An archived failed job counts while no job
  * of the same id is in pgboss.job again (`assay run` re-enqueues an answer under the same id, and that
  * job — queued, or failed anew — is the answer's now).
  */
@@ -25,9 +27,13 @@ export const GRADE_JOBS = `(
 /**
  * Renews the keep-until of grade jobs put back to waiting ($2: their ids) to now + the queue's retention:
  * pg-boss archives a created or retry job past its keep-until (set once, at insert) before any worker
- * fetches it, so a job resumed or retried after the retention window would vanish unrun.
+ * fetches it, so a job resumed or retried after the retention window would vanish unrun. And clears
+ * their completed_on: pg-boss's retry leaves the failure's, and its maintenance archives any job not
+ * failed whose completed_on is over 12 h old — a failure retried a day later vanished from the queue
+ * at the next maintenance, waiting or while a worker ran it (its grade then refused under a lost lease).
  */
-export const RENEW_KEEP_UNTIL = `update pgboss.job set keep_until = greatest(keep_until, now() + make_interval(mins => coalesce((select retention_minutes from pgboss.queue where name = $1), 60 * 24 * 14)))
+export const RENEW_KEEP_UNTIL = `update pgboss.job set keep_until = greatest(keep_until, now() + make_interval(mins => coalesce((select retention_minutes from pgboss.queue where name = $1), 60 * 24 * 14))),
+    completed_on = null
   where name = $1 and id = any($2::uuid[]) and state < 'active'`;
 
 /**
@@ -38,16 +44,7 @@ export const RENEW_KEEP_UNTIL = `update pgboss.job set keep_until = greatest(kee
 export async function retryFailed(tx: Queryable, boss: PgBoss, ids: string[]): Promise<number> {
   if (ids.length === 0) return 0;
   const exec = transactionExecutor(tx);
-  await exec.executeSql(
-    `with moved as (
-       delete from pgboss.archive a where a.name = $1 and a.id = any($2::uuid[]) and a.state = 'failed'
-         and not exists (select 1 from pgboss.job c where c.name = a.name and c.id = a.id)
-       returning a.*)
-     insert into pgboss.job (id, name, priority, data, state, retry_limit, retry_count, retry_delay, retry_backoff, start_after, started_on, singleton_key, singleton_on, expire_in, created_on, completed_on, keep_until, dead_letter, policy, output)
-     select id, name, priority, data, state, retry_limit, retry_count, retry_delay, retry_backoff, start_after, started_on, singleton_key, singleton_on, expire_in, created_on, completed_on, keep_until, dead_letter, policy, output from moved
-     on conflict do nothing`,
-    [GRADE_QUEUE, ids],
-  );
+  await exec.executeSql(UNARCHIVE_FAILED, [GRADE_QUEUE, ids]);
   // Counted on the same transaction as the retry (pg-boss's retry() resolves with nothing typed).
   const failed = await exec.executeSql(`select count(*)::int as n from pgboss.job where name = $1 and id = any($2::uuid[]) and state = 'failed'`, [GRADE_QUEUE, ids]);
   await boss.retry(GRADE_QUEUE, ids, { db: exec } as PgBoss.ConnectionOptions);

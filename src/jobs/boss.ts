@@ -96,6 +96,28 @@ export function gradeJobId(judgeConfigHash: string, answerId: number): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
+/**
+ * How long pg-boss leaves a failed job in pgboss.job before its maintenance archives it: for good. Its
+ * default archived failed jobs 12 h after they failed and deleted them from the archive 7 days later,
+ * and with them the failure and its reason: the answer then read as remaining (in a run with nothing
+ * left to grade), `assay jobs --state failed` listed nothing and `assay jobs retry` found nothing to retry.
+ * A failed grade job now stays until it is retried or its answer enqueued again (one row per failed answer).
+ */
+const FAILED_KEPT_SECONDS = 50 * 365 * 86_400;
+
+/**
+ * Moves archived failed grade jobs back to pgboss.job ($1: the queue; $2: their ids, or null for all of
+ * them), those no job of the same id shadows (archive.ts). Used by the retry, and when a maintaining
+ * queue starts: failures archived before FAILED_KEPT_SECONDS would be deleted 7 days after archiving.
+ */
+export const UNARCHIVE_FAILED = `with moved as (
+     delete from pgboss.archive a where a.name = $1 and ($2::uuid[] is null or a.id = any($2::uuid[])) and a.state = 'failed'
+       and not exists (select 1 from pgboss.job c where c.name = a.name and c.id = a.id)
+     returning a.*)
+   insert into pgboss.job (id, name, priority, data, state, retry_limit, retry_count, retry_delay, retry_backoff, start_after, started_on, singleton_key, singleton_on, expire_in, created_on, completed_on, keep_until, dead_letter, policy, output)
+   select id, name, priority, data, state, retry_limit, retry_count, retry_delay, retry_backoff, start_after, started_on, singleton_key, singleton_on, expire_in, created_on, completed_on, keep_until, dead_letter, policy, output from moved
+   on conflict do nothing`;
+
 /** Starts pg-boss (creating or upgrading its schema idempotently) and the two queues. */
 export async function startBoss(database: Database, o: BossOptions = {}): Promise<PgBoss> {
   const opts = { ...defaultBoss(), ...o };
@@ -107,6 +129,7 @@ export async function startBoss(database: Database, o: BossOptions = {}): Promis
     supervise: opts.supervise,
     schedule: false,
     maintenanceIntervalSeconds: opts.maintenanceIntervalSeconds,
+    archiveFailedAfterSeconds: FAILED_KEPT_SECONDS,
   } as PgBoss.ConstructorOptions);
   boss.on('error', () => {
     // Maintenance errors (a lost race between workers) are retried on the next interval.
@@ -129,6 +152,9 @@ export async function startBoss(database: Database, o: BossOptions = {}): Promis
   if (!current) await withRetry(() => boss.createQueue(GRADE_QUEUE, gradeQueue));
   // Rewritten only when a setting changed: every `assay run` starts a queue, and a write costs more than the read.
   else if (QUEUE_FIELDS.some((k) => current[k] !== (gradeQueue as unknown as Record<string, unknown>)[k])) await boss.updateQueue(GRADE_QUEUE, gradeQueue);
+  // A queue that runs maintenance (which deletes old archived jobs) first takes back the failures archived
+  // before they were kept: a no-op (one index read) once there are none.
+  if (opts.supervise && current) await executorFor(database).executeSql(UNARCHIVE_FAILED, [GRADE_QUEUE, null]);
   return boss;
 }
 

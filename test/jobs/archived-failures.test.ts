@@ -86,4 +86,64 @@ describeDb('failed jobs the queue archived', (ctx) => {
     await work(byId.gradingRunId);
     expect(await getProgress(ctx.database, byId.gradingRunId)).toMatchObject({ done: 3, failed: 0, remaining: 0 });
   });
+
+  // pg-boss's own maintenance (plans.js archive() then drop()): a failed job was moved to pgboss.archive
+  // 12 h after it failed and deleted 7 days later, and with it the failure and its reason: the answer then
+  // read as remaining, in a run nothing was left to grade, and `assay jobs --state failed` was empty.
+  it('outlive pg-boss maintenance weeks after the failure, reason and count kept', async () => {
+    fake.setScript((call) => (poisoned(call) ? { kind: 'status', status: 500 } : VERDICTS));
+    const { answerIds } = await seedRun(ctx.database, 'arch-weeks', 3, (i) => (i === 1 ? 'POISON answer about a barn (arch-weeks)' : `arch-weeks answer ${i}: hens and a barn`));
+    const e = await enqueueRunGrading(ctx.database, queue, { run: 'arch-weeks', judge: JUDGE_FILE });
+    await work(e.gradingRunId);
+    const boss = await queue.boss();
+    const ofRun = `(data->>'gradingRunId')::int = $1`;
+    // Thirty days pass, and maintenance runs; whatever it archived is then eight days old, and it runs again.
+    await ctx.database.execute(`update pgboss.job set completed_on = completed_on - interval '30 days', created_on = created_on - interval '30 days' where ${ofRun}`, [e.gradingRunId]);
+    await boss.maintain();
+    await ctx.database.execute(`update pgboss.archive set archived_on = archived_on - interval '8 days' where ${ofRun}`, [e.gradingRunId]);
+    await boss.maintain();
+    const failed = await listJobs(ctx.database, { run: 'arch-weeks', state: 'failed' });
+    expect(failed.jobs.map((j) => [j.answerId, j.state])).toEqual([[answerIds[1], 'failed']]);
+    expect(failed.jobs[0]!.error).toMatch(/500/);
+    expect(await getProgress(ctx.database, e.gradingRunId)).toMatchObject({ total: 3, done: 2, failed: 1, remaining: 0 });
+    fake.setScript([VERDICTS]);
+    expect(await retryFailedJobs(ctx.database, queue, { run: 'arch-weeks' })).toEqual({ retried: 1 });
+    await work(e.gradingRunId);
+    expect(await getProgress(ctx.database, e.gradingRunId)).toMatchObject({ done: 3, failed: 0, remaining: 0 });
+  });
+
+  it('archived before they were kept, are taken back by the next maintaining queue, so deleting the archive loses none', async () => {
+    const { answerIds, gradingRunId } = await failOne('arch-back');
+    const inArchive = async () => Number((await ctx.database.execute(`select count(*)::int as n from pgboss.archive where state = 'failed' and (data->>'gradingRunId')::int = $1`, [gradingRunId])).rows[0]!.n);
+    expect(await inArchive()).toBe(1);
+    const other = gradingQueue(ctx.database, TEST_BOSS);
+    try {
+      const boss = await other.boss();
+      expect(await inArchive()).toBe(0);
+      await ctx.database.execute(`update pgboss.archive set archived_on = archived_on - interval '8 days'`);
+      await boss.maintain();
+    } finally {
+      await other.stop();
+    }
+    const failed = await listJobs(ctx.database, { run: 'arch-back', state: 'failed' });
+    expect(failed.jobs.map((j) => [j.answerId, j.state])).toEqual([[answerIds[1], 'failed']]);
+    expect(failed.jobs[0]!.error).toMatch(/500/);
+    expect(await getProgress(ctx.database, gradingRunId)).toMatchObject({ done: 2, failed: 1, remaining: 0 });
+  });
+
+  // pg-boss's retry keeps the failure's completed_on, and its maintenance archives a job not failed whose
+  // completed_on is over 12 h old: a failure re-queued a day later vanished at the next maintenance.
+  it('a failure queued again days later by `assay run` is graded, not archived unrun', async () => {
+    fake.setScript((call) => (poisoned(call) ? { kind: 'status', status: 500 } : VERDICTS));
+    await seedRun(ctx.database, 'arch-late', 3, (i) => (i === 1 ? 'POISON answer about a barn (arch-late)' : `arch-late answer ${i}: hens and a barn`));
+    const e = await enqueueRunGrading(ctx.database, queue, { run: 'arch-late', judge: JUDGE_FILE });
+    await work(e.gradingRunId);
+    await ctx.database.execute(`update pgboss.job set completed_on = completed_on - interval '3 days' where state = 'failed' and (data->>'gradingRunId')::int = $1`, [e.gradingRunId]);
+    fake.setScript([VERDICTS]);
+    const again = await enqueueRunGrading(ctx.database, queue, { run: 'arch-late', judge: JUDGE_FILE });
+    expect(again.gradingRunId).toBe(e.gradingRunId);
+    await (await queue.boss()).maintain();
+    await work(e.gradingRunId);
+    expect(await getProgress(ctx.database, e.gradingRunId)).toMatchObject({ done: 3, failed: 0, remaining: 0 });
+  });
 });
