@@ -113,15 +113,19 @@ const listed = (xs: string[]): string => `${xs.slice(0, 5).join(', ')}${xs.lengt
  * (conflict, with its state) refuses the whole request, so a typo is never a silent "retried 0".
  */
 export async function retryFailedJobs(database: Database, queue: GradingQueue, q: { ids?: string[]; run?: string }): Promise<{ retried: number }> {
-  if (q.run !== undefined) await findRun(database, q.run);
+  const run = q.run !== undefined ? await findRun(database, q.run) : undefined;
   // Started first: it creates the queue's tables on a database that never had them.
   const boss = await queue.boss();
   let ids = [...new Set(q.ids ?? [])];
   if (ids.length > 0) {
-    const r = await database.execute(`select id::text as id, state::text as state from ${GRADE_JOBS} j where name = $1 and id::text = any($2::text[])`, [GRADE_QUEUE, ids]);
+    const r = await database.execute(`select j.id::text as id, j.state::text as state, r.name as run from ${JOBS_WITH_RUNS} where j.name = $1 and j.id::text = any($2::text[])`, [GRADE_QUEUE, ids]);
     const state = new Map(r.rows.map((x) => [String(x.id), String(x.state)]));
     const unknown = ids.filter((id) => !state.has(id));
     if (unknown.length) throw notFound(`no grading job ${listed(unknown)} (nothing retried)`);
+    // ids with a run: jobs of that run (before, the run was only checked to exist and another run's job was retried).
+    const runOf = new Map(r.rows.map((x) => [String(x.id), x.run === null ? null : String(x.run)]));
+    const elsewhere = run ? ids.filter((id) => runOf.get(id) !== run.name) : [];
+    if (elsewhere.length) throw notFound(`grading job ${listed(elsewhere.map((id) => `${id} is of run ${runOf.get(id) === null ? 'none' : `'${runOf.get(id)}'`}`))}, not '${run!.name}' (nothing retried)`);
     const notFailed = ids.filter((id) => state.get(id) !== 'failed');
     if (notFailed.length) throw new AssayError('conflict', `only failed jobs can be retried: ${listed(notFailed.map((id) => `${id} is ${state.get(id)}`))} (nothing retried)`);
   } else {

@@ -95,6 +95,19 @@ describeDb('write read-back: grading, queue, campaigns', (ctx) => {
     expect((await allCounts(ctx.database))['pgboss.job:created']).toBe(after['pgboss.job:created']);
   });
 
+  it('retry: ids with a run retry jobs of that run only', async () => {
+    const waiting = (await r.send(admin(), 'GET', '/api/jobs?run=rg&state=created')).body.jobs as Array<{ id: string }>;
+    expect(waiting).toHaveLength(2);
+    // A worker's final failure, as pg-boss records it (no worker runs here).
+    await ctx.database.execute(`update pgboss.job set state = 'failed', output = '{"message":"boom"}'::jsonb where id = $1::uuid`, [waiting[0]!.id]);
+    // Before: 200 {retried: 1}, the job of run rg retried though the request named run rg-adhoc.
+    const other = await refused('retry: a job of another run', 404, admin(), 'POST', '/api/jobs/retry', { ids: [waiting[0]!.id], run: 'rg-adhoc' });
+    expect(other.body.error.message).toBe(`grading job ${waiting[0]!.id} is of run 'rg', not 'rg-adhoc' (nothing retried)`);
+    expect((await r.send(admin(), 'POST', '/api/jobs/retry', { ids: [waiting[0]!.id], run: 'rg' })).body).toEqual({ retried: 1 });
+    expect((await r.send(admin(), 'GET', '/api/jobs?run=rg')).body.counts.failed).toBe(0);
+    expect((await r.send(admin(), 'POST', '/api/runs/rg/grade/cancel', { judge: 'lexical' })).body).toEqual({ cancelled: 2 });
+  });
+
   it("run grading: a provider judge's rpm/tpm are stored as given; one left out is kept, null clears it", async () => {
     const limits = async () => (await ctx.database.execute(`select rpm, tpm from rate_limits where key like 'anthropic:%'`)).rows.map((x) => [x.rpm === null ? null : Number(x.rpm), x.tpm === null ? null : Number(x.tpm)]);
     await refused('enqueue: rpm under 1', 400, admin(), 'POST', '/api/runs/rg-adhoc/grade', { judge: 'claude', rpm: 0 });
