@@ -226,7 +226,7 @@ export async function leaderboard(database: Database, f: ReportFilters = {}, opt
         async () => runInThread<AssemblyHalf>(REPORT_TASKS, 'assemblyHalfTask', { asm: await assemblyFacts(database, f), opts: o }),
         ASSEMBLY_TABLES,
       ),
-      unattributedAnswers(database),
+      unattributedAnswers(database, f),
     ]);
     const flagged = flagSelfPreference(joinHalves(dh, ah), judge ? (judge.model ?? judge.slug) : null, loadFamilies());
     return { ...judgeInfo(judge), seed: o.seed!, judgeFamily: flagged.judgeFamily, rows: flagged.rows, unattributed };

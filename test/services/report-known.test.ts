@@ -159,3 +159,15 @@ describeDb('report figures on a hand-made database', (ctx) => {
     ]);
   });
 });
+
+describeDb('the leaderboard count of answers that name no model', (ctx) => {
+  it('counts those in the report scope only', async () => {
+    const d = ctx.database;
+    const ids = await fillKnownDatabase(d);
+    const run = Number((await d.execute(`insert into runs (name, model) values ('adhoc', 'unknown') returning id`)).rows[0]!.id);
+    await d.execute(`insert into answers (run_id, external_id, task, rubric_id, text) values ($1, 'x1', 'describe', $2, 'a barn')`, [run, ids.rubric.ra]);
+    const counts = [];
+    for (const f of [{}, { rubric: 'ra' }, { rubric: 'rb' }, { run: 'run-m1' }, { model: 'm1' }, { run: 'adhoc' }]) counts.push((await leaderboard(d, f)).unattributed);
+    expect(counts).toEqual([1, 1, 0, 0, 0, 1]);
+  });
+});
