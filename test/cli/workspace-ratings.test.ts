@@ -73,7 +73,7 @@ describe('workspace ratings and pass/fail in assay analyze ratings and assay cal
     expect(runCli(['analyze', 'ratings', '--input', file, '--run', RUNS[0]!], { env }).code).toBe(2);
   }, 120_000);
 
-  it('assay calibrate --run reads the labels of its scale only; a judge with no output on the scale is named', () => {
+  it('assay calibrate --run reads the labels of its scale only; a judge with no output on the scale is an empty side, named', () => {
     // The run holds the seed's item verdicts beside the pass/fail and rating: each scale reads its own.
     const verdict = runCli(['calibrate', '--run', 'campaign-model-a-low', '--judge', 'lexical', '--scale', 'verdict', '--json'], { env });
     expect(verdict.stderr).toBe('');
@@ -89,12 +89,17 @@ describe('workspace ratings and pass/fail in assay analyze ratings and assay cal
     expect(f1).toBeLessThan(1);
     expect(report.notes.some((n: string) => n.startsWith("the judges' values are F1 (0 to 1)"))).toBe(true);
 
-    // A rubric judge gives no whole-answer pass/fail: said so, exit 2, not a report without a judge.
-    const binary = runCli(['calibrate', '--run', 'campaign-model-a-low', '--judge', 'lexical', '--scale', 'binary'], { env });
-    expect(binary.code).toBe(2);
-    expect(binary.stdout).toBe('');
-    expect(binary.stderr.trim()).toBe(
-      "assay calibrate: judge 'lexical' has no binary output for run campaign-model-a-low: on the binary scale a judge's side is a whole-answer pass/fail label, which only a reference-match judge gives (mode: reference-match); a rubric judge's item verdicts are read with --scale verdict",
+    // A rubric judge gives no whole-answer pass/fail: the people's figures with an empty judge side, named in
+    // the notes as GET /api/reports/calibration and the page say it; the text says what the binary judge side is.
+    const binary = runCli(['calibrate', '--run', 'campaign-model-a-low', '--judge', 'lexical', '--scale', 'binary', '--json'], { env });
+    expect(binary.stderr).toBe('');
+    expect(binary.code).toBe(0);
+    expect(binary.json()).toMatchObject({ scale: 'binary', judges: [], judgeReports: [] });
+    expect(binary.json().notes).toContain("judge 'lexical' has no grade of the labelled answers on the binary scale: only the human ceiling is reported");
+    const text = runCli(['calibrate', '--run', 'campaign-model-a-low', '--judge', 'lexical', '--scale', 'binary'], { env });
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain(
+      "Judge lexical: no side on this scale; on the binary scale a judge's side is a whole-answer pass/fail label, which only a reference-match judge gives (mode: reference-match); a rubric judge's item verdicts are read with --scale verdict",
     );
   }, 120_000);
 });

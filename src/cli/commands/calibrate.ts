@@ -29,6 +29,12 @@ interface LabelSource {
   excludedByJudge?: Record<string, number>;
   /** What a stored run's report says about the judge side on its scale (calibration-labels.ts), or a file's anchored judges. */
   notes?: string[];
+  /** A stored run: false when the judge has no side on the scale (the rows are the people's; the notes name it). */
+  judged?: boolean;
+  /** A stored run: its labels of another scale, set aside (--json setAside, as GET /api/reports/calibration). */
+  setAside?: number;
+  /** A stored run whose judge has no side on the scale: what that side is (a line of the text). */
+  judgeSide?: string;
 }
 
 /** A labels file: an anchored judge's rows of its own examples from this label set are left out, counted in notes (file-example-exclusion.ts). */
@@ -117,19 +123,23 @@ const calibrate: Command = {
 
     const { calibrate: calibrateLabels } = await import('../../analysis/calibration/index.ts');
     const opts: Parameters<typeof calibrateLabels>[1] = { scale, source: source.name };
-    // A panel's run report shows the panel and each member (source.judges); otherwise the one judge asked for.
-    if (judge !== undefined && (source.judges?.length ?? 1) === 1) opts.judge = judge;
+    // A panel's run report shows the panel and each member (source.judges); otherwise the one judge asked for;
+    // none when the run's judge has no side on the scale (its notes say so, as the API's and the page's).
+    if (judge !== undefined && (source.judges?.length ?? 1) === 1 && source.judged !== false) opts.judge = judge;
     if (seed !== undefined) opts.seed = seed;
     if (weights) opts.weights = weights;
     const report = calibrateLabels(source.rows, opts);
+    if (source.judged === false) report.notes = report.notes.filter((n) => !n.startsWith('no judge labels'));
     if (source.notes?.length) report.notes.push(...source.notes);
     // Figures only a stored run has (a labels file carries no panel reports): present, null when not applicable.
     const runFigures = source.orderSensitivity !== undefined ? { reliability: source.reliability, orderSensitivity: source.orderSensitivity } : {};
     const reliability = source.reliability ? `\n\n${formatReliability(judge!, source.reliability)}` : '';
     const order = `${reliability}${source.orderSensitivity ? `\n\n${formatOrderSensitivity(judge!, source.orderSensitivity)}` : ''}`;
+    if (source.setAside !== undefined) Object.assign(runFigures, { setAside: source.setAside });
     if (source.excludedExamples !== undefined) Object.assign(runFigures, { excludedExamples: source.excludedExamples });
     if (source.excludedByJudge !== undefined) Object.assign(runFigures, { excludedExamples: source.excludedByJudge });
-    const examples = source.excludedExamples ? `\n\nExcluded examples: ${source.excludedExamples} answer(s) of the run that ${judge} was shown as examples are left out of its figures` : '';
+    const side = source.judgeSide ? `\n\nJudge ${judge}: no side on this scale; ${source.judgeSide}` : '';
+    const examples = `${side}${source.excludedExamples ? `\n\nExcluded examples: ${source.excludedExamples} answer(s) of the run that ${judge} was shown as examples are left out of its figures` : ''}`;
     if (!source.panelInstability) return { json: { ...report, ...runFigures }, text: formatCalibration(report) + examples + order };
     const unstable = source.panelInstability.filter((i) => i.answers > 0);
     const text = `${formatCalibration(report)}\n\nPanel ${judge}: item instability (share of ok samples disagreeing with the vote, pooled over the run's quorate panel grades)\n${table(['item', 'instability', 'samples', 'answers'], unstable.map((i) => [i.id, i.instability, i.samples, i.answers]))}${examples}${order}`;

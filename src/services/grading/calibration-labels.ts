@@ -1,7 +1,10 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import { judges } from '../../db/schema.ts';
-import { badInput, notFound } from '../../domain/errors.ts';
+import { notFound } from '../../domain/errors.ts';
+import { JUDGES_DIR } from '../../judges/config.ts';
 import { SCALES, type LabelRow, type LabelScale } from '../../domain/labels.ts';
 import { itemInstability, type ItemInstability, type VotedGrade } from '../../scoring/panel/index.ts';
 import { isNewestBySlug } from './newest-grade.ts';
@@ -9,6 +12,7 @@ import type { HumansMode } from '../../domain/campaigns.ts';
 import { answerLevelUnit, humansRows } from '../campaigns/calibration-humans.ts';
 import { findRun } from './run-ref.ts';
 import { dropExampleRows, exampleAnswers, excludedCount } from './example-exclusion.ts';
+import { onePerPerson, voteUnit, type StoredLabel } from './calibration-votes.ts';
 import { settleVersions, versionNotes, versionTexts, type LabelVersionFacts, type VersionedRow } from './label-versions.ts';
 
 /**
@@ -56,6 +60,8 @@ export interface CalibrationLabelSet {
   versions: LabelVersionFacts;
 }
 
+const JUDGE_ID = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
+
 const FILTERS = `($1::text is null or r.name = $1) and ($2::text is null or r.model = $2)`;
 /** With a campaign ($3), only its answers. */
 const IN_CAMPAIGN = (a: string) => `($3::int is null or exists (select 1 from campaign_answers ca where ca.campaign_id = $3 and ca.answer_id = ${a}.id))`;
@@ -82,46 +88,6 @@ function judgeLabels(scale: LabelScale | undefined, g: GradeFigures): Array<{ it
 /** The rows only: for readers that state no notes of their own (calibrationLabelSet says what was left out). */
 export async function calibrationLabels(database: Database, q: CalibrationLabelQuery): Promise<LabelRow[]> {
   return (await calibrationLabelSet(database, q)).rows;
-}
-
-type StoredLabel = [answer: string, answerId: number, stored: string, rater: string, kind: string, label: string, model: string, campaignId: number | null, versionId: number | null, at: number, id: number];
-
-/**
- * One label per person and unit: an annotator may have labelled a unit in several campaigns and on the
- * plain pages. In one campaign its own label stands over a plain one; over every label the newest stands.
- * Those set aside with another label than the one standing are counted (superseded), never dropped unsaid.
- * `unitOf` names the unit a label counts for (voteUnit).
- */
-function onePerPerson(labels: readonly StoredLabel[], campaign: number | undefined, isUnit: (key: string) => boolean, unitOf: (l: StoredLabel) => string): { kept: StoredLabel[]; superseded: number } {
-  const own = (l: StoredLabel) => (campaign !== undefined && l[7] === campaign ? 1 : 0);
-  // The campaign's own first, then the newest written (created_at, then id, as grades are ordered).
-  const before = (a: StoredLabel, b: StoredLabel) => own(a) - own(b) || a[9] - b[9] || a[10] - b[10];
-  const by = new Map<string, StoredLabel[]>();
-  for (const l of labels) {
-    const k = `${l[1]}\u0000${unitOf(l)}\u0000${l[3]}`;
-    by.set(k, [...(by.get(k) ?? []), l]);
-  }
-  const kept: StoredLabel[] = [];
-  let superseded = 0;
-  for (const list of by.values()) {
-    const standing = list.reduce((a, b) => (before(b, a) > 0 ? b : a));
-    kept.push(standing);
-    if (isUnit(standing[2])) superseded += list.filter((l) => l !== standing && l[5] !== standing[5]).length;
-  }
-  return { kept, superseded };
-}
-
-/**
- * The unit a stored label is a person's vote on. On the binary and numeric scales a person's whole-answer
- * labels that read on the scale are one vote, whether imported (item '') or given in the workspace or a
- * campaign (answer:binary, answer:numeric): their newest stands, as describe-then-solve counts the
- * pass/fail (report-tasks.ts binaryMajority). Before, the two keys were two votes of one person. A label
- * the scale does not read (a rating in a binary report) stays under its own key, for rowsOnScale to set
- * aside and count; item labels and reads without a scale are by key, as before.
- */
-function voteUnit(scale: LabelScale | undefined, key: string, label: string): string {
-  if (scale === undefined || scale === 'verdict' || answerLevelUnit(scale, key) !== '' || SCALES[scale].normalise(label) === null) return key;
-  return `\u0000whole answer`;
 }
 
 /** Every calibration row of the query, with what was left out or kept unchecked (label-versions.ts). */
@@ -187,8 +153,9 @@ export async function calibrationLabelSet(database: Database, q: CalibrationLabe
 }
 
 /**
- * Labels for `assay calibrate --run R --judge J`: the run's stored labels and judge J's ok grades, keyed
- * by the answers' ids in the run. An unknown run, or a judge that graded nothing, is not found.
+ * Labels for `assay calibrate --run R --judge J`: the run's stored labels and judge J's ok grades of the
+ * answers people labelled, keyed by the answers' ids in the run. An unknown run, or a judge that names
+ * nothing (no stored grade, no file in judges/), is not found.
  */
 export async function loadCalibrationLabels(database: Database, q: { run: string; judge: string; scale?: LabelScale }): Promise<LabelRow[]> {
   return (await loadRunCalibration(database, q)).rows;
@@ -208,7 +175,9 @@ export function rowsOnScale(rows: readonly LabelRow[], scale: LabelScale): { kep
 /**
  * What a judge's grade says on each scale (docs/analysis.md, "A stored run"): its item verdicts
  * (verdict), a reference-match judge's whole-answer label (binary), its F1 (numeric). A judge with no
- * figure of the scale among the run's grades is bad input, named as such, not a report with no judge.
+ * figure of the scale among the run's grades of labelled answers has an empty side: the people's figures
+ * stand, and the notes name the judge, as GET /api/reports/calibration and the page say it
+ * (report-tasks.ts pageCalibrationTask); the CLI's text adds what the judge side of the scale is.
  */
 const JUDGE_SIDE: Readonly<Record<LabelScale, string>> = {
   verdict: 'item verdicts',
@@ -216,10 +185,11 @@ const JUDGE_SIDE: Readonly<Record<LabelScale, string>> = {
   numeric: 'an F1 score, which only a rubric judge gives',
 };
 
-function requireJudgeSide(rows: readonly LabelRow[], slugs: readonly string[], scale: LabelScale, run: string): void {
-  if (rows.some((r) => r.kind === 'judge' && r.rater === slugs[0])) return;
-  throw badInput(`judge '${slugs[0]}' has no ${scale} output for run ${run}: on the ${scale} scale a judge's side is ${JUDGE_SIDE[scale]}`);
-}
+/** The note of the stored calibration, word for word (the report's notes are the same on every surface). */
+const noJudgeSideNote = (judge: string, scale: LabelScale) => `judge '${judge}' has no grade of the labelled answers on the ${scale} scale: only the human ceiling is reported`;
+
+/** The set-aside count in words, as the stored calibration's notes say it (report-tasks.ts). */
+const setAsideNote = (n: number, scale: LabelScale): string[] => (n ? [`${n} label(s) of another scale than ${scale}, or claim marks, set aside`] : []);
 
 /** On the numeric scale the judge's F1 (0–1) stands beside the people's ratings, which may run on another scale. */
 function numericNote(rows: readonly LabelRow[], slugs: readonly string[]): string[] {
@@ -232,6 +202,8 @@ export interface RunCalibration {
   rows: LabelRow[];
   /** The judges reported: J, and a panel's members (calibratedJudges). */
   judges: string[];
+  /** False when J has no label among the rows (it graded none of the labelled answers on the scale): the rows are the people's only. */
+  judged: boolean;
   /** A panel's per-item instability over the run; absent for a plain judge. */
   panelInstability?: ItemInstability[];
   /** The run's answers left out because the judge (or a panel's member) was shown them as examples. */
@@ -240,23 +212,52 @@ export interface RunCalibration {
   setAside?: number;
   /** What the report should say about the judge side on this scale and the rows left out for their rubric version (added to the report's notes). */
   notes?: string[];
+  /** When J has no side: what a judge's side is on the scale (for the CLI's text, after the report). */
+  judgeSide?: string;
 }
 
-/** Everything `assay calibrate --run R --judge J` reads, with the run and the judge looked up once. */
+/**
+ * Everything `assay calibrate --run R --judge J` reads, with the run and the judge looked up once: the
+ * rows GET /api/reports/calibration?run=R&judge=J reads (calibrationLabelSet with humanLabelledOnly: a
+ * grade of an answer no person labelled compares to nothing and is no unit of the report), keyed by the
+ * answers' ids in the run.
+ */
 export async function loadRunCalibration(database: Database, q: { run: string; judge: string; scale?: LabelScale }): Promise<RunCalibration> {
   const run = await findRun(database, q.run);
   const slugs = await calibratedJudges(database, q.judge, run.id);
-  const set = await calibrationLabelSet(database, { key: 'externalId', run: run.name, judges: slugs, ...(q.scale ? { scale: q.scale } : {}) });
+  const set = await calibrationLabelSet(database, { key: 'externalId', run: run.name, judges: slugs, humanLabelledOnly: true, ...(q.scale ? { scale: q.scale } : {}) });
   const all = set.rows;
   // Without a scale every row comes back (the caller's scale check names the first foreign label).
-  const { kept: rows, setAside } = q.scale ? rowsOnScale(all, q.scale) : { kept: all, setAside: 0 };
-  const notes = [...(q.scale === 'numeric' ? numericNote(rows, slugs) : []), ...versionNotes(set.versions)];
-  const scaleFacts = q.scale ? { setAside, notes } : notes.length ? { notes } : {};
-  if (q.scale) requireJudgeSide(rows, slugs, q.scale, run.name);
+  const { kept, setAside } = q.scale ? rowsOnScale(all, q.scale) : { kept: all, setAside: 0 };
+  const judged = !q.scale || kept.some((r) => r.kind === 'judge' && r.rater === slugs[0]);
+  // No side of J: the people's report alone (no other judge stands in for it), as the stored calibration reads it.
+  const rows = judged ? kept : kept.filter((r) => r.kind === 'human');
+  const notes = [
+    ...(q.scale && !judged ? [noJudgeSideNote(slugs[0]!, q.scale)] : []),
+    ...(q.scale ? setAsideNote(setAside, q.scale) : []),
+    ...(q.scale === 'numeric' ? numericNote(rows, slugs) : []),
+    ...versionNotes(set.versions),
+  ];
+  const scaleFacts = { ...(q.scale ? { setAside, notes } : notes.length ? { notes } : {}), ...(q.scale && !judged ? { judgeSide: `on the ${q.scale} scale a judge's side is ${JUDGE_SIDE[q.scale]}` } : {}) };
   const excludedExamples = excludedCount(await exampleAnswers(database, { key: 'externalId', run: run.name, judges: slugs }), slugs);
-  if (slugs.length === 1) return { rows, judges: slugs, excludedExamples, ...scaleFacts };
+  if (slugs.length === 1) return { rows, judges: slugs, judged, excludedExamples, ...scaleFacts };
   // A panel is calibrated beside its members: judge labels imported as labels under other names stay out.
-  return { rows: rows.filter((r) => r.kind !== 'judge' || slugs.includes(r.rater)), judges: slugs, panelInstability: await panelInstability(database, run.id, q.judge), excludedExamples, ...scaleFacts };
+  return { rows: rows.filter((r) => r.kind !== 'judge' || slugs.includes(r.rater)), judges: slugs, judged, panelInstability: await panelInstability(database, run.id, q.judge), excludedExamples, ...scaleFacts };
+}
+
+/**
+ * A judge with no judges row is a judge with no grades when judges/ has its file (filter-values.ts, as the
+ * API's `judge` filter reads it); otherwise it names nothing: not found.
+ */
+async function requireJudgeFile(slug: string): Promise<void> {
+  if (JUDGE_ID.test(slug) && existsSync(join(JUDGES_DIR, `${slug}.yaml`))) return;
+  throw notFound(`judge '${slug}' has graded nothing (no such judge in the database, and no file in judges/ has that judge id)`);
+}
+
+/** Not found unless the judge has a judges row or a file in judges/ (calibration-order.ts, calibration-reliability.ts). */
+export async function requireCalibrationJudge(database: Database, slug: string): Promise<void> {
+  const known = await database.db.select({ id: judges.id }).from(judges).where(eq(judges.slug, slug)).limit(1);
+  if (known.length === 0) await requireJudgeFile(slug);
 }
 
 /**
@@ -265,11 +266,11 @@ export async function loadRunCalibration(database: Database, q: { run: string; j
  * member and judge-against-judge gives each member's kappa against the vote. With a run, the members are
  * those of the panel configurations whose grades of the run are the ones read (the newest per answer): a
  * member the file listed once, whose configuration graded the run again without it, voted on none of them.
- * Not found when J graded nothing.
+ * Not found when J names nothing: no judges row and no file in judges/ (a file's judge that graded nothing is J alone).
  */
 export async function calibratedJudges(database: Database, slug: string, runId?: number): Promise<string[]> {
   const rows = await database.db.select({ provider: judges.provider, model: judges.model }).from(judges).where(eq(judges.slug, slug));
-  if (rows.length === 0) throw notFound(`judge '${slug}' has graded nothing (no such judge in the database)`);
+  if (rows.length === 0) return requireJudgeFile(slug).then(() => [slug]);
   const read =
     runId === undefined
       ? []

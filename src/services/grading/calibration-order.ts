@@ -3,7 +3,7 @@ import { DEFAULT_SEED } from '../../analysis/calibration/index.ts';
 import { orderSensitivity, type OrderSensitivity, type ShuffledGrade } from '../../analysis/calibration/order-sensitivity.ts';
 import type { Database } from '../../db/client.ts';
 import { judges } from '../../db/schema.ts';
-import { notFound } from '../../domain/errors.ts';
+import { requireCalibrationJudge } from './calibration-labels.ts';
 import { isNewestBySlug } from './newest-grade.ts';
 import { findRun } from './run-ref.ts';
 
@@ -26,12 +26,12 @@ export interface OrderSensitivityQuery {
 
 /**
  * Null when the judge has no shuffled panel grade in the run (a plain judge, or a panel without
- * `shuffle: true`). An unknown run, or a judge that graded nothing, is not found.
+ * `shuffle: true`, or a judge of judges/ that has not graded). An unknown run, or a judge that names nothing, is not found.
  */
 export async function loadOrderSensitivity(database: Database, q: OrderSensitivityQuery): Promise<OrderSensitivity | null> {
   const run = await findRun(database, q.run);
-  const known = await database.db.select({ id: judges.id }).from(judges).where(eq(judges.slug, q.judge)).limit(1);
-  if (known.length === 0) throw notFound(`judge '${q.judge}' has graded nothing (no such judge in the database)`);
+  // A judge of judges/ that has not graded yet has no panel grade: null, as for any judge without one.
+  await requireCalibrationJudge(database, q.judge);
   const panels = await database.db.select({ id: judges.id }).from(judges).where(and(eq(judges.slug, q.judge), eq(judges.provider, 'panel'))).limit(1);
   if (panels.length === 0) return null;
   const r = await database.execute(

@@ -1,10 +1,7 @@
-import { eq } from 'drizzle-orm';
 import { DEFAULT_RELIABILITY_BINS, reliabilityDiagram, type ReliabilityBin } from '../../analysis/calibration/reliability.ts';
 import { type ConfidentGrade, type ReliabilityLeftOut, reliabilityPoints, type ReliabilityPointRow } from '../../analysis/calibration/reliability-points.ts';
 import type { Database } from '../../db/client.ts';
-import { judges } from '../../db/schema.ts';
-import { notFound } from '../../domain/errors.ts';
-import { calibrationLabelSet } from './calibration-labels.ts';
+import { calibrationLabelSet, requireCalibrationJudge } from './calibration-labels.ts';
 import { exampleAnswers } from './example-exclusion.ts';
 import { isNewestBySlug } from './newest-grade.ts';
 import { keptJudgeItems, versionNotes } from './label-versions.ts';
@@ -37,13 +34,13 @@ export interface ReliabilityReport {
   notes: string[];
 }
 
-/** Unknown run, or a judge that graded nothing, is not found; bad bins are bad input (before any read). */
+/** Unknown run, or a judge that names nothing (no judges row, no file in judges/), is not found; bad bins are bad input (before any read). */
 export async function loadReliability(database: Database, q: ReliabilityQuery): Promise<ReliabilityReport> {
   const bins = q.bins ?? DEFAULT_RELIABILITY_BINS;
   reliabilityDiagram([], bins); // validates bins
   const run = await findRun(database, q.run);
-  const known = await database.db.select({ id: judges.id }).from(judges).where(eq(judges.slug, q.judge)).limit(1);
-  if (known.length === 0) throw notFound(`judge '${q.judge}' has graded nothing (no such judge in the database)`);
+  // A judge of judges/ that has not graded yet has no grade: no point, as for any judge without one.
+  await requireCalibrationJudge(database, q.judge);
   const r = await database.execute(
     `select coalesce(json_agg(json_build_object('answer', a.external_id, 'items', coalesce(g.items, '[]'::jsonb)) order by a.id), '[]')::text as j
        from grades g join judges j on j.id = g.judge_id join answers a on a.id = g.answer_id

@@ -34,10 +34,12 @@ describeDb('the members a panel is calibrated with', (ctx) => {
     // The file now lists cm-c instead of cm-b: a new panel configuration, which grades every answer again.
     writeFileSync(panel, 'id: cm-panel\nprovider: panel\nmembers: [cm-a, cm-c]\n');
     for (const id of ids) expect((await gradeAnswer(ctx.database, { judge: panel, answer: { id } })).judge.model).toBe('cm-a+cm-c');
+    // A person's label of each answer: the report's rows are the grades of labelled answers.
+    for (const id of ids) await ctx.database.execute(`insert into labels (answer_id, item_key, annotator, kind, label) values ($1, 'barn', 'h1', 'human', 'correct')`, [id]);
     const cal = await loadRunCalibration(ctx.database, { run: 'cal-members', judge: 'cm-panel' });
     expect(cal.judges).toEqual(['cm-panel', 'cm-a', 'cm-c']);
     // cm-b's grades are still stored (its own), but no row of the report is cm-b's.
     expect(cal.rows.filter((r) => r.rater === 'cm-b')).toEqual([]);
-    expect(new Set(cal.rows.map((r) => r.rater))).toEqual(new Set(['cm-panel', 'cm-a', 'cm-c']));
+    expect(new Set(cal.rows.map((r) => r.rater))).toEqual(new Set(['h1', 'cm-panel', 'cm-a', 'cm-c']));
   });
 });
