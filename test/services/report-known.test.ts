@@ -158,6 +158,34 @@ describeDb('report figures on a hand-made database', (ctx) => {
       ['m2', 'plain', 3, 2, 0.95],
     ]);
   });
+
+  // Last: it adds rows the tests above do not expect.
+  it('describe-then-solve over binary labels: one vote per person (their newest), a tie unpaired; an assembly with no description unpaired', async () => {
+    const d = ctx.database;
+    const ids = (await d.execute(`select external_id, id from answers`)).rows;
+    const id = (x: string) => Number(ids.find((r) => r.external_id === x)!.id);
+    const label = (a: string, item: string, who: string, value: string, at: string) =>
+      d.execute(`insert into labels (answer_id, item_key, annotator, kind, label, created_at) values ($1, $2, $3, 'human', $4, $5)`, [id(a), item, who, value, at]);
+    // d1: h1 said fail, then pass (another key, one vote: pass); h2 fail: a tie, no majority.
+    await label('d1', '', 'h1', 'fail', '2026-01-01T00:00:00Z');
+    await label('d1', 'answer:binary', 'h1', 'pass', '2026-01-02T00:00:00Z');
+    await label('d1', '', 'h2', 'fail', '2026-01-01T00:00:00Z');
+    await label('e1', 'answer:binary', 'h1', 'yes', '2026-01-01T00:00:00Z');
+    await label('d5', '', 'h1', 'no', '2026-01-01T00:00:00Z');
+    // A scored assembly of a puzzle its run never described.
+    const pc = Number((await d.execute(`insert into puzzles (slug, rows, cols, layout, size_bucket) values ('pc', 2, 2, '[["a","b"],["c","d"]]', '~4') returning id`)).rows[0]!.id);
+    const run = Number((await d.execute(`select id from runs where name = 'run-m1'`)).rows[0]!.id);
+    const s4 = Number((await d.execute(`insert into answers (run_id, external_id, task, puzzle_id, text) values ($1, 's4', 'assemble', $2, 'x') returning id`, [run, pc])).rows[0]!.id);
+    await d.execute(`insert into assembly_scores (answer_id, status, direct, exact_match, neighbour, adjacency, proximity, by_position) values ($1, 'valid', 1, 1, 1, 1, 1, '{}')`, [s4]);
+    const r = await describeThenSolveReport(d, { perception: 'label' });
+    // t1–e1 (P✓ A✓), s3–d5 (P✗ A✗); s1 (d1 tied, no other labelled pa description), u1 (its own description unlabelled), s4 unpaired.
+    expect([r.paired, r.unpaired]).toEqual([2, 3]);
+    expectProportion(r.report!.overall.perception, 1, 2);
+    expectProportion(r.report!.overall.answerGivenPerception, 1, 1);
+    expectProportion(r.report!.overall.answerGivenNoPerception, 0, 1);
+    const f1 = await describeThenSolveReport(d);
+    expect([f1.paired, f1.unpaired]).toEqual([4, 1]);
+  });
 });
 
 describeDb('the leaderboard count of answers that name no model', (ctx) => {
