@@ -9,7 +9,7 @@ import type { QueueTimes } from '../jobs/env-seconds.ts';
  * database made by `npm start`, `assay import` or `assay migrate` gets them here, where the rest of its
  * tables are made. A database already at the journal is left alone after one query (one migrated before
  * this existed gets the queue's schema from pg-boss's first start, as before). `queue`: the configured
- * times (config.jobs.queue) the queue is made with; pg-boss's defaults of jobs/boss.ts without them.
+ * times (config.jobs.queue) the queue is made with (the defaults of jobs/boss.ts where there is no configuration).
  */
 export async function migrateDatabase(database: Database, queue: Partial<QueueTimes> = {}): Promise<void> {
   if (!(await migrate(database))) return;

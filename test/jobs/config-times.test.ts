@@ -47,7 +47,20 @@ describe('the configured times reach the queue the server starts', () => {
     // Migrated already: the server's own queue start applies the new setting.
     expect(await expiry({ ASSAY_JOB_EXPIRE_SECONDS: '88' })).toBe(88);
     expect(await expiry({})).toBe(600);
+  }, 120_000);
+});
+
+describe('the configured times reach the queue `assay migrate` makes', () => {
+  it('a new database gets its queue with ASSAY_JOB_EXPIRE_SECONDS', async () => {
+    const dataDir = join(tmp, 'migrated');
+    const r = await runCliAsync(['migrate', '--json'], { env: { ASSAY_JOB_EXPIRE_SECONDS: '66', ASSAY_DATA_DIR: dataDir, DATABASE_URL: '', ASSAY_RUN_FROM: 'source' }, timeoutMs: 90_000 });
+    expect(r.code, r.stderr).toBe(0);
     const db = await openDatabase({ dataDir });
-    await db.close();
+    try {
+      const q = await db.execute(`select expire_seconds from pgboss.queue where name = 'assay-grade'`);
+      expect(Number(q.rows[0]?.expire_seconds)).toBe(66);
+    } finally {
+      await db.close();
+    }
   }, 120_000);
 });

@@ -15,7 +15,7 @@ const migrate: Command = {
     const database = await openConfiguredDatabase(config);
     try {
       const before = await appliedMigrations(database);
-      await apply(database);
+      await apply(database, config.jobs.queue);
       const after = await appliedMigrations(database);
       const doc = {
         // A PGlite directory reached through its owner's socket is still PGlite.
