@@ -20,7 +20,7 @@ it.skipIf(!hasPython)(name, () => {
   });
   expect(r.status, `${r.stdout}\n${r.stderr}`).toBe(0);
   // unittest reports on stderr: every test ran, none skipped.
-  expect(r.stderr).toMatch(/^Ran 6 tests in /m);
+  expect(r.stderr).toMatch(/^Ran 8 tests in /m);
   expect(r.stderr).toMatch(/^OK$/m);
 }, 300_000);
 

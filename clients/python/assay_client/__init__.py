@@ -8,8 +8,8 @@ Responses are plain dicts typed with the TypedDicts of assay_client.types (check
 server's OpenAPI document by the project's tests). Errors raise AssayError(code, message, status).
 """
 
-from .client import AssayError, Client
+from .client import CLEAR, AssayError, Client
 from .tables import calibration_table, to_csv
 from . import types
 
-__all__ = ["AssayError", "Client", "calibration_table", "to_csv", "types"]
+__all__ = ["CLEAR", "AssayError", "Client", "calibration_table", "to_csv", "types"]

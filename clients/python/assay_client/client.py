@@ -6,7 +6,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Any, Optional, cast
+from typing import Any, Optional, Union, cast
 
 from .types import (
     AnswerImport,
@@ -22,6 +22,27 @@ from .types import (
     StatsKappa,
     StoredCalibrationReport,
 )
+
+
+class _Clear:
+    """The type of CLEAR (one instance)."""
+
+    _instance: Optional["_Clear"] = None
+
+    def __new__(cls) -> "_Clear":
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "CLEAR"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+CLEAR = _Clear()
+"""A limit argument that clears the stored limit: sent as JSON null. None (or leaving it out) keeps it."""
 
 
 class AssayError(Exception):
@@ -161,10 +182,16 @@ class Client:
     def get_grade(self, grade_id: int) -> Grade:
         return cast(Grade, self.request("GET", f"/api/grades/{int(grade_id)}"))
 
-    def grade_run(self, run: str, judge: str, rpm: Optional[float] = None, tpm: Optional[float] = None) -> GradingEnqueued:
-        """Enqueue the run's ungraded answers for the judge; workers (`assay worker`) grade them."""
+    def grade_run(
+        self, run: str, judge: str, rpm: Union[float, None, _Clear] = None, tpm: Union[float, None, _Clear] = None
+    ) -> GradingEnqueued:
+        """Enqueue the run's ungraded answers for the judge; workers (`assay worker`) grade them.
+
+        rpm / tpm are stored for the judge's provider:model (every worker applies them): a number sets the
+        limit, CLEAR clears the stored one (sent as null), None or left out keeps what is stored.
+        """
         body: dict[str, Any] = {"judge": judge}
-        body.update({k: v for k, v in {"rpm": rpm, "tpm": tpm}.items() if v is not None})
+        body.update({k: (None if v is CLEAR else v) for k, v in {"rpm": rpm, "tpm": tpm}.items() if v is not None})
         return cast(GradingEnqueued, self.request("POST", f"/api/runs/{urllib.parse.quote(run, safe='')}/grade", json_body=body))
 
     def progress(self, run: str, judge: Optional[str] = None) -> GradingProgress:
