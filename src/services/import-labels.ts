@@ -95,6 +95,8 @@ function resolveAnswer(index: Awaited<ReturnType<typeof fetchCandidates>>, r: Re
     // A row may restate its answer but not name another one: which of the two would it be labelling?
     if (row.answer !== undefined && row.answer !== a.externalId) throw locatedError(loc, ['answer'], `answer ${a.id} is '${a.externalId}' of run '${a.run}', this row says '${row.answer}'`);
     if (row.run !== undefined && row.run !== a.run) throw locatedError(loc, ['run'], `answer ${a.id} is in run '${a.run}', this row says '${row.run}'`);
+    // The import's run (--run / ?run=) holds for every row without its own: an answer of another run is not one it names.
+    if (row.run === undefined && defaults.run !== undefined && defaults.run !== a.run) throw locatedError(loc, ['answer_id'], `answer ${a.id} is in run '${a.run}', ?run= / --run says '${defaults.run}'`);
     if (row.model !== undefined && row.model !== a.model) throw locatedError(loc, ['model'], `answer ${a.id} is of model '${a.model}', this row says '${row.model}'`);
     return a;
   }

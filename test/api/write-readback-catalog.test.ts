@@ -127,6 +127,10 @@ describeDb('write read-back: catalog, answers, labels', (ctx) => {
       { answer: 'd2', run: 'rb1', rater: 'lexical', kind: 'judge', label: true },
     ];
     await refused('labels: misspelled field', 400, admin(), 'POST', '/api/labels', lines(rows[0], { ...rows[1], lable: 'x' }), NDJSON);
+    // ?run= is the run of the upload's answers: an answer_id of another run is refused as a row's "run" is (before: 200, labels on run rb1).
+    const d1 = (await r.send(admin(), 'GET', '/api/answers?run=rb1')).body.items[0].id as number;
+    const elsewhere = await refused('labels: answer_id of another run than ?run=', 400, admin(), 'POST', '/api/labels?run=rb-asm', lines({ answer_id: d1, item: 'barn', rater: 'h9', label: 'correct' }), NDJSON);
+    expect(elsewhere.body.error.message).toBe(`body:1: answer_id: answer ${d1} is in run 'rb1', ?run= / --run says 'rb-asm'`);
     const before = await allCounts(ctx.database);
     const up = await r.send(admin(), 'POST', '/api/labels', lines(...rows), NDJSON);
     expect(up.body).toEqual({ inserted: 2, replaced: 0, unchanged: 0, runs: ['rb1'] });
