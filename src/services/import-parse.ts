@@ -2,7 +2,7 @@ import { LineCounter, parseDocument, isNode } from 'yaml';
 import type { z } from 'zod';
 import { badInput, type AssayError } from '../domain/errors.ts';
 import { explainIssue } from '../domain/issues.ts';
-import { exceedsDepth, jsonValueProblem } from '../domain/json-check.ts';
+import { exceedsDepth, jsonValueProblem, parseCheckedJson } from '../domain/json-check.ts';
 import { MAX_JSON_DEPTH } from '../domain/limits.ts';
 import { checkYamlSize, yamlDocumentToJs } from '../input/yaml.ts';
 
@@ -130,6 +130,17 @@ export function duplicateKey(text: string): PropertyKey[] | null {
     }
   }
   return null;
+}
+
+/**
+ * One JSON document read as JSON (another tool's log, an export's judges.json): the storable-JSON checks,
+ * and a key given twice refused naming its path, as a JSONL line and a YAML/JSON document refuse it.
+ */
+export function parseJsonDocument(file: ImportFile): unknown {
+  const value = parseCheckedJson(file.content, file.path);
+  const twice = duplicateKey(file.content);
+  if (twice) throw badInput(`${file.path}: ${fieldPath(twice)}: given twice (which of the values is meant cannot be told)`);
+  return value;
 }
 
 /** One YAML or JSON document (JSON is YAML); field lines come from the YAML node ranges. */

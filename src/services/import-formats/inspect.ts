@@ -1,6 +1,5 @@
 import { badInput } from '../../domain/errors.ts';
-import { parseCheckedJson } from '../../domain/json-check.ts';
-import type { ImportFile } from '../import-parse.ts';
+import { parseJsonDocument, type ImportFile } from '../import-parse.ts';
 import { at, contentText, isObject, short } from './located.ts';
 import { scoreSheet } from './scores.ts';
 import type { Converted, ConvertOptions, ForeignRow, ForeignScore, Skipped } from './types.ts';
@@ -17,7 +16,7 @@ import type { Converted, ConvertOptions, ForeignRow, ForeignScore, Skipped } fro
 const CUT_OFF = new Set(['max_tokens', 'model_length']);
 
 export function convertInspect(file: ImportFile, opts: ConvertOptions): Converted {
-  const log = parseCheckedJson(file.content, file.path);
+  const log = parseJsonDocument(file);
   if (!isObject(log) || !isObject(log.eval)) throw badInput(`${file.path}: not an Inspect eval log (expected a JSON object with "eval" and "samples"; convert .eval logs with: inspect log convert --to json)`);
   const samples = log.samples;
   if (!Array.isArray(samples)) throw badInput(`${file.path}: samples: missing (the log was written without samples, or the run did not finish)`);

@@ -1,6 +1,5 @@
 import { badInput } from '../../domain/errors.ts';
-import { parseCheckedJson } from '../../domain/json-check.ts';
-import type { ImportFile } from '../import-parse.ts';
+import { parseJsonDocument, type ImportFile } from '../import-parse.ts';
 import { at, isObject, short } from './located.ts';
 import { scoreSheet } from './scores.ts';
 import type { Converted, ConvertOptions, ForeignRow, ForeignScore, Skipped } from './types.ts';
@@ -13,7 +12,7 @@ import type { Converted, ConvertOptions, ForeignRow, ForeignScore, Skipped } fro
  * https://www.promptfoo.dev/docs/configuration/outputs
  */
 export function convertPromptfoo(file: ImportFile, opts: ConvertOptions): Converted {
-  const doc = parseCheckedJson(file.content, file.path);
+  const doc = parseJsonDocument(file);
   const list = isObject(doc) ? (isObject(doc.results) ? doc.results.results : doc.results) : undefined;
   if (!Array.isArray(list)) throw badInput(`${file.path}: not a promptfoo output file (expected "results": {"results": [...]}, as promptfoo eval --output results.json writes)`);
   const path = isObject(doc) && isObject(doc.results) ? 'results.results' : 'results';
