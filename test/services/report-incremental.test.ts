@@ -75,20 +75,38 @@ async function refill(d: Database): Promise<KnownIds> {
 
 type Write =
   | { kind: 'grade'; pick: number; judge: 'j1' | 'j2'; v2: boolean; ok: boolean; f1: number }
-  | { kind: 'label'; pick: number; item: 'i1' | 'i2'; annotator: 'h1' | 'h2'; verdict: string }
+  | { kind: 'label'; pick: number; item: 'i1' | 'i2' | '' | 'answer:binary'; annotator: 'h1' | 'h2' | 'h3'; verdict: string }
   | { kind: 'score'; pick: number; neighbour: number }
   | { kind: 'delete'; pick: number };
-type Step = { write: Write; check: 'leaderboard' | 'dts' | 'calibration' | 'none'; filter: number };
+type Step = { write: Write; check: 'leaderboard' | 'dts' | 'dts-label' | 'calibration' | 'none'; filter: number };
 
 const FILTERS: ReportFilters[] = [{}, { model: 'm1' }, { rubric: 'rb' }, { model: 'm2', rubric: 'ra' }, { judge: 'j2' }];
 const f1s = fc.constantFrom(0, 0.25, 0.4, 0.5, 0.75, 1);
 const write: fc.Arbitrary<Write> = fc.oneof(
   fc.record({ kind: fc.constant('grade' as const), pick: fc.nat(100), judge: fc.constantFrom('j1' as const, 'j2' as const), v2: fc.boolean(), ok: fc.boolean(), f1: f1s }),
   fc.record({ kind: fc.constant('label' as const), pick: fc.nat(100), item: fc.constantFrom('i1' as const, 'i2' as const), annotator: fc.constantFrom('h1' as const, 'h2' as const), verdict: fc.constantFrom('correct', 'partial', 'incorrect', 'missing') }),
+  // Whole-answer pass/fail labels (describe-then-solve's perception 'label'), under either key of one person.
+  fc.record({ kind: fc.constant('label' as const), pick: fc.nat(100), item: fc.constantFrom('' as const, 'answer:binary' as const), annotator: fc.constantFrom('h1' as const, 'h2' as const, 'h3' as const), verdict: fc.constantFrom('pass', 'fail', 'yes', 'no') }),
   fc.record({ kind: fc.constant('score' as const), pick: fc.nat(100), neighbour: f1s }),
   fc.record({ kind: fc.constant('delete' as const), pick: fc.nat(100) }),
 );
-const step: fc.Arbitrary<Step> = fc.record({ write, check: fc.constantFrom('leaderboard' as const, 'dts' as const, 'calibration' as const, 'none' as const), filter: fc.nat(FILTERS.length - 1) });
+const step: fc.Arbitrary<Step> = fc.record({
+  write,
+  check: fc.constantFrom('leaderboard' as const, 'dts' as const, 'dts-label' as const, 'calibration' as const, 'none' as const),
+  filter: fc.nat(FILTERS.length - 1),
+});
+
+/** Human whole-answer labels of the description answers in scope, each person's newest first (what the report reads). */
+async function scratchLabels(d: Database, f: ReportFilters): Promise<Array<[number, string, string]>> {
+  const r = await d.execute(
+    `select l.answer_id as "answerId", l.annotator, l.label from labels l join answers a on a.id = l.answer_id join runs r on r.id = a.run_id
+      where l.kind = 'human' and l.item_key in ('', 'answer:binary') and a.task in ('describe', 'describe-then-solve')
+        and ($1::text is null or r.name = $1) and ($2::text is null or r.model = $2)
+      order by l.answer_id, l.annotator, l.created_at desc, l.id desc`,
+    [f.run ?? null, f.model ?? null],
+  );
+  return r.rows.map((x) => [Number(x.answerId), String(x.annotator), String(x.label)]);
+}
 
 async function apply(d: Database, ids: KnownIds, w: Write): Promise<void> {
   const tasks = w.kind === 'score' ? `('assemble', 'describe-then-solve')` : w.kind === 'delete' ? `('describe', 'describe-then-solve', 'assemble')` : `('describe', 'describe-then-solve')`;
@@ -132,9 +150,11 @@ async function expectSame(d: Database, check: Step['check'], f: ReportFilters): 
     const rows = buildLeaderboard(JSON.parse(desc), JSON.parse(asm), { seed: 1 });
     expect(cached.judge).toBe(judge?.slug ?? null);
     expect(cached.rows).toEqual(flagSelfPreference(rows, judge ? judge.model : null, loadFamilies()).rows);
-  } else if (check === 'dts') {
-    const cached = await describeThenSolveReport(d, f);
-    const scratch = dtsTask({ desc, asm, labels: [], perception: 'f1', metric: 'neighbour', perceptionThreshold: 0.5, answerThreshold: 0.5 });
+  } else if (check === 'dts' || check === 'dts-label') {
+    const perception = check === 'dts' ? ('f1' as const) : ('label' as const);
+    const cached = await describeThenSolveReport(d, { ...f, perception });
+    const labels = perception === 'label' ? await scratchLabels(d, f) : [];
+    const scratch = dtsTask({ desc, asm, labels, perception, metric: 'neighbour', perceptionThreshold: 0.5, answerThreshold: 0.5 });
     expect([cached.paired, cached.unpaired, cached.report]).toEqual([scratch.paired, scratch.unpaired, scratch.report]);
   } else {
     const q = { key: 'answerId' as const, scale: 'verdict' as const, humanLabelledOnly: true, judge: 'j1', ...(f.model ? { model: f.model } : {}), ...(f.rubric ? { rubric: f.rubric } : {}) };
@@ -156,12 +176,12 @@ describeDb('cached report paths after random writes', (ctx) => {
         const d = ctx.database;
         const ids = await refill(d);
         // Warm every cache first, so each later check reads through the incremental paths.
-        for (const check of ['leaderboard', 'dts', 'calibration'] as const) await expectSame(d, check, {});
+        for (const check of ['leaderboard', 'dts', 'dts-label', 'calibration'] as const) await expectSame(d, check, {});
         for (const s of steps) {
           await apply(d, ids, s.write);
           await expectSame(d, s.check, FILTERS[s.filter]!);
         }
-        for (const check of ['leaderboard', 'dts', 'calibration'] as const) await expectSame(d, check, {});
+        for (const check of ['leaderboard', 'dts', 'dts-label', 'calibration'] as const) await expectSame(d, check, {});
       }),
       // Fewer sequences on PostgreSQL (ctx.url set), where each write and report is a network round trip.
       { seed: 20261202, numRuns: ctx.url ? 4 : 12 },
