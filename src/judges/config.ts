@@ -59,6 +59,10 @@ export const JudgeConfigSchema = z
     // A field the provider never reads is refused, not ignored: the user meant another judge than the one graded.
     if (c.replay !== undefined && c.provider !== 'replay') ctx.addIssue({ code: 'custom', path: ['replay'], message: `only a replay judge reads a replay file; a ${c.provider} judge never would` });
     if (c.lexical !== undefined && c.provider !== 'lexical') ctx.addIssue({ code: 'custom', path: ['lexical'], message: `the thresholds are a lexical judge's; a ${c.provider} judge never reads them` });
+    // A lexical or replay judge sends no prompt and samples nothing: its verdicts would be the same with any
+    // template or temperature, so one given is a judge the user did not get (the bundled files' 0 is the default).
+    if (c.prompt !== undefined && !llm) ctx.addIssue({ code: 'custom', path: ['prompt'], message: `a ${c.provider} judge sends no prompt (only anthropic, openai and openai-compatible judges read a template)` });
+    if (c.params.temperature !== 0 && !llm) ctx.addIssue({ code: 'custom', path: ['params', 'temperature'], message: `a ${c.provider} judge samples nothing: its verdicts are the same at any temperature (leave it out or 0)` });
     for (const f of ['baseUrl', 'apiKeyEnv'] as const) {
       if (c[f] !== undefined && !llm) ctx.addIssue({ code: 'custom', path: [f], message: `a ${c.provider} judge calls no endpoint (only anthropic, openai and openai-compatible judges do)` });
     }

@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Ajv2020 from 'ajv/dist/2020.js';
 import { parse as parseYaml } from 'yaml';
@@ -7,6 +8,7 @@ import { JUDGES_DIR, loadJudge, parseJudgeConfig } from '../../src/judges/config
 import { judgeFileJsonSchemaText } from '../../src/judges/judge-file-schema.ts';
 import { isLoadedPanel, loadJudgeOrPanel } from '../../src/judges/panel-config.ts';
 import { costUsd, loadPrices } from '../../src/judges/prices.ts';
+import { runCli } from '../helpers/cli.ts';
 
 // prices.yaml and families.yaml are tables, not judges.
 const judgeFiles = readdirSync(JUDGES_DIR).filter((f) => f.endsWith('.yaml') && f !== 'prices.yaml' && f !== 'families.yaml');
@@ -52,6 +54,35 @@ describe('judge configuration files', () => {
     }
     expect(parseJudgeConfig({ id: 'x', provider: 'lexical', model: 'm', lexical: { correct: 0.5 } }, 'j.yaml').config.lexical).toEqual({ correct: 0.5, partial: 0.3 });
   });
+
+  it('refuses a prompt template or a temperature on a judge that sends no prompt (lexical, replay), naming the field', () => {
+    for (const provider of ['lexical', 'replay'] as const) {
+      const offline = { id: 'x', provider, model: 'm', ...(provider === 'replay' ? { replay: 'r.jsonl' } : {}) };
+      expect(() => parseJudgeConfig({ ...offline, prompt: 'prompts/rubric-v1.md' }, 'j.yaml')).toThrow(
+        new RegExp(`^j\\.yaml: prompt: a ${provider} judge sends no prompt \\(only anthropic, openai and openai-compatible judges read a template\\)$`),
+      );
+      expect(() => parseJudgeConfig({ ...offline, params: { temperature: 0.7 } }, 'j.yaml')).toThrow(new RegExp(`^j\\.yaml: params\\.temperature: a ${provider} judge samples nothing`));
+      // The bundled offline judges' params (temperature 0, the default) stay valid.
+      expect(parseJudgeConfig({ ...offline, params: { max_tokens: 1, temperature: 0, timeout_ms: 10000, max_attempts: 1 } }, 'j.yaml').config.params.temperature).toBe(0);
+    }
+    for (const id of ['lexical', 'lexical-strict', 'lexical-lenient']) expect(loadJudge(id).config.prompt).toBeUndefined();
+    expect(parseJudgeConfig({ id: 'x', provider: 'openai', model: 'm', prompt: 'p.md', params: { temperature: 0.7 } }, 'j.yaml').config.params.temperature).toBe(0.7);
+  });
+
+  it('assay run with a lexical judge file naming a prompt: exit 2, one line naming the field, nothing opened', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'assay-judge-prompt-'));
+    try {
+      const file = join(dir, 'lex.yaml');
+      writeFileSync(file, 'id: lex-prompt\nprovider: lexical\nmodel: lexical-overlap-v1\nprompt: prompts/rubric-v1.md\n');
+      const r = runCli(['run', '--run', 'x', '--judge', file], { env: { ASSAY_DATA_DIR: join(dir, 'data'), DATABASE_URL: '' } });
+      expect(r.code).toBe(2);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(r.stderr).toMatch(/prompt: a lexical judge sends no prompt/);
+      expect(existsSync(join(dir, 'data'))).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 
   it('hashes configs canonically: key order is irrelevant, any parameter change matters', () => {
     const a = parseJudgeConfig({ id: 'x', provider: 'lexical', model: 'm', params: { max_tokens: 10, temperature: 0, timeout_ms: 5, max_attempts: 1 } }, 'a');
