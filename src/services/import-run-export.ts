@@ -5,6 +5,8 @@ import { z } from 'zod';
 import type { Database } from '../db/client.ts';
 import { grades, judges, rubrics, rubricVersions } from '../db/schema.ts';
 import { badInput } from '../domain/errors.ts';
+import { GRADE_STATUSES } from '../domain/grades.ts';
+import { NO_QUORUM_STATUS } from '../domain/panel.ts';
 import { RubricSchema } from '../domain/rubric.ts';
 import { parseAnswerRows, storeAnswers } from './import-answers.ts';
 import { parseExportAssemblyScores, storeExportAssemblyScores } from './import-export-assemblies.ts';
@@ -35,7 +37,8 @@ const GradeLine = z.strictObject({
   rubric_version: z.number().int().positive().nullable(),
   // Optional: exports written before these columns were exported lack them (the grade then has none).
   prompt_hash: z.string().nullable().optional(),
-  status: z.string().min(1),
+  // The statuses graders write: the column has no check, so 'okay' was stored and every report misread it.
+  status: z.enum([...GRADE_STATUSES, NO_QUORUM_STATUS]),
   reason: z.string().nullable(),
   completeness: share,
   correctness: share,
@@ -51,6 +54,12 @@ const GradeLine = z.strictObject({
   cost_usd: z.number().nullable(),
   latency_ms: z.number().int().nullable(),
   created_at: z.iso.datetime({ offset: true }),
+}).superRefine((g, ctx) => {
+  // A judge failure is a status, never a score: a failed grade carrying one would be counted as graded.
+  if (g.status === 'ok') return;
+  for (const k of ['completeness', 'correctness', 'f1'] as const) {
+    if (g[k] !== null) ctx.addIssue({ code: 'custom', path: [k], message: `a '${g.status}' grade has no scores (a judge failure is a status, never a score)` });
+  }
 });
 
 export interface RunExportImportResult {
@@ -154,7 +163,7 @@ export async function importRunExport(database: Database, dir: string): Promise<
       const written = await tx
         .insert(grades)
         .values({
-          answerId, judgeId: judgeIds.get(g.judge_config_hash)!, rubricVersionId, promptHash: g.prompt_hash ?? null, status: g.status as never, reason: g.reason,
+          answerId, judgeId: judgeIds.get(g.judge_config_hash)!, rubricVersionId, promptHash: g.prompt_hash ?? null, status: g.status, reason: g.reason,
           completeness: g.completeness, correctness: g.correctness, f1: g.f1, items: g.items as never, claims: g.claims as never, meta: g.meta,
           rawOutput: g.raw_output, inputTokens: g.input_tokens, outputTokens: g.output_tokens,
           cacheReadTokens: g.cache_read_tokens ?? null, cacheWriteTokens: g.cache_write_tokens ?? null, costUsd: g.cost_usd, latencyMs: g.latency_ms, createdAt: sql`${g.created_at}::timestamptz`, // to the microsecond, as exported (a Date keeps milliseconds)
