@@ -46,14 +46,22 @@ describe('assay run --batch (CLI)', () => {
     const first = await runAsync(['run', '--run', 'cli-batch', '--judge', JUDGE_FILE, '--batch', '--poll-ms', '5', '--json'], env);
     expect(first.stderr).toBe('');
     expect(first.code).toBe(0);
-    expect(JSON.parse(first.stdout)).toMatchObject({ batch: true, run: { name: 'cli-batch' }, judge: { slug: 'fake-claude' }, created: 1, adopted: 0, graded: 6, failed: 0, resubmitted: 0 });
+    const out = JSON.parse(first.stdout);
+    expect(out).toMatchObject({ batch: true, run: { name: 'cli-batch' }, judge: { slug: 'fake-claude' }, created: 1, adopted: 0, graded: 6, failed: 0, resubmitted: 0, calls: 6, unpricedCalls: 0 });
+    expect(out.tokens.input).toBeGreaterThan(0);
+    expect(out.costUsd).toBeGreaterThan(0);
     expect(fake.calls.filter((c) => c.method === 'POST' && c.path === '/v1/messages/batches')).toHaveLength(1);
     const second = await runAsync(['run', '--run', 'cli-batch', '--judge', JUDGE_FILE, '--batch', '--poll-ms', '5'], env);
     expect(second.code).toBe(0);
     expect(second.stdout).toMatch(/0 graded, 0 failed; 0 batches created/);
+    // The queue path's summary line, from the run's usage ledger: the first run's 6 paid lines.
+    const t = out.tokens;
+    expect(second.stdout).toContain(`\n6 provider calls, ${t.input} input + ${t.cacheRead} cache-read + ${t.cacheWrite} cache-write + ${t.output} output tokens, $${out.costUsd.toFixed(4)}\n`);
     const check = await openDatabase({ dataDir: data });
     try {
       expect(await gradesPerAnswer(check, runId)).toEqual(answerIds.map(() => 1));
+      const ledger = (await check.execute(`select count(*)::int as n, sum(l.input_tokens)::int as input, sum(l.cost_usd)::float8 as cost from usage_ledger l join answers a on a.id = l.answer_id where a.run_id = $1`, [runId])).rows[0]!;
+      expect([Number(ledger.n), Number(ledger.input), Number(Number(ledger.cost).toFixed(6))]).toEqual([6, t.input, out.costUsd]);
     } finally {
       await check.close();
     }

@@ -26,6 +26,14 @@ function skippedLine(s: { task: number; noText: number; noRubric: number }): str
 }
 
 /**
+ * What the usage ledger holds for the run × judge (services/grading/progress.ts runUsage): the one summary
+ * line of both paths, the queue's and --batch's, from the same numbers.
+ */
+function usageLine(p: { calls: number; tokens: { input: number; output: number; cacheRead: number; cacheWrite: number }; costUsd: number; unpricedCalls: number }, costText: (p: { costUsd: number; unpricedCalls: number }) => string): string {
+  return `${p.calls} provider call${p.calls === 1 ? '' : 's'}, ${p.tokens.input} input + ${p.tokens.cacheRead} cache-read + ${p.tokens.cacheWrite} cache-write + ${p.tokens.output} output tokens, ${costText(p)}`;
+}
+
+/**
  * A rate-limit flag: a number sets the limit, `none` clears the stored one, and leaving the flag out keeps
  * what is stored for the judge's provider:model (set by an earlier `assay run` or the API).
  */
@@ -107,6 +115,7 @@ const run: Command = {
         const text = [
           `run ${b.run.name}, judge ${b.judge.slug} (batch API): ${b.graded} graded, ${b.failed} failed; ${b.created} batches created, ${b.adopted} found again after a restart, ${b.resubmitted} items resubmitted`,
           ...skippedLine(b.skipped),
+          usageLine(b, costText),
         ].join('\n');
         return { json: { batch: true, ...b }, text, exitCode: b.failed ? 1 : 0 };
       }
@@ -156,7 +165,7 @@ const run: Command = {
         const text = [
           `run ${p.run.name}, judge ${p.judge.slug}: ${p.done} of ${p.total} graded, ${p.failed} failed, ${p.remaining} remaining`,
           ...skippedLine(p.skipped),
-          `${p.calls} provider call${p.calls === 1 ? '' : 's'}, ${p.tokens.input} input + ${p.tokens.cacheRead} cache-read + ${p.tokens.cacheWrite} cache-write + ${p.tokens.output} output tokens, ${costText(p)}`,
+          usageLine(p, costText),
           ...(p.failed ? ['failed jobs: `assay jobs --state failed`; re-run them with `assay jobs retry`'] : []),
           ...(values['enqueue-only']
             ? p.remaining ? [`${p.remaining} queued for workers: \`assay worker\` (here or on any machine with the database) grades them`] : []

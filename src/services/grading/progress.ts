@@ -68,6 +68,34 @@ const RECENT = `(select count(*)::int ${GRADED_ANSWERS} and ${sqlText(
 )})`;
 const FINAL_BY_JOB_JUDGE = sqlText(hasFinalGrade(sql.raw('$3::int')));
 
+/** The usage part of a progress report: what the ledger holds for a run's answers under a judges row. */
+export type RunUsage = Pick<Progress, 'calls' | 'inFlightCalls' | 'unsettled' | 'tokens' | 'costUsd' | 'unpricedCalls'>;
+
+/**
+ * Calls, tokens and cost of a run × judges row from the usage ledger (settled or not): the queue's
+ * progress and `assay run --batch`'s summary both report these numbers (one query).
+ */
+export async function runUsage(database: Database, judgeId: number, runId: number): Promise<RunUsage> {
+  const usage = await database.execute(
+    `select count(*)::int as calls, coalesce(sum(input_tokens), 0)::float8 as input, coalesce(sum(output_tokens), 0)::float8 as output,
+       coalesce(sum(cache_read_tokens), 0)::float8 as cache_read, coalesce(sum(cache_write_tokens), 0)::float8 as cache_write, coalesce(sum(cost_usd), 0)::float8 as cost,
+       count(*) filter (where l.status = 'pending')::int as pending, count(*) filter (where l.cost_usd is null)::int as unpriced,
+       count(*) filter (where ${UNSETTLED})::int as unsettled,
+       coalesce(sum(cost_usd) filter (where ${UNSETTLED}), 0)::float8 as unsettled_cost
+     from usage_ledger l where l.judge_id = $1 and l.answer_id in (select id from answers where run_id = $2)`,
+    [judgeId, runId],
+  );
+  const u = usage.rows[0] ?? {};
+  return {
+    calls: Number(u.calls ?? 0),
+    inFlightCalls: Number(u.pending ?? 0) - Number(u.unsettled ?? 0),
+    unsettled: { calls: Number(u.unsettled ?? 0), costUsd: Number(Number(u.unsettled_cost ?? 0).toFixed(6)) },
+    tokens: { input: Number(u.input ?? 0), output: Number(u.output ?? 0), cacheRead: Number(u.cache_read ?? 0), cacheWrite: Number(u.cache_write ?? 0) },
+    costUsd: Number(Number(u.cost ?? 0).toFixed(6)),
+    unpricedCalls: Number(u.unpriced ?? 0),
+  };
+}
+
 export async function getProgress(database: Database, gradingRunId: number): Promise<Progress> {
   const head = await database.execute(
     `select gr.id, gr.status, gr.run_id, r.name as run_name, gr.judge_id, j.slug, extract(epoch from now() - gr.updated_at)::float8 as elapsed,
@@ -88,16 +116,7 @@ export async function getProgress(database: Database, gradingRunId: number): Pro
   );
   const count = (s: string) => Number(jobs.rows.find((r) => r.state === s)?.n ?? 0);
   const failed = jobs.rows.reduce((n, r) => n + Number(r.dead ?? 0), 0);
-  const usage = await database.execute(
-    `select count(*)::int as calls, coalesce(sum(input_tokens), 0)::float8 as input, coalesce(sum(output_tokens), 0)::float8 as output,
-       coalesce(sum(cache_read_tokens), 0)::float8 as cache_read, coalesce(sum(cache_write_tokens), 0)::float8 as cache_write, coalesce(sum(cost_usd), 0)::float8 as cost,
-       count(*) filter (where l.status = 'pending')::int as pending, count(*) filter (where l.cost_usd is null)::int as unpriced,
-       count(*) filter (where ${UNSETTLED})::int as unsettled,
-       coalesce(sum(cost_usd) filter (where ${UNSETTLED}), 0)::float8 as unsettled_cost
-     from usage_ledger l where l.judge_id = $1 and l.answer_id in (select id from answers where run_id = $2)`,
-    [h.judge_id, h.run_id],
-  );
-  const u = usage.rows[0] ?? {};
+  const usage = await runUsage(database, Number(h.judge_id), Number(h.run_id));
   const { total, skipped } = await runSelection(database.db, Number(h.run_id));
   const done = Number(h.done);
   const remaining = Math.max(0, total - done - failed);
@@ -122,12 +141,7 @@ export async function getProgress(database: Database, gradingRunId: number): Pro
     etaSeconds: rate === null || remaining === 0 ? (remaining === 0 ? 0 : null) : Math.round(remaining / rate),
     reason,
     elapsedSeconds: Math.round(elapsed),
-    calls: Number(u.calls ?? 0),
-    inFlightCalls: Number(u.pending ?? 0) - Number(u.unsettled ?? 0),
-    unsettled: { calls: Number(u.unsettled ?? 0), costUsd: Number(Number(u.unsettled_cost ?? 0).toFixed(6)) },
-    tokens: { input: Number(u.input ?? 0), output: Number(u.output ?? 0), cacheRead: Number(u.cache_read ?? 0), cacheWrite: Number(u.cache_write ?? 0) },
-    costUsd: Number(Number(u.cost ?? 0).toFixed(6)),
-    unpricedCalls: Number(u.unpriced ?? 0),
+    ...usage,
   };
 }
 
