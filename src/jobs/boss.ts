@@ -106,6 +106,14 @@ export function gradeJobId(judgeConfigHash: string, answerId: number): string {
 const FAILED_KEPT_SECONDS = 50 * 365 * 86_400;
 
 /**
+ * The grade queue's retention: pg-boss sets a waiting job's keep_until once, at insert (enqueue time +
+ * this), and its maintenance archives a waiting job past it. At 30 days, answers enqueued and not worked
+ * within a month (`assay run --enqueue-only`, no worker) left the queue unrun, listed nowhere, while their
+ * progress still read remaining. A waiting grade job now stays until it is worked or cancelled.
+ */
+const WAITING_KEPT_MINUTES = 50 * 365 * 24 * 60;
+
+/**
  * Moves archived failed grade jobs back to pgboss.job ($1: the queue; $2: their ids, or null for all of
  * them), those no job of the same id shadows (archive.ts). Used by the retry, and when a maintaining
  * queue starts: failures archived before FAILED_KEPT_SECONDS would be deleted 7 days after archiving.
@@ -117,6 +125,8 @@ export const UNARCHIVE_FAILED = `with moved as (
    insert into pgboss.job (id, name, priority, data, state, retry_limit, retry_count, retry_delay, retry_backoff, start_after, started_on, singleton_key, singleton_on, expire_in, created_on, completed_on, keep_until, dead_letter, policy, output)
    select id, name, priority, data, state, retry_limit, retry_count, retry_delay, retry_backoff, start_after, started_on, singleton_key, singleton_on, expire_in, created_on, completed_on, keep_until, dead_letter, policy, output from moved
    on conflict do nothing`;
+
+const KEEP_WAITING = `update pgboss.job set keep_until = greatest(keep_until, start_after + make_interval(mins => $2::int)) where name = $1 and state < 'active'`;
 
 /** Starts pg-boss (creating or upgrading its schema idempotently) and the two queues. */
 export async function startBoss(database: Database, o: BossOptions = {}): Promise<PgBoss> {
@@ -145,13 +155,17 @@ export async function startBoss(database: Database, o: BossOptions = {}): Promis
     retryDelay: opts.retryDelay,
     retryBackoff: true,
     expireInSeconds: opts.expireInSeconds,
-    retentionMinutes: 60 * 24 * 30,
+    retentionMinutes: WAITING_KEPT_MINUTES,
     deadLetter: DEAD_QUEUE,
   } as PgBoss.Queue;
   const current = queues.find((q) => q.name === GRADE_QUEUE) as Record<string, unknown> | undefined;
   if (!current) await withRetry(() => boss.createQueue(GRADE_QUEUE, gradeQueue));
   // Rewritten only when a setting changed: every `assay run` starts a queue, and a write costs more than the read.
-  else if (QUEUE_FIELDS.some((k) => current[k] !== (gradeQueue as unknown as Record<string, unknown>)[k])) await boss.updateQueue(GRADE_QUEUE, gradeQueue);
+  else if (QUEUE_FIELDS.some((k) => current[k] !== (gradeQueue as unknown as Record<string, unknown>)[k])) {
+    await boss.updateQueue(GRADE_QUEUE, gradeQueue);
+    // Jobs enqueued under a shorter retention keep the keep-until of their insert: renewed once, here.
+    if (current.retentionMinutes !== WAITING_KEPT_MINUTES) await executorFor(database).executeSql(KEEP_WAITING, [GRADE_QUEUE, WAITING_KEPT_MINUTES]);
+  }
   // A queue that runs maintenance (which deletes old archived jobs) first takes back the failures archived
   // before they were kept: a no-op (one index read) once there are none.
   if (opts.supervise && current) await executorFor(database).executeSql(UNARCHIVE_FAILED, [GRADE_QUEUE, null]);

@@ -146,4 +146,23 @@ describeDb('failed jobs the queue archived', (ctx) => {
     await work(e.gradingRunId);
     expect(await getProgress(ctx.database, e.gradingRunId)).toMatchObject({ done: 3, failed: 0, remaining: 0 });
   });
+
+  // pg-boss sets a waiting job's keep_until once, at insert (enqueue + the queue's retention, 30 days),
+  // and its maintenance archives a waiting job past it: answers enqueued (`--enqueue-only`) and not worked
+  // within the window left the queue unrun, listed nowhere, while their progress still read remaining.
+  it('waiting jobs are not dropped unrun however long no worker comes', async () => {
+    fake.setScript([VERDICTS]);
+    const { runId } = await seedRun(ctx.database, 'arch-wait', 3);
+    const e = await enqueueRunGrading(ctx.database, queue, { run: 'arch-wait', judge: JUDGE_FILE });
+    // Forty days pass with no worker (every time of the waiting jobs forty days back), and maintenance runs.
+    await ctx.database.execute(
+      `update pgboss.job set created_on = created_on - interval '40 days', start_after = start_after - interval '40 days', keep_until = keep_until - interval '40 days'
+        where name = 'assay-grade' and (data->>'gradingRunId')::int = $1`,
+      [e.gradingRunId],
+    );
+    await (await queue.boss()).maintain();
+    expect((await listJobs(ctx.database, { run: 'arch-wait' })).counts).toMatchObject({ created: 3 });
+    await work(e.gradingRunId);
+    expect(await gradesPerAnswer(ctx.database, runId)).toEqual([1, 1, 1]);
+  });
 });
