@@ -2253,6 +2253,13 @@ export interface components {
             exact?: boolean;
             correction?: boolean;
         };
+        /** @description The `assay calibrate --labels --json` document: a judge whose judges/ file lists examples of a label set has its rows of those answers left out (docs/judges.md) */
+        LabelSetCalibrationReport: components["schemas"]["CalibrationReport"] & {
+            /** @description Per anchored judge, the answers left out of its figures because it was shown them as examples (docs/judges.md); judges without examples absent */
+            excludedExamples: {
+                [key: string]: number;
+            };
+        };
         CalibrateRequest: {
             /** @enum {string} */
             scale: "verdict" | "binary" | "numeric";
@@ -7101,7 +7108,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CalibrationReport"];
+                    "application/json": components["schemas"]["LabelSetCalibrationReport"];
                 };
             };
             /** @description Bad input (the message names the field or line) */

@@ -100,3 +100,13 @@ export const CalibrationReportSchema = z
     notes: z.array(z.string()),
   })
   .openapi('CalibrationReport', { description: 'The `assay calibrate --json` document; every figure is defined in docs/analysis.md' });
+
+/** Per anchored judge, the answers left out of its figures (docs/judges.md): the one schema of the field, on every calibration route. */
+export const ExcludedExamplesField = z
+  .record(z.string(), z.number().int())
+  .openapi({ description: 'Per anchored judge, the answers left out of its figures because it was shown them as examples (docs/judges.md); judges without examples absent' });
+
+/** POST /api/calibrate: the `assay calibrate --labels … --json` report, with the anchored judges' examples left out of the body. */
+export const LabelSetCalibrationSchema = CalibrationReportSchema.extend({ excludedExamples: ExcludedExamplesField }).openapi('LabelSetCalibrationReport', {
+  description: 'The `assay calibrate --labels --json` document: a judge whose judges/ file lists examples of a label set has its rows of those answers left out (docs/judges.md)',
+});

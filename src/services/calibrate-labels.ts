@@ -1,9 +1,11 @@
 import { calibrate, type CalibrationReport } from '../analysis/calibration/index.ts';
 import { labelRowsFromInput, type LabelRowInput, type LabelScale } from '../domain/labels.ts';
+import { excludeFileExamples } from './grading/file-example-exclusion.ts';
 
 /**
  * `POST /api/calibrate`: the `assay calibrate --labels FILE` report over label rows in a request body,
- * nothing stored or read. Messages name the row (`labels: row 3: …`), as the file form names the line.
+ * nothing stored or read but the judge files (an anchored judge's examples are left out, as from the file).
+ * Messages name the row (`labels: row 3: …`), as the file form names the line.
  */
 export interface LabelSetCalibration {
   labels: readonly LabelRowInput[];
@@ -13,12 +15,18 @@ export interface LabelSetCalibration {
   weights?: Record<string, number> | undefined;
 }
 
-export function calibrateLabelSet(q: LabelSetCalibration): CalibrationReport {
-  return calibrate(labelRowsFromInput(q.labels), {
+/** The report with, per anchored judge, its example answers of the body left out (file-example-exclusion.ts), as `assay calibrate --labels` gives it. */
+export type LabelSetReport = CalibrationReport & { excludedExamples: Record<string, number> };
+
+export function calibrateLabelSet(q: LabelSetCalibration, judgesDir?: string): LabelSetReport {
+  // A judge's rows of the answers it was shown as examples measure copying: left out, as from the file.
+  const { rows, excludedExamples, notes } = excludeFileExamples(labelRowsFromInput(q.labels), null, judgesDir);
+  const report = calibrate(rows, {
     scale: q.scale,
     source: 'labels',
     ...(q.judge !== undefined ? { judge: q.judge } : {}),
     ...(q.seed !== undefined ? { seed: q.seed } : {}),
     ...(q.weights !== undefined ? { weights: q.weights } : {}),
   });
+  return { ...report, notes: [...report.notes, ...notes], excludedExamples };
 }

@@ -403,13 +403,14 @@ class CalibrationReport(TypedDict):
     judgeReports: list[JudgeCalibration]
     judgeJudge: Optional[JudgeJudge]
     notes: list[str]
+    # Per anchored judge, its example answers left out of its figures (docs/judges.md).
+    excludedExamples: dict[str, int]
 
 
 class StoredCalibrationReport(CalibrationReport):
     """GET /api/reports/calibration: the report over stored grades and labels, with judge notes."""
     judgeNotes: dict[str, str]
     setAside: int
-    excludedExamples: dict[str, int]
 
 
 class StatsKappa(TypedDict):

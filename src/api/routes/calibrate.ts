@@ -2,7 +2,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { Fields } from '../../domain/fields.ts';
 import { LABEL_SCALES, LabelRowSchema } from '../../domain/labels.ts';
 import { calibrateLabelSet } from '../../services/calibrate-labels.ts';
-import { CalibrationReportSchema } from '../calibration-schema.ts';
+import { LabelSetCalibrationSchema } from '../calibration-schema.ts';
 import { defineRoute, type Api } from '../define-route.ts';
 import { CALIBRATE_BAD_INPUT, CALIBRATE_EXAMPLE } from '../examples/request-examples.ts';
 import { badInputResponse, bodyResponses, errorResponses } from '../schemas.ts';
@@ -31,7 +31,7 @@ export function registerCalibrate(api: Api): void {
       summary: 'Calibrate judges against human labels given in the body: agreement, kappa, alpha, confusion, per model and item',
       request: { body: { required: true, content: { 'application/json': { schema: CalibrateBody, example: CALIBRATE_EXAMPLE } } } },
       responses: {
-        200: { description: 'The `assay calibrate --labels … --json` report', content: { 'application/json': { schema: CalibrationReportSchema } } },
+        200: { description: 'The `assay calibrate --labels … --json` report', content: { 'application/json': { schema: LabelSetCalibrationSchema } } },
         ...errorResponses,
         ...badInputResponse(CALIBRATE_BAD_INPUT),
         ...bodyResponses,

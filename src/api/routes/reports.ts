@@ -14,7 +14,7 @@ import {
 import { respondRows } from '../csv.ts';
 import { defineRoute, type Api } from '../define-route.ts';
 import { requireNamed, type FilterKind } from '../../services/filter-values.ts';
-import { CalibrationReportSchema } from '../calibration-schema.ts';
+import { CalibrationReportSchema, ExcludedExamplesField } from '../calibration-schema.ts';
 import { DtsResultSchema } from '../dts-schema.ts';
 import { LeaderboardSchema } from '../leaderboard-schema.ts';
 import { AblationReportSchema, EffortReportSchema, OrientationReportSchema } from '../report-schema.ts';
@@ -36,9 +36,7 @@ const tau = (fallback?: number) => queryNumber(z.number().min(-1).max(1), fallba
 const StoredCalibrationSchema = CalibrationReportSchema.extend({
   judgeNotes: z.record(z.string(), z.string()).openapi({ description: 'Judges of the report that are the lexical baseline, by slug, with the note to show beside them' }),
   setAside: z.number().int().openapi({ description: 'Stored labels of another scale than the one read, and claim marks, set aside (also said in notes); the /calibration page counts the same' }),
-  excludedExamples: z
-    .record(z.string(), z.number().int())
-    .openapi({ description: "Per anchored judge, the answers left out of its figures because it was shown them as examples (docs/judges.md); judges without examples absent" }),
+  excludedExamples: ExcludedExamplesField,
 }).openapi('StoredCalibrationReport');
 
 export function registerReports(api: Api): void {

@@ -37,11 +37,12 @@ interface LabelSource {
   judgeSide?: string;
 }
 
-/** A labels file: an anchored judge's rows of its own examples from this label set are left out, counted in notes (file-example-exclusion.ts). */
+/** A labels file: an anchored judge's rows of its own examples of this label set are left out, counted in notes (file-example-exclusion.ts). */
 async function labelsFromFile(path: string, scale: LabelScale): Promise<LabelSource> {
   const { excludeFileExamples } = await import('../../services/grading/file-example-exclusion.ts');
   const { rows, excludedExamples, notes } = excludeFileExamples(parseLabels(readText(path, 'labels'), path, scale), path);
-  return { rows, name: path, ...(Object.keys(excludedExamples).length ? { excludedByJudge: excludedExamples } : {}), ...(notes.length ? { notes } : {}) };
+  // excludedExamples always ({} when none), as POST /api/calibrate gives it over the same rows.
+  return { rows, name: path, excludedByJudge: excludedExamples, ...(notes.length ? { notes } : {}) };
 }
 
 /** Labels of a stored run: the judge's stored verdicts (kind "judge") beside the human labels. */

@@ -41,7 +41,7 @@ describe('labels file: an anchored judge’s own examples are left out', () => {
     expect(r.rows.filter((x) => x.rater !== 'anch')).toEqual(parsed.filter((x) => x.rater !== 'anch'));
     expect(r.notes).toEqual([
       "judge 'anch': 2 answer(s) of this label set are its examples (judges/anch.yaml) and are left out of its figures",
-      "judge 'anch': 1 of its examples name answers of a run, of the database or of another label set, which this labels file cannot match (it names no run and no text): calibrate with --run R --judge anch to leave those out",
+      "judge 'anch': 1 of its examples name answers of a run, of the database or of a label set whose people's verdicts of them are not among these labels, which this label set cannot match (it names no run and no text): calibrate with --run R --judge anch to leave those out",
     ]);
     const report = calibrate(r.rows, { scale: 'verdict', source: labels });
     const anch = report.judgeReports.find((j) => j.rater === 'anch')!;
@@ -49,12 +49,17 @@ describe('labels file: an anchored judge’s own examples are left out', () => {
     expect(anch.vsMajority.agreement).toBe(0);
   });
 
-  it('a label set that is not the examples’ leaves every row, with the note', () => {
+  it('a label set whose people said otherwise of the examples’ ids leaves every row, with the note', () => {
+    // The same ids, other verdicts: not the answers the judge was shown (a copy of set.jsonl would be: calibration-body-examples.test.ts).
     const other = join(dir, 'other.jsonl');
-    writeFileSync(other, rows.map((r) => JSON.stringify(r)).join('\n'));
-    const r = excludeFileExamples(parsed, other, dir);
+    const relabelled = rows.map((r) => (r.kind === 'human' && r.item === 'i1' ? { ...r, label: 'incorrect' } : r));
+    writeFileSync(other, relabelled.map((r) => JSON.stringify(r)).join('\n'));
+    const theirs = parseLabels(relabelled.map((r) => JSON.stringify(r)).join('\n'), other, 'verdict');
+    const r = excludeFileExamples(theirs, other, dir);
     expect(r.excludedExamples).toEqual({});
-    expect(r.rows).toEqual(parsed);
-    expect(r.notes).toEqual(["judge 'anch': 2 of its examples name answers of a run, of the database or of another label set, which this labels file cannot match (it names no run and no text): calibrate with --run R --judge anch to leave those out"]);
+    expect(r.rows).toEqual(theirs);
+    expect(r.notes).toEqual([
+      "judge 'anch': 2 of its examples name answers of a run, of the database or of a label set whose people's verdicts of them are not among these labels, which this label set cannot match (it names no run and no text): calibrate with --run R --judge anch to leave those out",
+    ]);
   });
 });

@@ -1,0 +1,69 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parseLabels } from '../../src/domain/labels.ts';
+import { calibrateLabelSet } from '../../src/services/calibrate-labels.ts';
+import { excludeFileExamples } from '../../src/services/grading/file-example-exclusion.ts';
+
+/**
+ * POST /api/calibrate (labels in the body) and `assay calibrate --labels FILE` leave an anchored judge's
+ * own examples out alike (docs/judges.md "Excluded from calibration"). Judge 'anch' was shown a1 and a2
+ * of set.jsonl with the people's verdicts and copies them; on a3 it disagrees with h1. Before, the body
+ * kept a1 and a2: 'anch' agreed on 3 of 5 items (0.6), against 0 of 2 on the answers it was not shown;
+ * and a copy of set.jsonl under another name was not recognised by the file path either.
+ */
+const dir = mkdtempSync(join(tmpdir(), 'assay-body-examples-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const rows = [
+  ['a1', 'i1', 'correct', 'correct'],
+  ['a1', 'i2', 'missing', 'missing'],
+  ['a2', 'i1', 'partial', 'partial'],
+  ['a3', 'i1', 'correct', 'incorrect'],
+  ['a3', 'i2', 'partial', 'correct'],
+].flatMap(([answer, item, h, j]) => [
+  { answer: answer!, item: item!, rater: 'h1', kind: 'human' as const, label: h! },
+  { answer: answer!, item: item!, rater: 'anch', kind: 'judge' as const, label: j! },
+]);
+const jsonl = rows.map((r) => JSON.stringify(r)).join('\n');
+writeFileSync(join(dir, 'set.jsonl'), jsonl);
+writeFileSync(join(dir, 'anch.yaml'), 'id: anch\nprovider: anthropic\nmodel: m\nprompt: p.md\nexamples:\n  - { labels: set.jsonl, run: pilot, answers: [a1, a2] }\n');
+
+describe('labels in a request body: an anchored judge’s own examples are left out, as from the file', () => {
+  it('the body of set.jsonl: a1 and a2 left out of anch’s figures, counted, and said', () => {
+    const r = calibrateLabelSet({ scale: 'verdict', labels: rows }, dir);
+    expect(r.excludedExamples).toEqual({ anch: 2 });
+    const anch = r.judgeReports.find((j) => j.rater === 'anch')!;
+    expect(anch.units).toBe(2);
+    expect(anch.vsMajority.agreement).toBe(0);
+    // The people's labels stay: the human side is all five units.
+    expect(r.units).toBe(5);
+    expect(r.notes).toContain("judge 'anch': 2 answer(s) of this label set are its examples (judges/anch.yaml) and are left out of its figures");
+  });
+
+  it('the same answer of the body comes out of the file and of a copy of it alike', () => {
+    const parsed = parseLabels(jsonl, 'x.jsonl', 'verdict');
+    const body = excludeFileExamples(rows.map((r) => ({ ...r })), null, dir);
+    const copy = join(dir, 'copy.jsonl');
+    writeFileSync(copy, jsonl);
+    for (const r of [excludeFileExamples(parsed, join(dir, 'set.jsonl'), dir), excludeFileExamples(parsed, copy, dir)]) {
+      expect(r.excludedExamples).toEqual(body.excludedExamples);
+      expect(r.rows.map(({ line: _, ...x }) => x)).toEqual(body.rows);
+    }
+    expect(body.rows.filter((x) => x.rater === 'anch').map((x) => x.answer)).toEqual(['a3', 'a3']);
+  });
+
+  it('an answer of the same id whose people said otherwise is not the example: kept', () => {
+    const other = rows.map((r) => (r.answer === 'a1' && r.kind === 'human' && r.item === 'i1' ? { ...r, label: 'incorrect' } : r));
+    const r = calibrateLabelSet({ scale: 'verdict', labels: other }, dir);
+    expect(r.excludedExamples).toEqual({ anch: 1 });
+    expect(r.judgeReports.find((j) => j.rater === 'anch')!.units).toBe(4);
+  });
+
+  it('a judge without examples, or no judge file: nothing left out, an empty count', () => {
+    const plain = rows.map((r) => (r.kind === 'judge' ? { ...r, rater: 'plain' } : r));
+    const r = calibrateLabelSet({ scale: 'verdict', labels: plain }, dir);
+    expect(r.excludedExamples).toEqual({});
+    expect(r.judgeReports.find((j) => j.rater === 'plain')!.units).toBe(5);
+  });
+});
