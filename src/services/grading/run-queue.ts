@@ -1,7 +1,7 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import { gradingRuns } from '../../db/schema.ts';
-import { GRADE_QUEUE } from '../../jobs/boss.ts';
+import { GRADE_QUEUE, transactionExecutor } from '../../jobs/boss.ts';
 import { type Limits, limitKey, limitProblem, setLimits } from '../../jobs/rate-limit.ts';
 import { badInput } from '../../domain/errors.ts';
 import { endpointOf, type ProviderKeys } from '../../judges/adapters/index.ts';
@@ -116,7 +116,12 @@ export async function enqueueRunGrading(database: Database, queue: GradingQueue,
   return { ...res, run: { id: run.id, name: run.name }, judge: { id: judgeId, slug: judge.config.id, configHash: judge.configHash }, resumed: revived.resumed, retried: revived.retried };
 }
 
-/** Cancels the run's waiting jobs (jobs in flight finish); `assay run` again resumes them. */
+/**
+ * Cancels the run's waiting jobs (jobs in flight finish); `assay run` again resumes them. `cancelled` is the
+ * number of jobs this call moved to cancelled: one statement picks and cancels them (a job a worker takes
+ * meanwhile is active, not cancelled: pg-boss's own cancel would cancel it under its worker), and the
+ * grading runs that had one are marked cancelled in the same transaction.
+ */
 export async function cancelRunGrading(database: Database, queue: GradingQueue, q: { run: string | number; judge?: string; from?: 'network' | 'local' }): Promise<{ cancelled: number }> {
   const run = await findRun(database, q.run);
   const where = [eq(gradingRuns.runId, run.id)];
@@ -127,16 +132,19 @@ export async function cancelRunGrading(database: Database, queue: GradingQueue, 
     where.push(eq(gradingRuns.judgeId, judgeId));
   }
   // Started first: it creates the queue's tables on a database that never had them.
-  const boss = await queue.boss();
+  await queue.boss();
   const grs = await database.db.select({ id: gradingRuns.id }).from(gradingRuns).where(and(...where));
   if (grs.length === 0) return { cancelled: 0 };
-  const ids = grs.map((g) => g.id);
-  await database.db.update(gradingRuns).set({ status: 'cancelled', updatedAt: new Date() }).where(inArray(gradingRuns.id, ids));
-  const r = await database.execute(
-    `select id::text as id from pgboss.job where name = $1 and state < 'active' and (data->>'gradingRunId')::int = any($2::int[])`,
-    [GRADE_QUEUE, ids],
-  );
-  const jobIds = r.rows.map((x) => x.id as string);
-  if (jobIds.length) await boss.cancel(GRADE_QUEUE, jobIds);
-  return { cancelled: jobIds.length };
+  return database.db.transaction(async (tx) => {
+    // What pg-boss's cancel writes (state, completed_on), for waiting jobs only (created, retry).
+    const r = await transactionExecutor(tx).executeSql(
+      `update pgboss.job set state = 'cancelled', completed_on = now()
+        where name = $1 and state < 'active' and (data->>'gradingRunId')::int = any($2::int[])
+        returning (data->>'gradingRunId')::int as grading_run_id`,
+      [GRADE_QUEUE, grs.map((g) => g.id)],
+    );
+    const stopped = [...new Set(r.rows.map((x) => Number(x.grading_run_id)))];
+    if (stopped.length) await tx.update(gradingRuns).set({ status: 'cancelled', updatedAt: new Date() }).where(inArray(gradingRuns.id, stopped));
+    return { cancelled: r.rows.length };
+  });
 }
