@@ -177,11 +177,13 @@ export async function importRunExport(database: Database, dir: string): Promise<
         // whose item verdicts differ was reported unchanged while the stored verdicts stayed. jsonb compares
         // by value (key order, 1 vs 1.0), as the stored items are read back in their own key order.
         const judgeId = judgeIds.get(g.judge_config_hash)!;
-        const same = (column: typeof grades.items | typeof grades.claims, v: unknown) => (v === null ? sql`${column} is null` : sql`${column} = ${JSON.stringify(v)}::jsonb`);
+        const same = (column: typeof grades.items | typeof grades.claims | typeof grades.meta, v: unknown) => (v === null ? sql`${column} is null` : sql`${column} = ${JSON.stringify(v)}::jsonb`);
         const [before] = await tx
           .select({
             status: grades.status, completeness: grades.completeness, correctness: grades.correctness, f1: grades.f1, reason: grades.reason, rawOutput: grades.rawOutput,
-            items: sql<boolean>`${same(grades.items, g.items)}`, claims: sql<boolean>`${same(grades.claims, g.claims)}`,
+            items: sql<boolean>`${same(grades.items, g.items)}`, claims: sql<boolean>`${same(grades.claims, g.claims)}`, meta: sql<boolean>`${same(grades.meta, g.meta)}`,
+            promptHash: grades.promptHash, inputTokens: grades.inputTokens, outputTokens: grades.outputTokens, cacheReadTokens: grades.cacheReadTokens,
+            cacheWriteTokens: grades.cacheWriteTokens, costUsd: grades.costUsd, latencyMs: grades.latencyMs,
           })
           .from(grades)
           .where(and(eq(grades.answerId, answerId), eq(grades.judgeId, judgeId), rubricVersionId === null ? isNull(grades.rubricVersionId) : eq(grades.rubricVersionId, rubricVersionId)));
@@ -192,6 +194,14 @@ export async function importRunExport(database: Database, dir: string): Promise<
           ...(before.claims ? [] : ['claims']),
           ...(before.reason !== g.reason ? ['reason'] : []),
           ...(before.rawOutput !== g.raw_output ? ['raw_output'] : []),
+          ...(before.meta ? [] : ['meta']),
+          // Usage too: a file with other token counts or cost was reported unchanged while the stored ones stayed.
+          // A field an older export lacks (undefined) says nothing.
+          ...([
+            ['input_tokens', before.inputTokens, g.input_tokens], ['output_tokens', before.outputTokens, g.output_tokens],
+            ['cache_read_tokens', before.cacheReadTokens, g.cache_read_tokens], ['cache_write_tokens', before.cacheWriteTokens, g.cache_write_tokens],
+            ['cost_usd', before.costUsd, g.cost_usd], ['latency_ms', before.latencyMs, g.latency_ms], ['prompt_hash', before.promptHash, g.prompt_hash],
+          ] as const).flatMap(([name, stored, file]) => (file !== undefined && stored !== file ? [name] : [])),
         ];
         if (differs.length) {
           throw locatedError(loc, [], `the database holds another grade of answer '${g.answer}' by ${g.judge} under this rubric version (status ${before.status}, f1 ${before.f1}; ${differs.join(', ')} differ); grades are not replaced by an import`);

@@ -45,4 +45,24 @@ describeDb('grade lines of a run export', (ctx) => {
       await fresh.drop();
     }
   }, 90_000);
+
+  it('into the database it came from: a grade whose tokens, cost, latency, meta or prompt hash differ is refused, not counted unchanged', async () => {
+    const file = join(`${out}-usage`, 'grades.jsonl');
+    cpSync(out, `${out}-usage`, { recursive: true });
+    const grades = lines(out);
+    const edits: Array<[string, Record<string, unknown>]> = [
+      ['input_tokens', { input_tokens: 999 }],
+      ['cost_usd', { cost_usd: 9.5 }],
+      ['latency_ms', { latency_ms: 12345 }],
+      ['meta', { meta: { edited: true } }],
+      ['prompt_hash', { prompt_hash: 'another-hash' }],
+    ];
+    for (const [field, edit] of edits) {
+      writeFileSync(file, grades.map((g, i) => `${JSON.stringify(i === 0 ? { ...g, ...edit } : g)}\n`).join(''));
+      await expect(importRunExport(ctx.database, `${out}-usage`), field).rejects.toThrow(new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:1: the database holds another grade .*; ${field} differ\\); grades are not replaced`));
+    }
+    // An older export without prompt_hash is the same grade.
+    writeFileSync(file, grades.map((g) => { const { prompt_hash: _, ...rest } = g; return `${JSON.stringify(rest)}\n`; }).join(''));
+    expect((await importRunExport(ctx.database, `${out}-usage`)).grades).toEqual({ stored: 0, unchanged: grades.length });
+  }, 90_000);
 });
