@@ -6,8 +6,8 @@ import { GRADE_QUEUE, transactionExecutor, UNARCHIVE_FAILED } from './boss.ts';
  * Failed jobs pg-boss has archived. Its maintenance moved a failed job from pgboss.job to pgboss.archive
  * 12 h after it failed (and drops archived rows after 7 days): a failure that only pgboss.job showed would
  * vanish from `assay jobs` while its answer still has no grade. Failed jobs are now kept in pgboss.job
- * (boss.ts FAILED_KEPT_SECONDS), and a maintaining queue's start moves archived ones back; these are the
- * ones archived before, until then. An archived failed job counts while no job
+ * (boss.ts FAILED_KEPT_SECONDS), and the update of a queue made before moves archived ones back; these
+ * are the ones archived since by a worker of before, if any. An archived failed job counts while no job
  * of the same id is in pgboss.job again (`assay run` re-enqueues an answer under the same id, and that
  * job — queued, or failed anew — is the answer's now).
  */

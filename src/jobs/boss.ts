@@ -115,8 +115,8 @@ const WAITING_KEPT_MINUTES = 50 * 365 * 24 * 60;
 
 /**
  * Moves archived failed grade jobs back to pgboss.job ($1: the queue; $2: their ids, or null for all of
- * them), those no job of the same id shadows (archive.ts). Used by the retry, and when a maintaining
- * queue starts: failures archived before FAILED_KEPT_SECONDS would be deleted 7 days after archiving.
+ * them), those no job of the same id shadows (archive.ts). Used by the retry, and once when a queue made
+ * before FAILED_KEPT_SECONDS is updated: failures it archived would be deleted 7 days after archiving.
  */
 export const UNARCHIVE_FAILED = `with moved as (
      delete from pgboss.archive a where a.name = $1 and ($2::uuid[] is null or a.id = any($2::uuid[])) and a.state = 'failed'
@@ -163,12 +163,16 @@ export async function startBoss(database: Database, o: BossOptions = {}): Promis
   // Rewritten only when a setting changed: every `assay run` starts a queue, and a write costs more than the read.
   else if (QUEUE_FIELDS.some((k) => current[k] !== (gradeQueue as unknown as Record<string, unknown>)[k])) {
     await boss.updateQueue(GRADE_QUEUE, gradeQueue);
-    // Jobs enqueued under a shorter retention keep the keep-until of their insert: renewed once, here.
-    if (current.retentionMinutes !== WAITING_KEPT_MINUTES) await executorFor(database).executeSql(KEEP_WAITING, [GRADE_QUEUE, WAITING_KEPT_MINUTES]);
+    // A queue made before waiting and failed jobs were kept, once: jobs enqueued under the shorter retention
+    // keep the keep-until of their insert, renewed here, and failures already archived (deleted by
+    // maintenance 7 days after) come back to pgboss.job. Once, not at every start: the archive holds a
+    // week of completed jobs.
+    if (current.retentionMinutes !== WAITING_KEPT_MINUTES) {
+      const exec = executorFor(database);
+      await exec.executeSql(KEEP_WAITING, [GRADE_QUEUE, WAITING_KEPT_MINUTES]);
+      await exec.executeSql(UNARCHIVE_FAILED, [GRADE_QUEUE, null]);
+    }
   }
-  // A queue that runs maintenance (which deletes old archived jobs) first takes back the failures archived
-  // before they were kept: a no-op (one index read) once there are none.
-  if (opts.supervise && current) await executorFor(database).executeSql(UNARCHIVE_FAILED, [GRADE_QUEUE, null]);
   return boss;
 }
 
