@@ -44,6 +44,8 @@ export interface CampaignImportResult {
 
 const refuse = (loc: Located, message: string) => new AssayError('conflict', `${loc.file}:${loc.line}: ${message}; nothing written`);
 const sameJson = (a: unknown, b: unknown) => sql<boolean>`${JSON.stringify(a)}::jsonb = ${JSON.stringify(b)}::jsonb`;
+/** An exported time read by the database to the microsecond (a Date keeps milliseconds). */
+const at = (text: string) => sql`${text}::timestamptz`;
 const time = (d: Date | null) => (d === null ? null : d.toISOString());
 const msEqual = (a: Date | null, b: string | null) => (a === null || b === null ? a === b : a.getTime() === new Date(b).getTime());
 
@@ -64,13 +66,13 @@ export async function storeExportCampaigns(tx: Queryable, lines: Array<{ loc: Lo
     if (!held) {
       const [row] = await tx
         .insert(campaigns)
-        .values({ name: c.name, spec: c.spec, overlap: c.overlap, annotators: c.annotators, adjudicators: c.adjudicators, createdAt: new Date(c.created_at) })
+        .values({ name: c.name, spec: c.spec, overlap: c.overlap, annotators: c.annotators, adjudicators: c.adjudicators, createdAt: at(c.created_at) })
         .returning({ id: campaigns.id });
       const cid = row!.id;
       if (c.answers.length) await tx.insert(campaignAnswers).values(c.answers.map((m) => ({ campaignId: cid, answerId: id(m.answer), rank: m.rank, reason: m.reason, assigned: m.assigned })));
-      if (c.assignments.length) await tx.insert(campaignAssignments).values(c.assignments.map((h) => ({ campaignId: cid, answerId: id(h.answer), annotator: h.annotator, assignedAt: new Date(h.assigned_at), doneAt: h.done_at === null ? null : new Date(h.done_at) })));
+      if (c.assignments.length) await tx.insert(campaignAssignments).values(c.assignments.map((h) => ({ campaignId: cid, answerId: id(h.answer), annotator: h.annotator, assignedAt: at(h.assigned_at), doneAt: h.done_at === null ? null : at(h.done_at) })));
       if (c.adjudications.length) {
-        await tx.insert(adjudications).values(c.adjudications.map((f) => ({ campaignId: cid, answerId: id(f.answer), itemKey: f.item, label: f.label, adjudicator: f.adjudicator, note: f.note, createdAt: new Date(f.created_at) })));
+        await tx.insert(adjudications).values(c.adjudications.map((f) => ({ campaignId: cid, answerId: id(f.answer), itemKey: f.item, label: f.label, adjudicator: f.adjudicator, note: f.note, createdAt: at(f.created_at) })));
       }
       result.created++;
       continue;
@@ -92,8 +94,8 @@ export async function storeExportCampaigns(tx: Queryable, lines: Array<{ loc: Lo
       const stored = members.get(answerId);
       if (!stored) {
         await tx.insert(campaignAnswers).values({ campaignId: held.id, answerId, rank: rank++, reason: m.reason, assigned: m.assigned });
-        if (exported.length) await tx.insert(campaignAssignments).values(exported.map((h) => ({ campaignId: held.id, answerId, annotator: h.annotator, assignedAt: new Date(h.assigned_at), doneAt: h.done_at === null ? null : new Date(h.done_at) })));
-        if (mine.length) await tx.insert(adjudications).values(mine.map((f) => ({ campaignId: held.id, answerId, itemKey: f.item, label: f.label, adjudicator: f.adjudicator, note: f.note, createdAt: new Date(f.created_at) })));
+        if (exported.length) await tx.insert(campaignAssignments).values(exported.map((h) => ({ campaignId: held.id, answerId, annotator: h.annotator, assignedAt: at(h.assigned_at), doneAt: h.done_at === null ? null : at(h.done_at) })));
+        if (mine.length) await tx.insert(adjudications).values(mine.map((f) => ({ campaignId: held.id, answerId, itemKey: f.item, label: f.label, adjudicator: f.adjudicator, note: f.note, createdAt: at(f.created_at) })));
         added++;
         continue;
       }

@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, or } from 'drizzle-orm';
+import { and, asc, eq, inArray, or, sql, type AnyColumn, type SQL } from 'drizzle-orm';
 import type { Queryable } from '../../db/client.ts';
 import { adjudications, answers, campaignAnswers, campaignAssignments, campaigns, labels } from '../../db/schema.ts';
 
@@ -22,13 +22,14 @@ export interface ExportedCampaign {
   adjudications: Array<{ answer: string; item: string; label: string; adjudicator: string; note: string | null; created_at: string }>;
 }
 
-const iso = (d: Date | string) => (d instanceof Date ? d.toISOString() : new Date(d).toISOString());
+/** A timestamp as ISO text to the microsecond (UTC), as the database holds it: a Date keeps milliseconds. */
+const isoUs = (column: AnyColumn): SQL<string> => sql<string>`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 
 /** Read in the export's snapshot transaction; external: the run's answer ids → their external ids. */
 export async function readRunCampaigns(tx: Queryable, runId: number, external: ReadonlyMap<number, string>): Promise<ExportedCampaign[]> {
   const ofRun = () => tx.select({ id: answers.id }).from(answers).where(eq(answers.runId, runId));
   const rows = await tx
-    .select()
+    .select({ c: campaigns, createdAt: isoUs(campaigns.createdAt) })
     .from(campaigns)
     .where(
       or(
@@ -38,15 +39,15 @@ export async function readRunCampaigns(tx: Queryable, runId: number, external: R
     )
     .orderBy(asc(campaigns.name));
   const out: ExportedCampaign[] = [];
-  for (const c of rows) {
+  for (const { c, createdAt } of rows) {
     const members = await tx.select().from(campaignAnswers).where(and(eq(campaignAnswers.campaignId, c.id), inArray(campaignAnswers.answerId, ofRun()))).orderBy(asc(campaignAnswers.rank));
     const holders = await tx
-      .select()
+      .select({ h: campaignAssignments, assignedAt: isoUs(campaignAssignments.assignedAt), doneAt: sql<string | null>`case when ${campaignAssignments.doneAt} is null then null else ${isoUs(campaignAssignments.doneAt)} end` })
       .from(campaignAssignments)
       .where(and(eq(campaignAssignments.campaignId, c.id), inArray(campaignAssignments.answerId, ofRun())))
       .orderBy(asc(campaignAssignments.answerId), asc(campaignAssignments.annotator));
     const finals = await tx
-      .select()
+      .select({ f: adjudications, createdAt: isoUs(adjudications.createdAt) })
       .from(adjudications)
       .where(and(eq(adjudications.campaignId, c.id), inArray(adjudications.answerId, ofRun())))
       .orderBy(asc(adjudications.answerId), asc(adjudications.itemKey));
@@ -56,10 +57,10 @@ export async function readRunCampaigns(tx: Queryable, runId: number, external: R
       overlap: c.overlap,
       annotators: c.annotators,
       adjudicators: c.adjudicators,
-      created_at: iso(c.createdAt),
+      created_at: createdAt,
       answers: members.map((m) => ({ answer: external.get(m.answerId)!, rank: m.rank, reason: m.reason, assigned: m.assigned })),
-      assignments: holders.map((h) => ({ answer: external.get(h.answerId)!, annotator: h.annotator, assigned_at: iso(h.assignedAt), done_at: h.doneAt === null ? null : iso(h.doneAt) })),
-      adjudications: finals.map((f) => ({ answer: external.get(f.answerId)!, item: f.itemKey, label: f.label, adjudicator: f.adjudicator, note: f.note, created_at: iso(f.createdAt) })),
+      assignments: holders.map(({ h, assignedAt, doneAt }) => ({ answer: external.get(h.answerId)!, annotator: h.annotator, assigned_at: assignedAt, done_at: doneAt })),
+      adjudications: finals.map(({ f, createdAt: at }) => ({ answer: external.get(f.answerId)!, item: f.itemKey, label: f.label, adjudicator: f.adjudicator, note: f.note, created_at: at })),
     });
   }
   return out;
