@@ -62,7 +62,8 @@ export interface GradingSession {
    * The queue's job: a stored answer graded with its own rubric's latest version; 'already graded' (no
    * call) when this judge already gave it a final grade, 'not graded' (no call) when it is not an answer
    * a judge grades (needs-grading.ts: it changed since it was enqueued), 'lease lost' (no further call,
-   * no grade written) once `lease` is no longer held.
+   * no grade written) once `lease` is no longer held; 'already graded' too when its call failed and a final
+   * grade was stored meanwhile by another grader (kept, not replaced by the failure).
    */
   gradeQueued(answerId: number, lease?: JobLease): Promise<GradeDetail | QueuedOutcome>;
   /** One call on a resolved answer and rubric (a panel's member sample); stored as this judge's grade when `store`. */
@@ -165,7 +166,10 @@ export async function createGradingSession(database: Database, o: SessionOptions
   async function gradeQueued(answerId: number, lease?: JobLease): Promise<GradeDetail | QueuedOutcome> {
     const r = await reads.queued(answerId);
     if (typeof r === 'string') return r;
-    return gradeResolved({}, r.answer, r.resolved, lease);
+    // A final grade stored by another grader while the call ran (a live grade, a --batch collection) is
+    // kept over a failed call: the job read 'already graded' too late, not a reason to lose the verdicts.
+    const s = await gradeSample(r.answer, r.resolved, { store: true, keepFinal: true, ...(lease ? { lease } : {}) });
+    return s.detail ?? 'already graded';
   }
 
   async function grade(req: GradeRequest): Promise<GradeDetail> {
