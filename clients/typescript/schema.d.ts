@@ -2288,6 +2288,11 @@ export interface components {
             weights?: {
                 [key: string]: number;
             };
+            /**
+             * @description The human side: each annotator a rater (the default), their majority as one rater, or the adjudicated final labels (else the majority); docs/annotation.md
+             * @enum {string}
+             */
+            humans?: "each" | "majority" | "adjudicated";
         };
         CampaignList: {
             campaigns: components["schemas"]["CampaignSummary"][];
@@ -4736,6 +4741,8 @@ export interface operations {
                 /** @description Bootstrap seed (default 1) */
                 seed?: number;
                 scale?: "verdict" | "binary" | "numeric";
+                /** @description The human side: each annotator a rater (the default), their majority as one rater, or the adjudicated final labels (else the majority); docs/annotation.md */
+                humans?: "each" | "majority" | "adjudicated";
             };
             header?: never;
             path?: never;

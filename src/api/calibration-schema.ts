@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { HUMANS_MODES } from '../domain/campaigns.ts';
 
 /**
  * The calibration report (src/analysis/calibration/types.ts CalibrationReport) as an OpenAPI schema, for
@@ -110,3 +111,11 @@ export const ExcludedExamplesField = z
 export const LabelSetCalibrationSchema = CalibrationReportSchema.extend({ excludedExamples: ExcludedExamplesField }).openapi('LabelSetCalibrationReport', {
   description: 'The `assay calibrate --labels --json` document: a judge whose judges/ file lists examples of a label set has its rows of those answers left out (docs/judges.md)',
 });
+
+/**
+ * The human side of a calibration (docs/annotation.md, "The published table"): each annotator, their
+ * majority, or the adjudicated final labels: the one schema of the field, the page's ?humans= and the CLI's --humans alike.
+ */
+export const HumansField = z
+  .enum(HUMANS_MODES)
+  .openapi({ description: 'The human side: each annotator a rater (the default), their majority as one rater, or the adjudicated final labels (else the majority); docs/annotation.md' });

@@ -1,5 +1,8 @@
 import { calibrate, type CalibrationReport } from '../analysis/calibration/index.ts';
 import { labelRowsFromInput, type LabelRowInput, type LabelScale } from '../domain/labels.ts';
+import { badInput } from '../domain/errors.ts';
+import type { HumansMode } from '../domain/campaigns.ts';
+import { applyHumans } from './campaigns/humans.ts';
 import { excludeFileExamples } from './grading/file-example-exclusion.ts';
 
 /**
@@ -13,6 +16,8 @@ export interface LabelSetCalibration {
   judge?: string | undefined;
   seed?: number | undefined;
   weights?: Record<string, number> | undefined;
+  /** The human side (`assay calibrate --humans`); a body has no adjudications, so `adjudicated` is bad input, as with --labels. */
+  humans?: HumansMode | undefined;
 }
 
 /** The report with, per anchored judge, its example answers of the body left out (file-example-exclusion.ts), as `assay calibrate --labels` gives it. */
@@ -20,7 +25,10 @@ export type LabelSetReport = CalibrationReport & { excludedExamples: Record<stri
 
 export function calibrateLabelSet(q: LabelSetCalibration, judgesDir?: string): LabelSetReport {
   // A judge's rows of the answers it was shown as examples measure copying: left out, as from the file.
-  const { rows, excludedExamples, notes } = excludeFileExamples(labelRowsFromInput(q.labels), null, judgesDir);
+  if (q.humans === 'adjudicated') throw badInput('humans: adjudicated needs stored labels (adjudications are stored with the campaigns): GET /api/reports/calibration?humans=adjudicated');
+  const { rows: kept, excludedExamples, notes } = excludeFileExamples(labelRowsFromInput(q.labels), null, judgesDir);
+  // The human side as asked, after the judges' examples are left out: the order of `assay calibrate --labels --humans`.
+  const rows = q.humans === undefined || q.humans === 'each' ? kept : applyHumans(kept, q.humans, [], q.scale);
   const report = calibrate(rows, {
     scale: q.scale,
     source: 'labels',

@@ -29,6 +29,22 @@ describeDb('POST /api/calibrate', (ctx) => {
     expect(body.judgeReports[0].vsMajority.kappa.kappa).toEqual(cli.json().judgeReports[0].vsMajority.kappa.kappa);
   }, 60_000);
 
+  it('humans: majority equals `--humans majority` on the same rows; adjudicated needs stored labels (400, as the CLI exits 2)', async () => {
+    const cli = runCli(['calibrate', '--labels', FILE, '--scale', 'verdict', '--seed', '7', '--humans', 'majority', '--json']);
+    expect(cli.code, cli.stderr).toBe(0);
+    const r = await post({ scale: 'verdict', labels: rows, seed: 7, humans: 'majority' });
+    expect(r.status).toBe(200);
+    const body = await r.json();
+    expect(body.humans).toEqual(['majority']);
+    expect(body).toEqual(cli.json());
+    // Not the report of each annotator under another name: the question asked is the one answered.
+    const each = await (await post({ scale: 'verdict', labels: rows, seed: 7 })).json();
+    expect(each.humans.length).toBeGreaterThan(1);
+    const bad = await post({ scale: 'verdict', labels: rows, humans: 'adjudicated' });
+    expect(bad.status).toBe(400);
+    expect((await bad.json()).error.message).toMatch(/^humans: adjudicated needs stored labels/);
+  }, 60_000);
+
   it('bad rows are 400 naming the row; nothing is stored', async () => {
     const before = await ctx.database.execute('select count(*)::int as n from labels');
     const cases: [unknown, RegExp][] = [

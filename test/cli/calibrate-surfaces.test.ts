@@ -20,7 +20,8 @@ import { FIXTURES, runCli } from '../helpers/cli.ts';
  * Before: the CLI refused (exit 2) a judge with no grade where the API and the page answer the people's
  * figures with an empty judge side; the CLI counted d3's graded items, which no person saw, as units and
  * answers of the report (6 units over 3 answers against the API's 4 over 2); and it said nothing of the
- * label of another scale it set aside.
+ * label of another scale it set aside; and the API had no `humans` (the page's ?humans=, the CLI's --humans):
+ * the published table (humans=majority|adjudicated) could not be asked of it.
  */
 type Json = Record<string, any>;
 const rubric = parseYaml(readFileSync(`${FIXTURES}farmyard.rubric.yaml`, 'utf8')) as Rubric;
@@ -44,6 +45,8 @@ describe('assay calibrate --run and GET /api/reports/calibration: the same quest
     'scale=verdict&run=r&judge=idle&seed=1',
     'scale=verdict&run=r&judge=claude&seed=1',
     'scale=verdict&run=r&judge=nobody&seed=1',
+    'scale=verdict&run=r&judge=lex&seed=1&humans=majority',
+    'scale=verdict&run=r&judge=lex&seed=1&humans=adjudicated',
   ];
 
   beforeAll(async () => {
@@ -112,6 +115,27 @@ describe('assay calibrate --run and GET /api/reports/calibration: the same quest
       expect(fromCli.notes).toContain(`judge '${judge}' has no grade of the labelled answers on the verdict scale: only the human ceiling is reported`);
       expect(figures(fromCli)).toEqual(figures(fromApi.body));
     }
+  }, 120_000);
+
+  it('the human side formed the same way (?humans= and --humans): one reference rater, the same figures', () => {
+    for (const [mode, q] of [
+      ['majority', ask[4]!],
+      ['adjudicated', ask[5]!],
+    ] as const) {
+      const fromApi = api[q]!;
+      expect(fromApi.status, JSON.stringify(fromApi.body).slice(0, 200)).toBe(200);
+      expect(fromApi.body.humans).toEqual([mode]);
+      // The whole-answer 'pass' is set aside and counted whichever way the human side is formed (before, 0 here).
+      expect(fromApi.body.setAside).toBe(1);
+      const r = cli('--judge', 'lex', '--humans', mode);
+      expect(r.stderr, mode).toBe('');
+      expect(r.code, mode).toBe(0);
+      expect(r.json().humans).toEqual([mode]);
+      expect(figures(r.json())).toEqual(figures(fromApi.body));
+    }
+    // The people's majority is not each of them: the question asked is answered, not the default one.
+    expect(api[ask[4]!]!.body.judgeReports[0].vsMajority).toEqual(api[ask[0]!]!.body.judgeReports[0].vsMajority);
+    expect(Object.keys(api[ask[4]!]!.body.judgeReports[0].vsHumans)).toEqual(['majority']);
   }, 120_000);
 
   it('a judge that names nothing: refused on both (exit 2, 404)', () => {

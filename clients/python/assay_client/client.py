@@ -230,11 +230,13 @@ class Client:
         """Any of POST /api/stats/{kappa,alpha,fleiss,wilson,corr,icc,mcnemar} with its body."""
         return self.request("POST", f"/api/stats/{name}", json_body=body)
 
-    def calibrate(self, labels: list[Mapping[str, Any]], scale: str = "verdict", seed: Optional[int] = None) -> CalibrationReport:
-        """The `assay calibrate --labels` report over label rows sent in the body; nothing is stored."""
+    def calibrate(self, labels: list[Mapping[str, Any]], scale: str = "verdict", seed: Optional[int] = None, humans: Optional[str] = None) -> CalibrationReport:
+        """The `assay calibrate --labels` report over label rows sent in the body; nothing is stored. humans: each|majority."""
         body: dict[str, Any] = {"scale": scale, "labels": labels}
         if seed is not None:
             body["seed"] = seed
+        if humans is not None:
+            body["humans"] = humans
         return cast(CalibrationReport, self.request("POST", "/api/calibrate", json_body=body))
 
 

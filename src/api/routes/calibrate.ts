@@ -2,7 +2,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { Fields } from '../../domain/fields.ts';
 import { LABEL_SCALES, LabelRowSchema } from '../../domain/labels.ts';
 import { calibrateLabelSet } from '../../services/calibrate-labels.ts';
-import { LabelSetCalibrationSchema } from '../calibration-schema.ts';
+import { HumansField, LabelSetCalibrationSchema } from '../calibration-schema.ts';
 import { defineRoute, type Api } from '../define-route.ts';
 import { CALIBRATE_BAD_INPUT, CALIBRATE_EXAMPLE } from '../examples/request-examples.ts';
 import { badInputResponse, bodyResponses, errorResponses } from '../schemas.ts';
@@ -16,6 +16,7 @@ const CalibrateBody = z
     judge: Fields.annotator.optional().openapi({ description: 'Report only this judge rater' }),
     seed: z.number().int().min(0).max(2 ** 32 - 1).optional().openapi({ description: 'Seed of the bootstrap intervals (default as `assay calibrate`)' }),
     weights: z.record(Fields.itemId, z.number().positive()).optional().openapi({ description: 'Item weights (rubric item id → weight) for the answer roll-up, as `--rubric`' }),
+    humans: HumansField.optional(),
   })
   .strict()
   .openapi('CalibrateRequest');

@@ -14,7 +14,7 @@ import {
 import { respondRows } from '../csv.ts';
 import { defineRoute, type Api } from '../define-route.ts';
 import { requireNamed, type FilterKind } from '../../services/filter-values.ts';
-import { CalibrationReportSchema, ExcludedExamplesField } from '../calibration-schema.ts';
+import { CalibrationReportSchema, ExcludedExamplesField, HumansField } from '../calibration-schema.ts';
 import { DtsResultSchema } from '../dts-schema.ts';
 import { LeaderboardSchema } from '../leaderboard-schema.ts';
 import { AblationReportSchema, EffortReportSchema, OrientationReportSchema } from '../report-schema.ts';
@@ -90,7 +90,7 @@ export function registerReports(api: Api): void {
     },
   });
 
-  const CalibrationQuery = Seeded.extend({ scale: z.enum(LABEL_SCALES).default('verdict') });
+  const CalibrationQuery = Seeded.extend({ scale: z.enum(LABEL_SCALES).default('verdict'), humans: HumansField.default('each') });
   defineRoute(api, {
     scope: 'read',
     route: tableRoute(

@@ -149,7 +149,11 @@ export async function calibrationLabelSet(database: Database, q: CalibrationLabe
   // An anchored judge's own example answers are not calibration units for it (example-exclusion.ts).
   dropExampleRows(kept, await exampleAnswers(database, { key: q.key, run: q.run, model: q.model, judges: q.judges ?? (q.judge !== undefined ? [q.judge] : null) }));
   const versions = { textChanged, unknown, superseded };
-  return { rows: q.humans && q.humans !== 'each' ? await humansRows(database, kept, q) : kept, versions };
+  if (!q.humans || q.humans === 'each') return { rows: kept, versions };
+  // The human side is formed from the scale's rows; the rest pass through to be set aside and counted
+  // where the report reads its scale, as `assay calibrate --run --humans` counts them (applyHumans drops them unsaid).
+  const on = q.scale ? new Set(rowsOnScale(kept, q.scale).kept) : new Set(kept);
+  return { rows: [...(await humansRows(database, [...on], q)), ...kept.filter((r) => !on.has(r))], versions };
 }
 
 /**

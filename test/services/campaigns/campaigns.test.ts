@@ -10,7 +10,7 @@ import {
   nextForAnnotator,
   saveCampaignLabels,
 } from '../../../src/services/campaigns/index.ts';
-import { calibrationLabels } from '../../../src/services/grading/calibration-labels.ts';
+import { calibrationLabels, rowsOnScale } from '../../../src/services/grading/calibration-labels.ts';
 import { describeDb } from '../../helpers/db.ts';
 import { seedCampaignWorld } from './fixture.ts';
 
@@ -139,7 +139,8 @@ describeDb('annotation campaigns', (ctx) => {
 
     const q = { key: 'externalId' as const, run: 'adj-run', judge: 'j1' };
     const humansOf = async (humans: 'each' | 'majority' | 'adjudicated', scale: 'verdict' | 'binary') =>
-      (await calibrationLabels(ctx.database, { ...q, scale, humans })).filter((r) => r.kind === 'human').map((r) => `${r.answer}/${r.item ?? '-'} ${r.rater}=${r.label}`);
+      // The scale's rows (rowsOnScale): labels of another scale come through to be set aside and counted by the report, whichever the human side.
+      rowsOnScale(await calibrationLabels(ctx.database, { ...q, scale, humans }), scale).kept.filter((r) => r.kind === 'human').map((r) => `${r.answer}/${r.item ?? '-'} ${r.rater}=${r.label}`);
     expect(await humansOf('adjudicated', 'verdict')).toEqual(['q0/a adjudicated=correct', 'q0/b adjudicated=partial', 'q1/a adjudicated=correct']);
     // The majority leaves the tied units out; each keeps every annotator.
     expect(await humansOf('majority', 'verdict')).toEqual(['q0/a majority=correct', 'q1/a majority=correct']);
