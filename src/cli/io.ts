@@ -1,5 +1,5 @@
 import { badInput } from '../domain/errors.ts';
-import { exceedsDepth, parseCheckedJson } from '../domain/json-check.ts';
+import { assertUniqueKeys, exceedsDepth, parseCheckedJson } from '../domain/json-check.ts';
 import { MAX_JSON_DEPTH, readDecimal } from '../domain/limit-values.ts';
 import { readInputBytes, readInputText } from '../input/text-file.ts';
 import { parseYamlInput } from '../input/yaml.ts';
@@ -21,7 +21,11 @@ export function readText(path: string, what = 'file'): string {
 }
 
 export function readJson(path: string, what = 'file'): unknown {
-  return parseCheckedJson(readText(path, what), `${what} ${path}`);
+  const text = readText(path, what);
+  const value = parseCheckedJson(text, `${what} ${path}`);
+  // JSON.parse keeps the last of a key given twice; YAML documents already refuse it (uniqueKeys).
+  assertUniqueKeys(text, `${what} ${path}`);
+  return value;
 }
 
 export function readYaml(path: string, what = 'file'): unknown {

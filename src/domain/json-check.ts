@@ -145,14 +145,29 @@ export function duplicateKey(text: string): { path: Array<string | number> } | n
       stack.push({ keys: new Set(), at: '' });
       expectKey = true;
     } else if (c === 91) stack.push({ keys: null, at: 0 });
-    else if (c === 125 || c === 93) stack.pop();
-    else if (c === 44) {
+    else if (c === 125 || c === 93) {
+      // `{}` leaves no key pending: a string after it in an array (`[{},"x"]`) is a value.
+      stack.pop();
+      expectKey = false;
+    } else if (c === 44) {
       const top = stack[stack.length - 1];
       if (top?.keys) expectKey = true;
       else if (top) top.at = (top.at as number) + 1;
     }
   }
   return null;
+}
+
+/** The problem every reader of a JSON text or line names at a key given twice (the API body guard too). */
+export const KEY_GIVEN_TWICE = 'key given twice (JSON keeps only one of the values; give it once)';
+
+/**
+ * Throws bad_input "where: path: key given twice (…)" when text JSON.parse accepted gives a key twice in
+ * one object: which of the values was meant cannot be told, so the document (or line) is refused.
+ */
+export function assertUniqueKeys(text: string, where: string): void {
+  const twice = duplicateKey(text);
+  if (twice) throw badInput(`${where}: ${jsonPath(twice.path)}: ${KEY_GIVEN_TWICE}`);
 }
 
 /** Throws bad_input when a parsed value fails jsonValueProblem. */

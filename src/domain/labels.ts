@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { badInput } from './errors.ts';
 import { Fields } from './fields.ts';
-import { assertStorableJson } from './json-check.ts';
+import { assertStorableJson, assertUniqueKeys } from './json-check.ts';
 import { readDecimal } from './limit-values.ts';
 import type { LabelKind } from './label-kinds.ts';
 import { ITEM_VERDICTS, VERDICT_POINTS, type ItemVerdict } from './verdicts.ts';
@@ -145,6 +145,8 @@ export function jsonLines(text: string, source: string): { line: number; value: 
       throw badInput(`${source}: line ${i + 1}: not valid JSON (${(e as Error).message})`);
     }
     assertStorableJson(value, `${source}: line ${i + 1}`);
+    // JSON.parse keeps the last of a key given twice ("label":"correct","label":"incorrect"): refused.
+    assertUniqueKeys(l, `${source}: line ${i + 1}`);
     out.push({ line: i + 1, value });
   });
   if (out.length === 0) throw badInput(`${source}: empty (no JSON lines)`);

@@ -1,4 +1,5 @@
 import { badInput } from '../../domain/errors.ts';
+import { assertUniqueKeys } from '../../domain/json-check.ts';
 import { keyOption, optionKey } from './options.ts';
 
 /**
@@ -39,6 +40,8 @@ export function jsonlRows(text: string, where: string): Array<{ line: number; va
       throw badInput(`${where}: line ${i + 1}: not valid JSON (${(e as Error).message})`);
     }
     if (v === null || typeof v !== 'object' || Array.isArray(v)) throw badInput(`${where}: line ${i + 1}: expected a JSON object`);
+    // JSON.parse keeps the last of a key given twice ({"answer":"B","answer":"C"} read as C): refused.
+    assertUniqueKeys(s, `${where}: line ${i + 1}`);
     out.push({ line: i + 1, value: v as Raw });
   }
   if (out.length === 0) throw badInput(`${where}: empty (no JSON lines)`);
