@@ -2,6 +2,7 @@ import type { Database } from '../db/client.ts';
 import { getAnswer, type AnswerView } from './answers.ts';
 import { getAssemblyScore, type StoredAssemblyScore } from './assemblies.ts';
 import { type AnswerGrade, gradesOfAnswer } from './grading/grade-detail.ts';
+import { newestFirst } from './grading/newest-grade.ts';
 import { getPuzzle, type PuzzleView } from './puzzles.ts';
 import { getRubric, getRubricVersionById, type RubricVersionView } from './rubrics.ts';
 
@@ -78,7 +79,7 @@ export async function listAnswerRows(
   const r = await database.execute(
     `select a.id, a.external_id as answer, r.name as run, r.model, a.task, a.status, rb.slug as rubric, p.slug as puzzle,
             (select count(*)::int from grades g where g.answer_id = a.id) as grades,
-            (select g.f1 from grades g where g.answer_id = a.id and g.status = 'ok' order by g.created_at desc limit 1) as f1,
+            (select g.f1 from grades g where g.answer_id = a.id and g.status = 'ok' order by ${newestFirst()} limit 1) as f1,
             s.neighbour, s.direct,
             (select count(distinct l.annotator)::int from labels l where l.answer_id = a.id and l.kind = 'human') as "humanLabels"
        from answers a join runs r on r.id = a.run_id

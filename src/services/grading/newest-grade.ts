@@ -16,3 +16,11 @@ export function isNewestBySlug(g = 'g', j = 'j'): string {
   return `not exists (select 1 from grades g_newer join judges j_newer on j_newer.id = g_newer.judge_id
      where g_newer.answer_id = ${g}.answer_id and j_newer.slug = ${j}.slug and (g_newer.created_at, g_newer.id) > (${g}.created_at, ${g}.id))`;
 }
+
+/**
+ * ORDER BY terms putting grades `g` newest first by the same rule (created_at, then id), so `limit 1`
+ * is the newest even when two grades were written in one transaction (one now(), the same microsecond).
+ */
+export function newestFirst(g = 'g'): string {
+  return `${g}.created_at desc, ${g}.id desc`;
+}
