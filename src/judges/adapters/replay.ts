@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { badInput } from '../../domain/errors.ts';
+import { assertUniqueKeys } from '../../domain/json-check.ts';
 import type { JudgeConfig } from '../config.ts';
 import { type Judge, type JudgeReply, type JudgeRequest, ProviderCallError, ZERO_USAGE } from '../types.ts';
 
@@ -26,22 +27,30 @@ function readRows(path: string): { single?: unknown; rows: ReplayRow[] } {
     throw badInput(`replay file ${path}: no such file`);
   }
   const trimmed = text.trim();
+  // JSON.parse keeps the last of a key given twice, and the output goes on as JSON.stringify of the
+  // parsed value, so the judge reply's own repeated-key check never sees it: refused here.
+  let whole: unknown;
   try {
-    const whole = JSON.parse(trimmed) as unknown;
-    if (Array.isArray(whole)) return { rows: whole as ReplayRow[] };
-    // A JSON Lines file of one row is one JSON object too: a row (answer + output) is never a judge's output.
-    if (isRow(whole)) return { rows: [whole] };
-    return { single: whole, rows: [] };
+    whole = JSON.parse(trimmed) as unknown;
   } catch {
-    const rows = trimmed.split(/\r?\n/).filter((l) => l.trim() !== '').map((l, i) => {
+    const rows = trimmed.split(/\r?\n/).map((l, i) => {
+      if (l.trim() === '') return null;
+      let row: ReplayRow;
       try {
-        return JSON.parse(l) as ReplayRow;
+        row = JSON.parse(l) as ReplayRow;
       } catch {
         throw badInput(`replay file ${path}: line ${i + 1}: not valid JSON`);
       }
+      assertUniqueKeys(l, `replay file ${path}: line ${i + 1}`);
+      return row;
     });
-    return { rows };
+    return { rows: rows.filter((r): r is ReplayRow => r !== null) };
   }
+  assertUniqueKeys(trimmed, `replay file ${path}`);
+  if (Array.isArray(whole)) return { rows: whole as ReplayRow[] };
+  // A JSON Lines file of one row is one JSON object too: a row (answer + output) is never a judge's output.
+  if (isRow(whole)) return { rows: [whole] };
+  return { single: whole, rows: [] };
 }
 
 export function createReplayJudge(config: JudgeConfig, path: string): Judge {
