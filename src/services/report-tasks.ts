@@ -8,6 +8,7 @@ import { assemblyRowsFrom, descriptionRowsFrom, type RowsInput } from './report-
 import { buildAblation, buildEffort, buildOrientation, type AblationRow, type EffortRow, type OrientationRow } from './report-tables.ts';
 import { assemblyBucket, type ReportOptions } from './report-stats.ts';
 import { NO_MODEL } from '../domain/answers.ts';
+import { noJudgeSideNote, setAsideNote } from './calibration-notes.ts';
 import { rowsOfScale } from './web-calibration.ts';
 
 /**
@@ -59,8 +60,8 @@ export function pageCalibrationTask(x: { rows: LabelRow[]; scale: LabelScale; ju
     const report = calibrate(rows, { scale: x.scale, seed: x.seed, source: 'stored labels', ...(x.judge && judged ? { judge: x.judge } : {}) });
     const notes = [
       ...(judged ? report.notes : report.notes.filter((n) => !n.startsWith('no judge labels'))),
-      ...(judged ? [] : [`judge '${x.judge}' has no grade of the labelled answers on the ${x.scale} scale: only the human ceiling is reported`]),
-      ...(skipped ? [`${skipped} label(s) of another scale than ${x.scale}, or claim marks, set aside`] : []),
+      ...(judged ? [] : [noJudgeSideNote(x.judge!, x.scale)]),
+      ...setAsideNote(skipped, x.scale),
     ];
     return { report: { ...report, notes }, skipped };
   } catch (e) {

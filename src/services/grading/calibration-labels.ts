@@ -6,6 +6,7 @@ import { judges } from '../../db/schema.ts';
 import { notFound } from '../../domain/errors.ts';
 import { JUDGES_DIR } from '../../judges/config.ts';
 import { SCALES, type LabelRow, type LabelScale } from '../../domain/labels.ts';
+import { noJudgeSideNote, setAsideNote } from '../calibration-notes.ts';
 import { itemInstability, type ItemInstability, type VotedGrade } from '../../scoring/panel/index.ts';
 import { isNewestBySlug } from './newest-grade.ts';
 import type { HumansMode } from '../../domain/campaigns.ts';
@@ -189,11 +190,6 @@ const JUDGE_SIDE: Readonly<Record<LabelScale, string>> = {
   numeric: 'an F1 score, which only a rubric judge gives',
 };
 
-/** The note of the stored calibration, word for word (the report's notes are the same on every surface). */
-const noJudgeSideNote = (judge: string, scale: LabelScale) => `judge '${judge}' has no grade of the labelled answers on the ${scale} scale: only the human ceiling is reported`;
-
-/** The set-aside count in words, as the stored calibration's notes say it (report-tasks.ts). */
-const setAsideNote = (n: number, scale: LabelScale): string[] => (n ? [`${n} label(s) of another scale than ${scale}, or claim marks, set aside`] : []);
 
 /** On the numeric scale the judge's F1 (0–1) stands beside the people's ratings, which may run on another scale. */
 function numericNote(rows: readonly LabelRow[], slugs: readonly string[]): string[] {
