@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { AppEnv } from '../../api/context.ts';
 import { AssayError, badInput } from '../../domain/errors.ts';
+import { assertUniqueKeys } from '../../domain/json-check.ts';
 import { parseRowId } from '../../domain/limits.ts';
 import { CLAIM_VERDICTS, ITEM_VERDICTS } from '../../domain/verdicts.ts';
 import { getCampaign, nextForAnnotator } from '../../services/campaigns/index.ts';
@@ -97,6 +98,8 @@ export function withSeen(marks: AnnotationMark[], form: Record<string, unknown>)
     seen = undefined;
   }
   if (typeof seen !== 'object' || seen === null || Array.isArray(seen) || Object.values(seen).some((v) => typeof v !== 'string')) throw badInput('_seen: must be the JSON object of labels the form was rendered with; nothing saved');
+  // JSON.parse keeps the last of a field given twice: which label the form showed cannot be told.
+  assertUniqueKeys(raw as string, '_seen');
   const was = seen as Record<string, string>;
   const field = (m: AnnotationMark) => ('item' in m ? `item:${m.item}` : 'claim' in m ? `claim:${m.claim}` : 'binary' in m ? 'binary' : 'rating');
   return marks.map((m) => {
