@@ -60,21 +60,29 @@ const COLUMNS: Array<[string, string, keyof GradeRow]> = [
 ];
 const names = COLUMNS.map(([c]) => c).join(', ');
 // The upsert replaces every column but the key, and stamps the time of the new grade (so it is the newest).
+// `keep`: the conflict's update happens only when the new grade is ok or the stored one is not final (the
+// rule the caller gives, SQL over "grades"): decided on the stored row as the statement finds it locked, so
+// a final grade another grader commits after the caller's last read is kept too, never replaced in place.
+// Each row the lease check let through comes back: with the written id, or with none when it was kept.
 const KEY = 3;
-const upsert = (leased: boolean) => `
-  insert into grades (${names})
-  select ${names} from jsonb_to_recordset($1::jsonb) as t(k int, ${COLUMNS.map(([c, t]) => `${c} ${t}`).join(', ')}${leased ? ', queue text, job_id uuid, token int' : ''})
-  ${leased ? LEASE_HELD : ''}
-  order by k
-  on conflict (answer_id, judge_id, rubric_version_id) do update set
-    ${COLUMNS.slice(KEY).map(([c]) => `${c} = excluded.${c}`).join(', ')}, created_at = now()
-  returning id, answer_id, judge_id, rubric_version_id, created_at`;
+const upsert = (leased: boolean, keep: string | null) => `
+  with t as (
+    select k, ${names} from jsonb_to_recordset($1::jsonb) as t(k int, ${COLUMNS.map(([c, t]) => `${c} ${t}`).join(', ')}${leased ? ', queue text, job_id uuid, token int' : ''})
+    ${leased ? LEASE_HELD : ''}),
+  w as (
+    insert into grades (${names})
+    select ${names} from t
+    order by k
+    on conflict (answer_id, judge_id, rubric_version_id) do update set
+      ${COLUMNS.slice(KEY).map(([c]) => `${c} = excluded.${c}`).join(', ')}, created_at = now()
+    ${keep === null ? '' : `where excluded.status = 'ok' or not ${keep}`}
+    returning id, answer_id, judge_id, rubric_version_id, created_at)
+  select t.answer_id, t.judge_id, t.rubric_version_id, w.id, w.created_at
+  from t left join w on w.answer_id = t.answer_id and w.judge_id = t.judge_id and w.rubric_version_id is not distinct from t.rubric_version_id`;
 // A grade under a job lease is written only while that fetch of the job still holds it (the same check
 // as the pending ledger row): a worker whose job was handed to another one cannot replace its grade.
 // FOR SHARE orders it against a takeover (which rewrites the job row): written before it, or refused.
 const LEASE_HELD = `where exists (select 1 from pgboss.job j where j.name = t.queue and j.id = t.job_id and j.state = 'active' and j.retry_count = t.token for share)`;
-const UPSERT = upsert(false);
-const UPSERT_LEASED = upsert(true);
 
 const keyOf = (answerId: number, judgeId: number, versionId: number | null) => `${answerId}:${judgeId}:${versionId}`;
 
@@ -84,26 +92,56 @@ export interface WrittenGrade {
   createdAt: Date;
 }
 
+/** How a grade is written. */
+export interface UpsertOptions {
+  /**
+   * A failed grade (any status but ok) does not replace a final grade stored under its key: nothing is
+   * written and the upsert resolves 'kept' (a queued job whose call failed, a panel's member sample).
+   */
+  keepFinal?: boolean;
+}
+
+/** The grade upsert: the written row, 'kept' (keepFinal: a final grade stayed), null (the lease is not held, nothing written). */
+export interface GradeUpsert {
+  (row: GradeRow, lease?: JobLease): Promise<WrittenGrade | null>;
+  (row: GradeRow, lease: JobLease | undefined, o: UpsertOptions): Promise<WrittenGrade | 'kept' | null>;
+}
+
 /**
  * Upserts a grade and resolves with its id and time, or null when `lease` is given and no longer held
- * (nothing written). Two grades of one key (answer, judge, rubric version) in a batch go in order.
+ * (nothing written), or 'kept' (see keepFinal). Two grades of one key (answer, judge, rubric version) in a
+ * batch go in order. `isFinal`: SQL over "grades" saying the stored row is final (services/grading's rule,
+ * needs-grading.ts isFinalGrade), needed by keepFinal.
  */
-export function gradeUpserter(database: Database, group: GroupOptions = {}): (row: GradeRow, lease?: JobLease) => Promise<WrittenGrade | null> {
-  async function write(items: Array<{ row: GradeRow; lease: JobLease | undefined }>): Promise<Map<string, WrittenGrade>> {
-    const out = new Map<string, WrittenGrade>();
+export function gradeUpserter(database: Database, group: GroupOptions = {}, o: { isFinal?: string } = {}): GradeUpsert {
+  const statements = new Map<string, string>();
+  const statement = (leased: boolean, keep: boolean) => {
+    const name = `${leased}:${keep}`;
+    let sql = statements.get(name);
+    if (sql === undefined) statements.set(name, (sql = upsert(leased, keep ? `(${o.isFinal})` : null)));
+    return sql;
+  };
+  type Item = { row: GradeRow; lease: JobLease | undefined; keep: boolean };
+  async function write(items: Item[]): Promise<Map<string, WrittenGrade | 'kept'>> {
+    const out = new Map<string, WrittenGrade | 'kept'>();
     for (const leased of [false, true]) {
-      const input = items.flatMap(({ row, lease }, k) =>
-        Boolean(lease) !== leased ? [] : [{ k, ...Object.fromEntries(COLUMNS.map(([c, , f]) => [c, row[f] ?? null])), ...(lease ? { queue: lease.queue, job_id: lease.jobId, token: lease.token } : {}) }],
-      );
-      if (input.length === 0) continue;
-      const r = await database.execute(leased ? UPSERT_LEASED : UPSERT, [JSON.stringify(input)], { prepare: true });
-      for (const x of r.rows) out.set(keyOf(Number(x.answer_id), Number(x.judge_id), x.rubric_version_id == null ? null : Number(x.rubric_version_id)), { id: Number(x.id), createdAt: new Date(x.created_at) });
+      for (const keep of [false, true]) {
+        const input = items.flatMap(({ row, lease, keep: k2 }, k) =>
+          Boolean(lease) !== leased || k2 !== keep ? [] : [{ k, ...Object.fromEntries(COLUMNS.map(([c, , f]) => [c, row[f] ?? null])), ...(lease ? { queue: lease.queue, job_id: lease.jobId, token: lease.token } : {}) }],
+        );
+        if (input.length === 0) continue;
+        const r = await database.execute(statement(leased, keep), [JSON.stringify(input)], { prepare: true });
+        for (const x of r.rows) {
+          const key = keyOf(Number(x.answer_id), Number(x.judge_id), x.rubric_version_id == null ? null : Number(x.rubric_version_id));
+          out.set(key, x.id == null ? 'kept' : { id: Number(x.id), createdAt: new Date(x.created_at) });
+        }
+      }
     }
     return out;
   }
-  const upsertGroup = groupCommit(async (items: Array<{ row: GradeRow; lease: JobLease | undefined }>) => {
+  const upsertGroup = groupCommit(async (items: Item[]) => {
     // ON CONFLICT may touch a row once per statement: a repeated key waits for the next statement.
-    const ids: Array<WrittenGrade | null> = new Array(items.length);
+    const ids: Array<WrittenGrade | 'kept' | null> = new Array(items.length);
     let rest = items.map((x, i) => ({ ...x, i }));
     while (rest.length) {
       const seen = new Set<string>();
@@ -120,5 +158,8 @@ export function gradeUpserter(database: Database, group: GroupOptions = {}): (ro
     }
     return ids;
   }, group);
-  return (row, lease) => upsertGroup({ row, lease });
+  return ((row: GradeRow, lease?: JobLease, uo: UpsertOptions = {}) => {
+    if (uo.keepFinal && !o.isFinal) return Promise.reject(new Error('gradeUpserter: keepFinal needs the isFinal rule'));
+    return upsertGroup({ row, lease, keep: Boolean(uo.keepFinal) });
+  }) as GradeUpsert;
 }

@@ -1,11 +1,16 @@
-import { expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { gradeUpserter, type GradeRow } from '../../src/db/grade-store.ts';
+import { GRADE_QUEUE } from '../../src/jobs/boss.ts';
+import { leaseOf } from '../../src/jobs/leases.ts';
+import { type GradingQueue, gradingQueue } from '../../src/services/grading/queue.ts';
+import { enqueueRunGrading } from '../../src/services/grading/run-queue.ts';
 import { dbLedgerAndCache, dbResponseCache } from '../../src/db/judge-store.ts';
 import { loadJudge } from '../../src/judges/config.ts';
 import { ensureJudgeRow } from '../../src/services/grading/judge-row.ts';
+import { isFinalGrade, sqlText } from '../../src/services/grading/needs-grading.ts';
 import { queuedAnswerReader } from '../../src/services/grading/queued-read.ts';
 import { describeDb } from '../helpers/db.ts';
-import { seedRun } from '../jobs/helpers.ts';
+import { JUDGE_FILE, seedRun, TEST_BOSS } from '../jobs/helpers.ts';
 import { farmyard } from '../judges/harness.ts';
 
 /** The group-committed statements of a grading worker, on both engines. */
@@ -63,4 +68,81 @@ describeDb('grade store', (ctx) => {
     expect(c2!.raw).toBe('three');
     expect(none).toBeUndefined();
   });
+
+  const stored = async (answerId: number, judgeId: number) =>
+    (await ctx.database.execute(`select id, status, f1 from grades where answer_id = $1 and judge_id = $2`, [answerId, judgeId])).rows.map((r) => [Number(r.id), r.status, r.f1]);
+
+  it('keepFinal: a failed grade does not replace a final one (kept, reported so); it replaces a provider_error; an ok grade replaces any', async () => {
+    const { answerIds } = await seedRun(ctx.database, 'gs-keep', 3);
+    const [a, b, c] = answerIds as [number, number, number];
+    const judgeId = await ensureJudgeRow(ctx.database, loadJudge('lexical'));
+    const version = (await queuedAnswerReader(ctx.database, judgeId)(a))!.versionId!;
+    const upsert = gradeUpserter(ctx.database, {}, { isFinal: sqlText(isFinalGrade) });
+    const okA = await upsert(row(a, judgeId, version, 0.75));
+    const refusedB = await upsert(row(b, judgeId, version, 0, 'refused'));
+    // One statement: a failure over an ok grade and over a refusal (both final) is kept; over nothing it is written.
+    const [overOk, overRefused, fresh] = await Promise.all([
+      upsert(row(a, judgeId, version, 0, 'provider_error'), undefined, { keepFinal: true }),
+      upsert(row(b, judgeId, version, 0, 'parse_failure'), undefined, { keepFinal: true }),
+      upsert(row(c, judgeId, version, 0, 'provider_error'), undefined, { keepFinal: true }),
+    ]);
+    expect(overOk).toBe('kept');
+    expect(overRefused).toBe('kept');
+    expect(await stored(a, judgeId)).toEqual([[(okA as { id: number }).id, 'ok', 0.75]]);
+    expect(await stored(b, judgeId)).toEqual([[(refusedB as { id: number }).id, 'refused', 0]]);
+    const freshId = (fresh as { id: number }).id;
+    expect(await stored(c, judgeId)).toEqual([[freshId, 'provider_error', 0]]);
+    // A provider_error is not final: a failure (a retry's) replaces it, and an ok grade replaces that.
+    expect(await upsert(row(c, judgeId, version, 0.1, 'refused'), undefined, { keepFinal: true })).toMatchObject({ id: freshId });
+    expect(await stored(c, judgeId)).toEqual([[freshId, 'refused', 0.1]]);
+    expect(await upsert(row(a, judgeId, version, 0.5), undefined, { keepFinal: true })).toMatchObject({ id: (okA as { id: number }).id });
+    expect(await stored(a, judgeId)).toEqual([[(okA as { id: number }).id, 'ok', 0.5]]);
+    // Without keepFinal (a deliberate regrade) the new grade replaces the stored one, whatever both are.
+    expect(await upsert(row(a, judgeId, version, 0.25))).toMatchObject({ id: (okA as { id: number }).id });
+    expect(await stored(a, judgeId)).toEqual([[(okA as { id: number }).id, 'ok', 0.25]]);
+    expect(await upsert(row(b, judgeId, version, 0, 'provider_error'))).toMatchObject({ id: (refusedB as { id: number }).id });
+    expect(await stored(b, judgeId)).toEqual([[(refusedB as { id: number }).id, 'provider_error', 0]]);
+  });
+
+  it('keepFinal without the rule of a final grade is refused (nothing written)', async () => {
+    const { answerIds } = await seedRun(ctx.database, 'gs-keep-norule', 1);
+    const judgeId = await ensureJudgeRow(ctx.database, loadJudge('lexical'));
+    const version = (await queuedAnswerReader(ctx.database, judgeId)(answerIds[0]!))!.versionId!;
+    await expect(gradeUpserter(ctx.database)(row(answerIds[0]!, judgeId, version, 0, 'provider_error'), undefined, { keepFinal: true })).rejects.toThrow(/isFinal/);
+    expect(await stored(answerIds[0]!, judgeId)).toEqual([]);
+  });
+});
+
+/** Under a job lease: a failure kept over a final grade says 'kept', a lease no longer held says null. */
+describeDb('grade store, keepFinal under a lease', (ctx) => {
+  let queue: GradingQueue;
+  beforeAll(async () => {
+    queue = gradingQueue(ctx.database, TEST_BOSS);
+  }, 120_000);
+  afterAll(async () => {
+    await queue?.stop();
+  });
+  const row = (answerId: number, judgeId: number, versionId: number, status: string, f1: number): GradeRow => ({
+    answerId, judgeId, rubricVersionId: versionId, promptHash: 'p', status, reason: null, completeness: f1, correctness: f1, f1,
+    items: [], claims: [], meta: {}, rawOutput: null, inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0, latencyMs: 1,
+  });
+
+  it('tells a kept final grade from a lost lease', async () => {
+    const { answerIds } = await seedRun(ctx.database, 'gs-keep-lease', 2);
+    const [a, b] = answerIds as [number, number];
+    const { judge: { id: judgeId } } = await enqueueRunGrading(ctx.database, queue, { run: 'gs-keep-lease', judge: JUDGE_FILE });
+    const version = (await queuedAnswerReader(ctx.database, judgeId)(a))!.versionId!;
+    const jobs = await (await queue.boss()).fetch<{ answerId: number }>(GRADE_QUEUE, { batchSize: 2, includeMetadata: true });
+    const lease = (answerId: number) => leaseOf(jobs.find((j) => j.data.answerId === answerId)!);
+    const upsert = gradeUpserter(ctx.database, {}, { isFinal: sqlText(isFinalGrade) });
+    const ok = await upsert(row(a, judgeId, version, 'ok', 0.75));
+    // Held lease, final grade stored: kept. A lease of another fetch (the job taken over): nothing written, null.
+    expect(await upsert(row(a, judgeId, version, 'provider_error', 0), lease(a), { keepFinal: true })).toBe('kept');
+    expect(await upsert(row(b, judgeId, version, 'provider_error', 0), { ...lease(b), token: lease(b).token + 1 }, { keepFinal: true })).toBeNull();
+    expect((await ctx.database.execute(`select id, status from grades where judge_id = $1 and answer_id = any($2::int[])`, [judgeId, answerIds])).rows.map((r) => [Number(r.id), r.status])).toEqual([
+      [(ok as { id: number }).id, 'ok'],
+    ]);
+    // Held lease, no final grade: written.
+    expect(await upsert(row(b, judgeId, version, 'provider_error', 0), lease(b), { keepFinal: true })).toMatchObject({ id: expect.any(Number) });
+  }, 60_000);
 });

@@ -15,6 +15,7 @@ import { getRubricVersionById, toRubric } from '../rubrics.ts';
 import { type GradeDetail, toGradeDetail } from './grade-detail.ts';
 import { resolveJudgeExamples } from './judge-examples.ts';
 import { ensureJudgeRow } from './judge-row.ts';
+import { isFinalGrade, sqlText } from './needs-grading.ts';
 import { queuedAnswerReader } from './queued-read.ts';
 import { type GradeRequest, resolveAnswer, resolveRubric, type ResolvedRubric } from './resolve.ts';
 
@@ -76,7 +77,8 @@ export interface SampleOptions {
   /**
    * With `store`: a call that failed (any status but ok) does not replace a final grade already stored
    * for the answer × rubric version (a panel's member sample: the member's own grade, perhaps from a
-   * batch, is its answer; the failure is in the panel's report).
+   * batch, is its answer; the failure is in the panel's report). Decided by the write itself (one
+   * statement), so a final grade committed by another grader up to that moment stays; detail is then null.
    */
   keepFinal?: boolean;
   /** The rubric as the judge is shown it (a shuffled item order); scored against the resolved one. */
@@ -94,7 +96,7 @@ export interface SampleResult {
   outcome: JudgeOutcome;
   /** null when the lease was lost before the call. */
   report: GradeReport | null;
-  /** The stored grade (store: true), null when not stored, 'lease lost' when nothing could be written. */
+  /** The stored grade (store: true), null when not stored (or a final grade kept), 'lease lost' when nothing could be written. */
   detail: GradeDetail | null | 'lease lost';
 }
 
@@ -177,11 +179,9 @@ export async function createGradingSession(database: Database, o: SessionOptions
     return gradeResolved(req, answer, resolved) as Promise<GradeDetail>;
   }
 
-  const upsertGrade = gradeUpserter(database, behind);
-  const hasFinal = async (answerId: number, versionId: number): Promise<boolean> => {
-    const r = await database.execute(`select 1 from grades where answer_id = $1 and judge_id = $2 and rubric_version_id = $3 and status <> 'provider_error' limit 1`, [answerId, judgeRowId, versionId]);
-    return r.rows.length > 0;
-  };
+  // keepFinal is decided inside the upsert, on the stored row it finds: a final grade another grader
+  // commits after any read of ours is kept too (a check before the write left that window open).
+  const upsertGrade = gradeUpserter(database, behind, { isFinal: sqlText(isFinalGrade) });
 
   async function gradeSample(answer: { id: number; text: string }, { rubric, versionId, version }: ResolvedRubric, so: SampleOptions): Promise<SampleResult> {
     const input = { rubric: so.promptRubric ?? rubric, answer: answer.text, answerId: String(answer.id) };
@@ -190,7 +190,6 @@ export async function createGradingSession(database: Database, o: SessionOptions
     // Scored against the rubric in its own order: verdicts are by item id, whatever order the judge saw.
     const report = buildReport(rubric, answer.text, outcome, so.unverifiable ? { unverifiable: so.unverifiable } : {});
     if (!so.store) return { outcome, report, detail: null };
-    if (so.keepFinal && report.status !== 'ok' && (await hasFinal(answer.id, versionId))) return { outcome, report, detail: null };
     const row = {
       answerId: answer.id,
       judgeId: judgeRowId,
@@ -213,8 +212,9 @@ export async function createGradingSession(database: Database, o: SessionOptions
       latencyMs: Math.round(outcome.latencyMs),
     } satisfies GradeRow;
     // One statement is atomic on its own: no BEGIN/COMMIT round trips around it.
-    const written = await upsertGrade(row, so.lease);
+    const written = await upsertGrade(row, so.lease, { keepFinal: so.keepFinal === true });
     if (written === null) return { outcome, report, detail: 'lease lost' };
+    if (written === 'kept') return { outcome, report, detail: null };
     // The stored row through the same mapper as every read of it: one shape, fresh or stored.
     return { outcome, report, detail: toGradeDetail({ ...row, ...written }, { id: rubric.id, version }) };
   }
