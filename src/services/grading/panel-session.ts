@@ -1,5 +1,6 @@
 import type { Database } from '../../db/client.ts';
 import { gradeUpserter, type GradeRow } from '../../db/grade-store.ts';
+import { isFinalGrade, sqlText } from './needs-grading.ts';
 import type { Rubric } from '../../domain/rubric.ts';
 import { createAdapter } from '../../judges/adapters/index.ts';
 import { canonicalJson, type LoadedJudge, sha256 } from '../../judges/config.ts';
@@ -77,9 +78,17 @@ async function createPanelSession(database: Database, panel: LoadedPanel, o: Ope
   }
   const identity = panelIdentity(panel);
   const reads = sessionReads(database, judgeRowId);
-  const upsertGrade = gradeUpserter(database, writeBehind(o));
+  // A queued panel grade keeps a final grade stored meanwhile over its own failure, as a member's does
+  // (session.ts): decided inside the upsert, on the stored row it finds.
+  const upsertGrade = gradeUpserter(database, writeBehind(o), { isFinal: sqlText(isFinalGrade) });
 
-  async function gradeResolved(req: Pick<GradeRequest, 'image' | 'unverifiable'>, answer: { id: number; text: string }, resolved: ResolvedRubric, lease?: JobLease): Promise<GradeDetail | 'lease lost'> {
+  async function gradeResolved(
+    req: Pick<GradeRequest, 'image' | 'unverifiable'>,
+    answer: { id: number; text: string },
+    resolved: ResolvedRubric,
+    lease?: JobLease,
+    keepFinal = false,
+  ): Promise<GradeDetail | 'lease lost' | 'already graded'> {
     const { rubric, versionId, version } = resolved;
     const started = Date.now();
     const orders = panelItemOrders(rubric.items.map((it) => it.id), [...sessions.keys()], samples, { shuffle, seed });
@@ -140,8 +149,9 @@ async function createPanelSession(database: Database, panel: LoadedPanel, o: Ope
       // Members run at once: the panel took as long as its slowest sample, not their sum.
       latencyMs: Math.round(Date.now() - started),
     } satisfies GradeRow;
-    const written = await upsertGrade(row, lease);
+    const written = await upsertGrade(row, lease, { keepFinal });
     if (written === null) return 'lease lost';
+    if (written === 'kept') return 'already graded';
     return toGradeDetail({ ...row, ...written }, { id: rubric.id, version });
   }
 
@@ -154,7 +164,7 @@ async function createPanelSession(database: Database, panel: LoadedPanel, o: Ope
     async gradeQueued(answerId, lease) {
       const r = await reads.queued(answerId);
       if (typeof r === 'string') return r;
-      return gradeResolved({}, r.answer, r.resolved, lease);
+      return gradeResolved({}, r.answer, r.resolved, lease, true);
     },
   };
 }
