@@ -40,3 +40,46 @@ export function topLevelObjectSpans(text: string): JsonSpan[] {
   if (depth > 0) spans.push({ from, to: text.length });
   return spans;
 }
+
+/**
+ * The top-level members of one JSON object's text, in text order and repeats included, as [key, value
+ * text] pairs: JSON.parse keeps only the last of a repeated key, and a grid answer's mapping must keep the
+ * first (design §2.2: duplicate id → first occurrence kept, later ones reported). `text` must be one valid
+ * JSON object (the caller parsed it); anything else gives [].
+ */
+export function topLevelMembers(text: string): Array<[string, string]> {
+  const t = text.trim();
+  if (t[0] !== '{') return [];
+  const members: Array<[string, string]> = [];
+  let depth = 0;
+  let inString = false;
+  let keyFrom = -1;
+  let key: string | null = null;
+  let valueFrom = -1;
+  const close = (end: number) => {
+    if (key !== null && valueFrom >= 0) members.push([key, t.slice(valueFrom, end).trim()]);
+    key = null;
+    valueFrom = -1;
+  };
+  for (let i = 0; i < t.length; i++) {
+    const c = t[i];
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') {
+        inString = false;
+        if (depth === 1 && key === null && valueFrom < 0) key = JSON.parse(t.slice(keyFrom, i + 1)) as string;
+      }
+      continue;
+    }
+    if (c === '"') {
+      inString = true;
+      if (depth === 1 && key === null && valueFrom < 0) keyFrom = i;
+    } else if (c === ':' && depth === 1 && key !== null && valueFrom < 0) valueFrom = i + 1;
+    else if (c === '{' || c === '[') depth++;
+    else if (c === '}' || c === ']') {
+      if (depth === 1) close(i);
+      depth--;
+    } else if (c === ',' && depth === 1) close(i);
+  }
+  return members;
+}

@@ -1,3 +1,4 @@
+import { topLevelMembers } from '../../domain/json-spans.ts';
 import type { IndexedTruth } from './indexed.ts';
 import { cellName, emptyPlacement, type Placement, placeTokens, Problems, reportUnplaced } from './placement.ts';
 
@@ -17,14 +18,15 @@ function describe(v: unknown): string {
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-export function readJsonForm(ix: IndexedTruth, value: unknown, problems: Problems): JsonForm {
+/** `source`: the JSON text `value` was parsed from, for a mapping whose ids repeat (JSON.parse keeps the last). */
+export function readJsonForm(ix: IndexedTruth, value: unknown, problems: Problems, source?: string): JsonForm {
   if (Array.isArray(value)) return readArray(ix, value, problems);
   if (!isRecord(value)) return null;
   for (const key of WRAPPER_KEYS) {
     const inner = value[key];
     if (Array.isArray(inner) && inner.length > 0 && inner.every(Array.isArray)) return readArray(ix, inner, problems);
   }
-  return readMapping(ix, value, problems);
+  return readMapping(ix, value, problems, source);
 }
 
 function readArray(ix: IndexedTruth, rows: unknown[], problems: Problems): JsonForm {
@@ -55,11 +57,32 @@ function readArray(ix: IndexedTruth, rows: unknown[], problems: Problems): JsonF
 }
 
 /**
- * `{"id": [row, col]}` with 0-based cells. A JSON object has no order, so when two ids claim one
- * cell neither is preferred: the cell stays blank and both pieces count as unplaced.
+ * The mapping's members in text order, an id given twice kept at its first occurrence (design §2.2) and
+ * the later ones reported: JSON.parse keeps the last, which placed a piece where the answer last said.
  */
-function readMapping(ix: IndexedTruth, map: Record<string, unknown>, problems: Problems): JsonForm {
-  const entries = Object.entries(map);
+function firstMembers(map: Record<string, unknown>, source: string | undefined, problems: Problems): Array<[string, unknown]> {
+  const members = source === undefined ? [] : topLevelMembers(source);
+  if (members.length <= Object.keys(map).length) return Object.entries(map);
+  const seen = new Set<string>();
+  const out: Array<[string, unknown]> = [];
+  for (const [key, text] of members) {
+    if (seen.has(key)) {
+      problems.add(`id '${key.trim()}' given twice in the mapping: the first kept, ${text} ignored`);
+      continue;
+    }
+    seen.add(key);
+    out.push([key, JSON.parse(text)]);
+  }
+  return out;
+}
+
+/**
+ * `{"id": [row, col]}` with 0-based cells. Two ids that claim one cell have no order between them (a
+ * mapping's keys are names, not a sequence), so neither is preferred: the cell stays blank and both
+ * pieces count as unplaced.
+ */
+function readMapping(ix: IndexedTruth, map: Record<string, unknown>, problems: Problems, source?: string): JsonForm {
+  const entries = firstMembers(map, source, problems);
   const isCell = (v: unknown): v is [number, number] =>
     Array.isArray(v) && v.length === 2 && Number.isInteger(v[0]) && Number.isInteger(v[1]);
   if (!entries.some(([, v]) => isCell(v))) {

@@ -33,6 +33,8 @@ function tryJson(text: string): unknown {
 
 interface Embedded {
   value: unknown;
+  /** The JSON text itself (a mapping's repeated ids are read from it). */
+  source: string;
   /** Where the JSON starts in the text. */
   offset: number;
 }
@@ -46,13 +48,14 @@ function embeddedJson(text: string): Embedded[] {
   for (let i = parts.length - 2; i >= 1; i -= 2) {
     const body = parts[i]!.replace(/^[A-Za-z0-9_-]*\r?\n/, '');
     const v = tryJson(body);
-    if (v !== undefined) found.push({ value: v, offset: starts[i]! });
+    if (v !== undefined) found.push({ value: v, source: body, offset: starts[i]! });
   }
   const open = text.indexOf('{');
   const close = text.lastIndexOf('}');
   if (open >= 0 && close > open) {
-    const v = tryJson(text.slice(open, close + 1));
-    if (v !== undefined) found.push({ value: v, offset: open });
+    const source = text.slice(open, close + 1);
+    const v = tryJson(source);
+    if (v !== undefined) found.push({ value: v, source, offset: open });
   }
   return found;
 }
@@ -69,7 +72,7 @@ function laterJson(ix: IndexedTruth, text: string, endLine: number): { placement
   for (const c of candidates) {
     if (lineAt(text, c.offset) <= endLine) break;
     const problems = new Problems();
-    const form = readJsonForm(ix, c.value, problems);
+    const form = readJsonForm(ix, c.value, problems, c.source);
     if (form && 'placement' in form && form.placement.piecePos.some((cell) => cell >= 0)) return { placement: form.placement, problems };
   }
   return null;
@@ -89,7 +92,7 @@ export function parsePlacement(ix: IndexedTruth, answer: string): ParsedPlacemen
 
   const whole = tryJson(answer);
   if (whole !== undefined) {
-    const form = readJsonForm(ix, whole, problems);
+    const form = readJsonForm(ix, whole, problems, answer);
     if (form) return 'invalid' in form ? done(null, form.invalid) : done(form.placement);
   }
   const text = readTextForm(ix, answer);
@@ -98,8 +101,8 @@ export function parsePlacement(ix: IndexedTruth, answer: string): ParsedPlacemen
     if (later) return done(later.placement, undefined, later.problems);
     return done(placePieces(ix, text.pieces, text.tokenAt, problems));
   }
-  for (const { value } of embeddedJson(answer)) {
-    const form = readJsonForm(ix, value, problems);
+  for (const { value, source } of embeddedJson(answer)) {
+    const form = readJsonForm(ix, value, problems, source);
     if (form && 'placement' in form) return done(form.placement);
     if (form) return done(null, form.invalid);
   }

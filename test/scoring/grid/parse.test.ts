@@ -107,6 +107,23 @@ describe('parseGridAnswer: problems are reported, not hidden', () => {
     expect(cellsOf('[["a", null, "c"], ["d", "e", ""]]').cells).toEqual([['a', null, 'c'], ['d', 'e', null]]);
   });
 
+  it('mapping: an id given twice keeps its first cell, the later one reported (design §2.2; JSON.parse kept the last, a valid full-marks answer)', () => {
+    // The answer's last word for 'a' is (0,0), where 'a' belongs: read by JSON.parse it was valid and every metric 1.
+    const answer = '{"a":[0,1],"a":[0,0],"b":[0,1],"c":[0,2],"d":[1,0],"e":[1,1],"f":[1,2]}';
+    const r = cellsOf(answer);
+    expect(r.status).toBe('repaired');
+    expect(r.problems).toEqual([
+      "id 'a' given twice in the mapping: the first kept, [0,0] ignored",
+      "ids 'a' and 'b' both map to (0,1): cell left blank, neither placed",
+      "2 pieces not placed: 'a', 'b'",
+    ]);
+    expect(r.cells).toEqual([[null, null, 'c'], ['d', 'e', 'f']]);
+    expect(scoreGrid(t23, answer).direct).toBeCloseTo(4 / 6, 12);
+    // The same inside prose and a fence, and a value that is itself an object or holds commas and brackets.
+    expect(cellsOf(`Here it is:\n\`\`\`json\n${answer}\n\`\`\``).cells).toEqual(r.cells);
+    expect(cellsOf('{"a":[0,0],"note":{"x":[1,2],"a":"]"},"a":[1,1],"b":[0,1],"c":[0,2],"d":[1,0],"e":[1,1],"f":[1,2]}').problems).toContain("id 'a' given twice in the mapping: the first kept, [1,1] ignored");
+  });
+
   it('mapping: out of range, contested cells, unknown ids, malformed cells', () => {
     const r = cellsOf('{"a":[0,0],"b":[0,1],"c":[2,0],"d":[1,0],"e":[1,0],"f":"x","q":[1,2]}');
     expect(r.status).toBe('repaired');
