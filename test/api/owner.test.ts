@@ -75,7 +75,7 @@ describe('a CLI write while the server owns the PGlite directory', () => {
   it('lands in the server’s database at once, and is still there after the server stops', async () => {
     const dataDir = join(root, 'served');
     const env = envFor(dataDir);
-    const server = await start(process.execPath, ['--import', 'tsx', 'src/main.ts'], dataDir);
+    const server = await start(process.execPath, ['bin/launch.mjs', 'main'], dataDir);
     const admin = { authorization: `Bearer ${server.adminKey}` };
 
     const created = runCli(['keys', 'create', '--scope', 'annotate', '--name', 'tester', '--json'], { env });

@@ -82,7 +82,7 @@ describe('default judge', () => {
   /** Starts `npm start`'s entry on port 0 and resolves with its stdout once it listens; then stops it. */
   function banner(env: Record<string, string>): Promise<string> {
     return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env: { ...process.env, ...BLANK, ...env, DATABASE_URL: '', ASSAY_DATA_DIR: dataDir, PORT: '0' } });
+      const child = spawn(process.execPath, ['bin/launch.mjs', 'main'], { cwd: ROOT, env: { ...process.env, ...BLANK, ...env, DATABASE_URL: '', ASSAY_DATA_DIR: dataDir, PORT: '0' } });
       let out = '';
       let err = '';
       child.stdout.on('data', (d: Buffer) => {
