@@ -51,6 +51,8 @@ export interface OpenOptions {
   dataDir?: string;
   /** PGlite in memory (tests). */
   memory?: boolean;
+  /** In memory only: a data directory dumped by PGlite's dumpDataDir('none') that the database starts as, instead of initdb. */
+  image?: Blob;
   /** postgres.js pool size (default 10). */
   max?: number;
   /** How long to wait for another process that owns `dataDir` and is still starting (default 30 s). */
@@ -68,7 +70,7 @@ export const MIGRATIONS_DIR = projectPath('migrations');
 
 export async function openDatabase(opts: OpenOptions): Promise<Database> {
   if (opts.url) return openPostgres(opts.url, opts.max ?? 10);
-  if (opts.memory) return openPglite(undefined);
+  if (opts.memory) return openPglite(undefined, opts.image ? { image: opts.image } : {});
   const { openPgliteDirectory } = await import('./pglite-directory.ts');
   return openPgliteDirectory(opts.dataDir ?? './data', {
     ...(opts.ownerWaitMs !== undefined ? { waitMs: opts.ownerWaitMs } : {}),
@@ -104,7 +106,7 @@ const WASM_TIERING = { service: [TIERING_BUDGET], shortLived: [TIERING_BUDGET, '
 let wasmTuned = false;
 
 /** The embedded engine, in memory or on a directory this process owns (pglite-directory.ts claims it first). */
-export async function openPglite(dataDir: string | undefined, o: { template?: string; shortLived?: boolean } = {}): Promise<Database> {
+export async function openPglite(dataDir: string | undefined, o: { template?: string; shortLived?: boolean; image?: Blob } = {}): Promise<Database> {
   if (!wasmTuned) {
     for (const flag of WASM_TIERING[o.shortLived ? 'shortLived' : 'service']) setFlagsFromString(flag);
     wasmTuned = true;
@@ -118,7 +120,10 @@ export async function openPglite(dataDir: string | undefined, o: { template?: st
     const { copyTemplateInto } = await import('./pglite-template.ts');
     if (!(o.template && copyTemplateInto(dataDir, o.template))) copyTemplateInto(dataDir);
   }
-  const options = { startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS.flatMap((s) => ['-c', s])] };
+  const options = {
+    startParams: [...PGlite.defaultStartParams, ...PGLITE_SETTINGS.flatMap((s) => ['-c', s])],
+    ...(o.image && !dataDir ? { loadDataDir: o.image } : {}),
+  };
   const client = dataDir ? new PGlite(dataDir, options) : new PGlite(options);
   await client.waitReady;
   const db = drizzle({ client, schema }) as unknown as Db;

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe } from 'vitest';
 import { migrate, openDatabase, type Database } from '../../src/db/client.ts';
+import { migratedImage } from './pglite-image.ts';
 
 /**
  * Runs a suite on a fresh, migrated database: always in-memory PGlite, and also PostgreSQL when
@@ -49,8 +50,7 @@ export async function openTestDatabase(
   engine: 'pglite' | 'postgres',
 ): Promise<{ database: Database; url?: string; drop: () => Promise<void> }> {
   if (engine === 'pglite') {
-    const database = await openDatabase({ memory: true });
-    await migrate(database);
+    const database = await openDatabase({ memory: true, image: await migratedImage() });
     return { database, drop: () => database.close() };
   }
   const adminUrl = process.env.TEST_DATABASE_URL!;

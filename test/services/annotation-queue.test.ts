@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createApp } from '../../src/app.ts';
-import { migrate, openDatabase, type Database } from '../../src/db/client.ts';
+import { openDatabase, type Database } from '../../src/db/client.ts';
 import { createKey } from '../../src/services/keys.ts';
 import { seedExamples } from '../../src/services/seed.ts';
+import { migratedImage } from '../helpers/pglite-image.ts';
 
 /**
  * GET /api/annotations/queue lists only answers a person can annotate (services/annotation-queue.ts
@@ -16,8 +17,7 @@ let app: ReturnType<typeof createApp>;
 let key: string;
 
 beforeAll(async () => {
-  database = await openDatabase({ memory: true });
-  await migrate(database);
+  database = await openDatabase({ memory: true, image: await migratedImage() });
   await seedExamples(database);
   key = (await createKey(database, { scopes: ['annotate'], name: 'annotator-q' })).key;
   const run = Number((await database.execute(`insert into runs (name, model) values ('queue-run', 'm') returning id`)).rows[0]!.id);

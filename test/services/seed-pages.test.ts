@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createApp } from '../../src/app.ts';
-import { migrate, openDatabase, type Database } from '../../src/db/client.ts';
+import { openDatabase, type Database } from '../../src/db/client.ts';
 import { LEXICAL_BASELINE_NOTE } from '../../src/services/reports.ts';
 import { seedExamples } from '../../src/services/seed.ts';
+import { migratedImage } from '../helpers/pglite-image.ts';
 
 /**
  * Issue 8 acceptance through the app, on the seed alone (no extra fixtures): every page shows the
@@ -14,8 +15,7 @@ let database: Database;
 let app: ReturnType<typeof createApp>;
 
 beforeAll(async () => {
-  database = await openDatabase({ memory: true });
-  await migrate(database);
+  database = await openDatabase({ memory: true, image: await migratedImage() });
   await seedExamples(database);
   app = createApp({ database, config: { bodyLimitBytes: 1 << 20, rateLimitPerMinute: 100_000 }, log: () => {} });
 }, 120_000);

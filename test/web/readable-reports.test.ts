@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.ts';
-import { migrate, openDatabase, type Database } from '../../src/db/client.ts';
+import { openDatabase, type Database } from '../../src/db/client.ts';
 import { createKey } from '../../src/services/keys.ts';
 import { seedExamples } from '../../src/services/seed.ts';
 import { downloadName } from '../../src/web/download-name.ts';
 import { MODEL_PALETTE, modelColours } from '../../src/web/model-colours.ts';
+import { migratedImage } from '../helpers/pglite-image.ts';
 
 /**
  * Issue 14 §5 on the bundled data (the seed alone): one colour per model on every chart, dots and
@@ -17,8 +18,7 @@ let app: ReturnType<typeof createApp>;
 let readKey: string;
 
 beforeAll(async () => {
-  database = await openDatabase({ memory: true });
-  await migrate(database);
+  database = await openDatabase({ memory: true, image: await migratedImage() });
   await seedExamples(database);
   readKey = (await createKey(database, { scopes: ['read'], name: 'reader' })).key;
   app = createApp({ database, config: { bodyLimitBytes: 1 << 20, rateLimitPerMinute: 100_000 }, log: () => {} });

@@ -1,12 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { createApp } from '../../src/app.ts';
-import { migrate, openDatabase, type Database } from '../../src/db/client.ts';
+import { openDatabase, type Database } from '../../src/db/client.ts';
 import { listen, type RunningServer } from '../../src/server.ts';
 import { importAnswersJsonl } from '../../src/services/answers.ts';
 import { gradeAnswer } from '../../src/services/grading/grade-answer.ts';
 import { createKey } from '../../src/services/keys.ts';
 import { seedExamples } from '../../src/services/seed.ts';
 import { saveAnnotation } from '../../src/services/web-annotation.ts';
+import { migratedImage } from '../helpers/pglite-image.ts';
 
 /**
  * A real server over an in-memory database holding the bundled examples plus what the pages need to
@@ -29,8 +30,7 @@ export interface WebFixture {
 const fixtureText = (name: string) => readFileSync(new URL(`../fixtures/${name}`, import.meta.url), 'utf8');
 
 export async function startWebFixture(opts: { host?: string } = {}): Promise<WebFixture> {
-  const database = await openDatabase({ memory: true });
-  await migrate(database);
+  const database = await openDatabase({ memory: true, image: await migratedImage() });
   await seedExamples(database);
   const farmyardText = fixtureText('farmyard.answer.txt');
   const rows = [

@@ -3,12 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../../src/app.ts';
-import { migrate, openDatabase, type Database } from '../../../src/db/client.ts';
+import { openDatabase, type Database } from '../../../src/db/client.ts';
 import { createKey } from '../../../src/services/keys.ts';
 import { leaderboard } from '../../../src/services/reports.ts';
 import { seedExamples } from '../../../src/services/seed.ts';
 import { FIXTURES, ROOT, runCli } from '../../helpers/cli.ts';
 import { rowCounts } from '../../helpers/db.ts';
+import { migratedImage } from '../../helpers/pglite-image.ts';
 
 /**
  * Ad hoc grades carry a model and a run (POST /api/grades `model`/`run`, `assay grade --model/--run`),
@@ -21,8 +22,7 @@ let writeKey: string;
 const TEXT = 'A red barn stands behind a wooden fence; two white sheep graze on the green grass in front of it.';
 
 beforeAll(async () => {
-  database = await openDatabase({ memory: true });
-  await migrate(database);
+  database = await openDatabase({ memory: true, image: await migratedImage() });
   await seedExamples(database);
   writeKey = (await createKey(database, { scopes: ['write'], name: 'w' })).key;
   app = createApp({ database, config: { bodyLimitBytes: 1 << 20, rateLimitPerMinute: 100_000 }, log: () => {} });

@@ -4,13 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../../src/app.ts';
-import { migrate, openDatabase, type Database } from '../../../src/db/client.ts';
+import { openDatabase, type Database } from '../../../src/db/client.ts';
 import { defaultJudge } from '../../../src/services/grading/default-judge.ts';
 import { createKey } from '../../../src/services/keys.ts';
 import { importParsedRubrics } from '../../../src/services/rubrics.ts';
 import { type FakeProvider, startFakeProvider } from '../../fake-provider/server.ts';
 import { ROOT } from '../../helpers/cli.ts';
 import { farmyard, farmyardAnswer, fullVerdicts } from '../../judges/harness.ts';
+import { migratedImage } from '../../helpers/pglite-image.ts';
 
 /**
  * One default-judge rule: for each combination of provider keys, the `npm start` banner, the page
@@ -27,8 +28,7 @@ describe('default judge', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'assay-default-judge-'));
   beforeAll(async () => {
     fake = await startFakeProvider({ script: [{ kind: 'verdicts', output: fullVerdicts() }] });
-    database = await openDatabase({ memory: true });
-    await migrate(database);
+    database = await openDatabase({ memory: true, image: await migratedImage() });
     await importParsedRubrics(database, [farmyard]);
   }, 60_000);
   afterAll(async () => {

@@ -4,12 +4,13 @@ import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../../src/app.ts';
-import { migrate, openDatabase } from '../../../src/db/client.ts';
+import { openDatabase } from '../../../src/db/client.ts';
 import { RubricSchema } from '../../../src/domain/rubric.ts';
 import { gradesOfAnswer } from '../../../src/services/grading/grade-detail.ts';
 import { createKey } from '../../../src/services/keys.ts';
 import { importParsedRubrics } from '../../../src/services/rubrics.ts';
 import { FIXTURES, runCli } from '../../helpers/cli.ts';
+import { migratedImage } from '../../helpers/pglite-image.ts';
 
 /**
  * One grade, one JSON shape: the same answer graded on two fresh databases, once by `assay grade --json`
@@ -34,9 +35,8 @@ describe('the grade shape', () => {
     expect(cli.code).toBe(0);
     const fromCli = cli.json();
 
-    const database = await openDatabase({ memory: true });
+    const database = await openDatabase({ memory: true, image: await migratedImage() });
     try {
-      await migrate(database);
       await importParsedRubrics(database, [RubricSchema.parse(parseYaml(readFileSync(`${FIXTURES}farmyard.rubric.yaml`, 'utf8')))]);
       const key = (await createKey(database, { scopes: ['write'], name: 'w' })).key;
       const app = createApp({ database, config: { bodyLimitBytes: 1 << 20, rateLimitPerMinute: 100_000 }, log: () => {} });
