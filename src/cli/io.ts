@@ -2,7 +2,6 @@ import { badInput } from '../domain/errors.ts';
 import { assertUniqueKeys, exceedsDepth, parseCheckedJson } from '../domain/json-check.ts';
 import { MAX_JSON_DEPTH, readDecimal } from '../domain/limit-values.ts';
 import { readInputBytes, readInputText } from '../input/text-file.ts';
-import { parseYamlInput } from '../input/yaml.ts';
 
 /**
  * File reading for CLI commands: every failure becomes one clear bad-input line naming the file.
@@ -26,15 +25,6 @@ export function readJson(path: string, what = 'file'): unknown {
   // JSON.parse keeps the last of a key given twice; YAML documents already refuse it (uniqueKeys).
   assertUniqueKeys(text, `${what} ${path}`);
   return value;
-}
-
-export function readYaml(path: string, what = 'file'): unknown {
-  return parseYamlInput(readText(path, what), `${what} ${path}`);
-}
-
-/** JSON or YAML by extension (YAML is a superset, but JSON errors read better from JSON.parse). */
-export function readStructured(path: string, what = 'file'): unknown {
-  return /\.ya?ml$/i.test(path) ? readYaml(path, what) : readJson(path, what);
 }
 
 /** Pictures for a judge: a real image of a known type, at most this big (providers refuse larger ones). */

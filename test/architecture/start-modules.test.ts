@@ -52,4 +52,10 @@ describe('modules loaded at start', () => {
       expect(packages.has('vega-lite')).toBe(true);
     }
   });
+
+  it('`assay stats` (start-up measured against node -e 0) loads no YAML parser; a command reading rubric files does', () => {
+    const cli = ['cli/main.ts', 'cli/commands/stats.ts'].map((f) => staticClosure(f).packages);
+    for (const packages of cli) expect(packages.has('yaml')).toBe(false);
+    expect(staticClosure('cli/commands/description.ts').packages.has('yaml')).toBe(true);
+  });
 });

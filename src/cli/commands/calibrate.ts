@@ -8,7 +8,8 @@ import { formatOrderSensitivity } from '../format/calibration-order.ts';
 import { formatReliability } from '../format/calibration-reliability.ts';
 import type { ReliabilityReport } from '../../services/grading/calibration-reliability.ts';
 import { table } from '../table.ts';
-import { choiceFlag, numberFlag, readStructured, readText, requireFlag } from '../io.ts';
+import { choiceFlag, numberFlag, readText, requireFlag } from '../io.ts';
+import { readStructured } from '../read-structured.ts';
 import { HUMANS_MODES, type HumansMode } from '../../domain/campaigns.ts';
 
 /** Where the labels come from: a labels file, or a stored run's judge verdicts joined with its human labels. */

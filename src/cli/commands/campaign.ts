@@ -3,7 +3,8 @@ import { badInput } from '../../domain/errors.ts';
 import { Fields } from '../../domain/fields.ts';
 import { parseRowId } from '../../domain/limits.ts';
 import { withDatabase } from '../database.ts';
-import { fieldFlag, readStructured, requireFlag } from '../io.ts';
+import { fieldFlag, requireFlag } from '../io.ts';
+import { readStructured } from '../read-structured.ts';
 import { table } from '../table.ts';
 
 /** Annotation campaigns (docs/annotation.md): who labels which answers, on which scales, k per answer. */

@@ -1,6 +1,7 @@
 import { badInput } from '../../domain/errors.ts';
 import type { Command } from '../command.ts';
-import { choiceFlag, readStructured, readText, requireFlag } from '../io.ts';
+import { choiceFlag, readText, requireFlag } from '../io.ts';
+import { readStructured } from '../read-structured.ts';
 import { keyValues, table, type Cell } from '../table.ts';
 import type { DescriptionScore } from '../../scoring/description/score.ts';
 

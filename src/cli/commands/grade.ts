@@ -4,7 +4,8 @@ import type { Command } from '../command.ts';
 import { parseRowId, ROW_ID_TEXT } from '../../domain/limits.ts';
 import { withDatabase } from '../database.ts';
 import { Fields } from '../../domain/fields.ts';
-import { checkImageFile, choiceFlag, fieldFlag, readStructured, readText, requireFlag } from '../io.ts';
+import { checkImageFile, choiceFlag, fieldFlag, readText, requireFlag } from '../io.ts';
+import { readStructured } from '../read-structured.ts';
 import { keyValues, table } from '../table.ts';
 import type { GradeDetail } from '../../services/grading/grade-detail.ts';
 
