@@ -7,8 +7,9 @@ import type { JudgeReply } from './types.ts';
  * From a judge reply to a JSON value. The structured field (tool input, json_schema content) is the
  * only source of verdicts when the provider gave one. Otherwise the reply is text: strict JSON, else
  * JSON objects found in prose (jsonrepair mends near-JSON: trailing commas, single quotes, fences);
- * prose holding two different objects, an object with a key given twice, or one left open at the end
- * of the reply is refused rather than resolved.
+ * prose holding two different objects, an object with a key given twice, one left open at the end
+ * of the reply, or one that jsonrepair would mend by deleting an ellipsis or a comment is refused
+ * rather than resolved.
  * A JSON object that also occurs in the untrusted answer is never taken as a verdict: a judge that
  * echoes the answer cannot smuggle out the answer's own fake verdict.
  */
@@ -18,19 +19,44 @@ export type Parsed = { ok: true; value: unknown } | { ok: false; error: string }
 const squash = (s: string): string => s.replace(/\s+/g, '');
 
 
+/**
+ * What jsonrepair would delete without a trace, outside strings: an ellipsis standing for elements left
+ * out (`"claims":[...]` became [] and scored correctness 0, ok) or a comment (`/* 12 more *\/`). Both are
+ * the judge saying something the repaired JSON no longer holds, so the reply is refused, not mended.
+ */
+function dropsContent(candidate: string): string | null {
+  let quote: string | null = null;
+  for (let i = 0; i < candidate.length; i++) {
+    const c = candidate[i]!;
+    if (quote !== null) {
+      if (c === '\\') i++;
+      else if (c === quote) quote = null;
+      continue;
+    }
+    if (c === '"' || c === "'") quote = c;
+    else if (candidate.startsWith('...', i)) return "the reply's JSON has an ellipsis where jsonrepair would drop it (elements left out?): write every element out";
+    else if (candidate.startsWith('/*', i) || candidate.startsWith('//', i)) return "the reply's JSON has a comment where jsonrepair would drop it: give JSON only";
+  }
+  return null;
+}
+
 /** The value and the JSON text it was read from (the candidate, or jsonrepair's mended text). */
-function tryParse(candidate: string): { value: unknown; json: string } | null {
+function tryParse(candidate: string): { value: unknown; json: string } | { error: string } | null {
   try {
     return { value: JSON.parse(candidate), json: candidate };
   } catch {
+    const dropped = dropsContent(candidate);
     try {
       const json = jsonrepair(candidate);
-      return { value: JSON.parse(json), json };
+      const value: unknown = JSON.parse(json);
+      return dropped ? { error: dropped } : { value, json };
     } catch {
       return null;
     }
   }
 }
+
+const CUT_OFF = 'the reply ends inside a JSON object that is never closed (cut off?)';
 
 /** The span (one top-level object) is never closed: with another `{` after it, it is still the only span. */
 const openAtEnd = (span: string): boolean => topLevelObjectSpans(`${span}{`).length === 1;
@@ -41,6 +67,7 @@ export function parseReply(reply: JudgeReply, untrusted: readonly string[]): Par
     if (typeof reply.structured !== 'string') return { ok: true, value: reply.structured };
     const p = tryParse(reply.structured);
     if (!p) return { ok: false, error: 'structured output is not JSON' };
+    if ('error' in p) return { ok: false, error: p.error };
     const str = reply.structured.trim();
     if (str.startsWith('{') && openAtEnd(str)) return { ok: false, error: 'structured output ends inside a JSON object that is never closed (cut off?)' };
     const dup = duplicateKeyError(p.json);
@@ -55,11 +82,14 @@ export function parseReply(reply: JudgeReply, untrusted: readonly string[]): Par
     const span = text.slice(from, to);
     if (fromAnswer(span)) continue;
     const p = tryParse(span);
-    if (!p || typeof p.value !== 'object' || p.value === null || Array.isArray(p.value)) continue;
+    if (!p) continue;
+    const cutOff = to === text.length && openAtEnd(span);
+    if ('error' in p) return { ok: false, error: cutOff ? CUT_OFF : p.error };
+    if (typeof p.value !== 'object' || p.value === null || Array.isArray(p.value)) continue;
     // jsonrepair would close an object the reply ends inside, keeping whatever arrived (13 of 14 claims,
     // say): a cut-off reply graded as complete. The provider called the reply complete (a length stop
     // is status truncated before parsing), so it is invalid output, asked again.
-    if (to === text.length && openAtEnd(span)) return { ok: false, error: 'the reply ends inside a JSON object that is never closed (cut off?)' };
+    if (cutOff) return { ok: false, error: CUT_OFF };
     found.push(p);
   }
   if (found.length === 0) return { ok: false, error: 'no JSON object in the reply (only prose, or only JSON copied from the answer)' };

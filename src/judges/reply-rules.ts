@@ -12,8 +12,10 @@ import type { CachedResponse } from './store.ts';
  *   1 — no stamp: entries from before the stricter rules below.
  *   2 — two different JSON objects, a key given twice, a reply ending inside its JSON object, and the
  *       verdict tool called twice with different input are invalid output.
+ *   3 — JSON text that jsonrepair would mend by deleting an ellipsis (`"claims":[...]`) or a comment is
+ *       invalid output (an entry of 2 may hold verdicts graded on the elements written out).
  */
-export const REPLY_RULES_VERSION = 2;
+export const REPLY_RULES_VERSION = 3;
 
 /** A cached reply that passed today's rules (or stricter ones, from a newer build sharing the database). */
 export const meetsReplyRules = (hit: CachedResponse): boolean => typeof hit.replyRules === 'number' && hit.replyRules >= REPLY_RULES_VERSION;

@@ -94,6 +94,36 @@ describe.each(PROVIDERS)('ambiguous text replies through the %s SDK', (provider)
     expect(calls).toHaveLength(2);
   });
 
+  it('claims elided with an ellipsis or a comment: parse_failure, not graded on the claims written out', async () => {
+    const json = JSON.stringify(full());
+    const at = json.indexOf('"claims":[') + '"claims":['.length;
+    // jsonrepair deletes `...` and comments without a trace: `"claims":[...]` became [] (correctness 0,
+    // ok), `[{first claim}, ...]` one claim of 14, `/* 12 more */` likewise.
+    for (const text of [
+      `${json.slice(0, at)}...]}`,
+      `${json.slice(0, json.indexOf('},{', at) + 1)}, ...]}`,
+      `${json.slice(0, json.indexOf('},{', at) + 1)}, /* 13 more claims */]}`,
+      `${json.slice(0, json.indexOf('},{', at) + 1)},\n// and 13 more\n]}`,
+    ]) {
+      fake.setScript([{ kind: 'text', text }]);
+      const { out, calls } = await grade();
+      expect(out.status, text).toBe('parse_failure');
+      expect(out.reason).toMatch(/^invalid output after one re-ask: the reply's JSON (has an ellipsis|has a comment) where jsonrepair would drop it/);
+      expect(out.output).toBeNull();
+      expect(calls).toHaveLength(2);
+    }
+  });
+
+  it('an ellipsis inside a string is text, not an elision: ok as the judge said', async () => {
+    const v = full();
+    v.claims[0]!.text = 'The barn... is red // really';
+    fake.setScript([{ kind: 'text', text: JSON.stringify(v).replace('"claims":[', "'claims':[") }]);
+    const { out, calls } = await grade();
+    expect(out.status).toBe('ok');
+    expect(calls).toHaveLength(1);
+    expect(out.output).toEqual(v);
+  });
+
   it('a closed object with prose after it is still read (the open-object rule is about the end of the reply only)', async () => {
     fake.setScript([{ kind: 'text', text: `${JSON.stringify(barnIncorrect())}\nThat is all {` }]);
     const { out: open } = await grade();
@@ -122,5 +152,6 @@ describe('a structured field given as JSON text (a replay row recorded as a stri
     const json = JSON.stringify(full());
     expect(parseReply(reply(json.slice(0, json.lastIndexOf('},{') + 1)), [])).toEqual({ ok: false, error: 'structured output ends inside a JSON object that is never closed (cut off?)' });
     expect(parseReply(reply(json.replace('"claims":', '"items":[],"claims":')), [])).toEqual({ ok: false, error: "key 'items' given twice at the top level" });
+    expect(parseReply(reply(`${json.slice(0, json.indexOf('"claims":[') + 10)}...]}`), [])).toEqual({ ok: false, error: "the reply's JSON has an ellipsis where jsonrepair would drop it (elements left out?): write every element out" });
   });
 });
