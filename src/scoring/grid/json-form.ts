@@ -90,6 +90,8 @@ function readMapping(ix: IndexedTruth, map: Record<string, unknown>, problems: P
   }
   const p = emptyPlacement(ix.n);
   const contested = new Uint8Array(ix.n);
+  // Keys that differ only by the spaces around them (" a", "a") name one id: the first kept, as for a repeated key.
+  const named = new Uint8Array(ix.n);
   for (const [key, v] of entries) {
     const id = key.trim();
     const piece = ix.index.get(id);
@@ -97,6 +99,11 @@ function readMapping(ix: IndexedTruth, map: Record<string, unknown>, problems: P
       problems.add(`unknown id '${id}' in the mapping: ignored`);
       continue;
     }
+    if (named[piece]) {
+      problems.add(`id '${id}' given twice in the mapping: the first kept, ${isCell(v) ? `[${v[0]},${v[1]}]` : describe(v)} ignored`);
+      continue;
+    }
+    named[piece] = 1;
     if (!isCell(v)) {
       problems.add(`id '${id}' maps to ${describe(v)}, not [row, col]: not placed`);
       continue;

@@ -124,6 +124,20 @@ describe('parseGridAnswer: problems are reported, not hidden', () => {
     expect(cellsOf('{"a":[0,0],"note":{"x":[1,2],"a":"]"},"a":[1,1],"b":[0,1],"c":[0,2],"d":[1,0],"e":[1,1],"f":[1,2]}').problems).toContain("id 'a' given twice in the mapping: the first kept, [1,1] ignored");
   });
 
+  it('mapping: keys that are one id once trimmed (" a" and "a") are that id given twice: the first cell kept', () => {
+    // Before: both went in, 'a' was scored at its later cell (0,1) while (0,0) still held it too, unreported.
+    const answer = '{"a":[0,0]," a":[0,1],"c":[0,2],"d":[1,0],"e":[1,1],"f":[1,2]}';
+    const r = cellsOf(answer);
+    expect(r.status).toBe('repaired');
+    expect(r.problems).toEqual(["id 'a' given twice in the mapping: the first kept, [0,1] ignored", "1 piece not placed: 'b'"]);
+    expect(r.cells).toEqual([['a', null, 'c'], ['d', 'e', 'f']]);
+    const s = scoreGrid(t23, answer);
+    expect(s.direct).toBeCloseTo(5 / 6, 12);
+    // the pairs ab, bc and be have b unplaced; ad, cf, de, ef are home: 4 of 7
+    expect(s.neighbour).toBeCloseTo(4 / 7, 12);
+    expect(s.byPosition).toEqual({ corner: 1, edge: 0.5, interior: null });
+  });
+
   it('mapping: out of range, contested cells, unknown ids, malformed cells', () => {
     const r = cellsOf('{"a":[0,0],"b":[0,1],"c":[2,0],"d":[1,0],"e":[1,0],"f":"x","q":[1,2]}');
     expect(r.status).toBe('repaired');
