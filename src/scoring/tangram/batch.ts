@@ -43,7 +43,10 @@ export function summarizeTangram(rows: { model: string; result: TangramResult }[
       meanIou: mean(ious),
       meanHausdorff: mean(hds),
     };
-    if (summary.meanIou === null) summary.reason = 'no answer of this model could be measured (all syntax errors)';
+    if (summary.meanIou === null) {
+      summary.reason =
+        summary.parsed === 0 ? 'no answer of this model could be measured (all syntax errors)' : 'no answer of this model could be measured (syntax errors, or coordinates beyond ±1e6)';
+    } else if (summary.meanHausdorff === null) summary.reason = 'no Hausdorff distance measured: no answer of this model has pieces covering any area';
     out[model] = summary;
   }
   return out;

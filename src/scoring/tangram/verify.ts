@@ -71,7 +71,7 @@ export function verifyTangram(target: { outline: unknown[] }, answerText: string
 
   const g = clipChecks(solid, outline, tol);
   if ('error' in g) problems.push(g.error);
-  else problems.push(...g.overlaps);
+  else problems.push(...g.overlaps, ...(g.note ? [g.note] : []));
   const overlapError = 'error' in g ? null : g.overlaps.length > 0;
   const iou = 'error' in g ? null : g.iou;
   const validPass = rigid.length === 0 && overlapError === false && !disconnected;
@@ -96,7 +96,7 @@ interface Solid {
   ring: Point[];
 }
 
-type ClipChecks = { overlaps: string[]; iou: number; hausdorff: number } | { error: string };
+type ClipChecks = { overlaps: string[]; iou: number; hausdorff: number | null; note?: string } | { error: string };
 
 /** The checks that need boolean operations; a failure of the engine is reported, never thrown. */
 function clipChecks(pieces: Solid[], outline: Point[], tol: number): ClipChecks {
@@ -113,6 +113,8 @@ function clipChecks(pieces: Solid[], outline: Point[], tol: number): ClipChecks 
     const inter = multiArea(intersectionOf(figure, target!, noise.grid));
     const iou = inter / (multiArea(figure) + area(target!) - inter);
     const boundary = boundaryRings(cleanMultiPolygon(figure, noise), tol);
+    // No figure (every piece flat or a point) has no boundary: its distance to the target's is not 0.
+    if (boundary.length === 0) return { overlaps, iou, hausdorff: null, note: 'Hausdorff distance not measured: the pieces cover no area' };
     return { overlaps, iou, hausdorff: hausdorffDistance(boundary, [cleanNoise(target!, noise) ?? target!]) };
   } catch (e) {
     return { error: `overlap and silhouette not checked: polygon clipping failed (${(e as Error).message})` };
