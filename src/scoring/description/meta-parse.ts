@@ -216,12 +216,14 @@ export function parseMeta(answer: string): ParsedMeta {
   let rowsLabel: Found<number> | null = null;
   let colsLabel: Found<number> | null = null;
 
-  // Positions: line index scaled so that a position inside a line orders within it.
-  const SCALE = 1e6;
+  // Positions: where the line starts in the answer plus the offset in its normalised text (never longer
+  // than the raw line), so positions order across lines of any length (a line index × 1e6 did not).
+  let lineStart = 0;
   lines.forEach((raw, i) => {
+    const base = lineStart;
+    lineStart += raw.length + 1;
     const line = normaliseLine(raw);
     if (line === '') return;
-    const base = i * SCALE;
     const closing = i >= closingStart;
 
     for (const st of statements(line)) {

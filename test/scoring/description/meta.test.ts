@@ -178,3 +178,17 @@ describe('parseMeta properties', () => {
     expect(parseMeta('6'.repeat(100_000) + ' x 9')).toMatchObject({ grid: null });
   });
 });
+
+describe('parseMeta: the statement nearest the end wins however long a line is', () => {
+  it('a statement late in a line of over a million characters does not beat the next line', () => {
+    // Positions were line index × 1e6 + offset in the line: past 1e6 characters a statement on line 0
+    // ranked after every statement on line 1, so the earlier grid, orientation and count were reported.
+    const long = `${'x'.repeat(1_100_000)}. Grid: 6 x 9. Orientation: portrait. Pieces: 54`;
+    expect(parseMeta(`${long}\nGrid: 7 x 8\nOrientation: landscape\nPieces: 56`)).toEqual({
+      orientation: 'landscape',
+      grid: { rows: 7, cols: 8 },
+      pieceCount: 56,
+    });
+    expect(parseMeta(`Grid: 7 x 8\n${long}`).grid).toEqual({ rows: 6, cols: 9 });
+  });
+});
