@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { and, count, desc, eq, lt, sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import { answers, grades, judges, rubrics, rubricVersions, runs } from '../../db/schema.ts';
@@ -15,7 +16,8 @@ import { findRun } from './run-ref.ts';
  * The list is keyset-paginated, newest grade id first: a cursor is the last id of the page, so a walk
  * is stable under inserts (new grades get larger ids, before any cursor) and never repeats or skips a
  * grade. A grade replaced in place (same answer, judge configuration and rubric version) keeps its id
- * and so its place.
+ * and so its place. The cursor also holds a digest of the walk's filters: passed with other filters it
+ * is refused, since read as an id of the other list it would skip that list's grades above it.
  */
 
 export interface GradeFilters {
@@ -39,15 +41,23 @@ export interface GradePage {
   nextCursor: string | null;
 }
 
-const CURSOR_PREFIX = 'g1:';
+const CURSOR_PREFIX = 'g2:';
 
-/** Opaque to clients; the prefix versions the format so a cursor of another list is refused. */
-export const encodeGradeCursor = (id: number): string => Buffer.from(`${CURSOR_PREFIX}${id}`, 'utf8').toString('base64url');
+/** The filters of a walk as the cursor holds them: the run by id (named by name or id, one run), the rest as given. */
+function filterDigest(f: GradeFilters, runId: number | undefined): string {
+  const key = JSON.stringify([runId ?? null, f.model ?? null, f.judge ?? null, f.status ?? null, f.answerId ?? null]);
+  return createHash('sha256').update(key).digest('base64url').slice(0, 11);
+}
 
-export function decodeGradeCursor(cursor: string): number {
+/** Opaque to clients: `g2:<last id>:<filter digest>`; the prefix versions the format so a cursor of another list is refused. */
+export const encodeGradeCursor = (id: number, digest = filterDigest({}, undefined)): string => Buffer.from(`${CURSOR_PREFIX}${id}:${digest}`, 'utf8').toString('base64url');
+
+export function decodeGradeCursor(cursor: string, digest = filterDigest({}, undefined)): number {
   const text = Buffer.from(cursor, 'base64url').toString('utf8');
-  const id = text.startsWith(CURSOR_PREFIX) ? Number(text.slice(CURSOR_PREFIX.length)) : NaN;
-  if (!/^[A-Za-z0-9_-]+$/.test(cursor) || !Number.isSafeInteger(id) || id < 1) throw badInput('cursor: not a cursor of this list (pass the nextCursor of the previous page)');
+  const m = /^g2:([1-9][0-9]{0,15}):([A-Za-z0-9_-]{11})$/.exec(text);
+  const id = m ? Number(m[1]) : NaN;
+  if (!/^[A-Za-z0-9_-]+$/.test(cursor) || !m || !Number.isSafeInteger(id)) throw badInput('cursor: not a cursor of this list (pass the nextCursor of the previous page)');
+  if (m[2] !== digest) throw badInput('cursor: given by this list with other filters (run, model, judge, status, answer); pass the filters of the walk it came from, or start again without a cursor');
   return id;
 }
 
@@ -95,20 +105,22 @@ function joined(database: Database) {
     .leftJoin(rubrics, eq(rubrics.id, rubricVersions.rubricId));
 }
 
-async function conditions(database: Database, f: GradeFilters): Promise<SQL[]> {
+async function conditions(database: Database, f: GradeFilters): Promise<{ c: SQL[]; runId: number | undefined }> {
   const c: SQL[] = [];
-  if (f.run !== undefined) c.push(eq(answers.runId, (await findRun(database, f.run)).id));
+  const runId = f.run === undefined ? undefined : (await findRun(database, f.run)).id;
+  if (runId !== undefined) c.push(eq(answers.runId, runId));
   if (f.model !== undefined) c.push(eq(runs.model, f.model));
   if (f.judge !== undefined) c.push(eq(judges.slug, f.judge));
   if (f.status !== undefined) c.push(eq(grades.status, f.status));
   if (f.answerId !== undefined) c.push(eq(grades.answerId, f.answerId));
-  return c;
+  return { c, runId };
 }
 
 export async function listGrades(database: Database, f: GradeFilters & { limit?: number; cursor?: string } = {}): Promise<GradePage> {
   const limit = f.limit ?? 50;
-  const after = f.cursor === undefined ? undefined : decodeGradeCursor(f.cursor);
-  const c = await conditions(database, f);
+  const { c, runId } = await conditions(database, f);
+  const digest = filterDigest(f, runId);
+  const after = f.cursor === undefined ? undefined : decodeGradeCursor(f.cursor, digest);
   const [{ total } = { total: 0 }] = await database.db
     .select({ total: count() })
     .from(grades)
@@ -122,7 +134,7 @@ export async function listGrades(database: Database, f: GradeFilters & { limit?:
     .orderBy(desc(grades.id))
     .limit(limit + 1);
   const page = rows.slice(0, limit);
-  return { items: page.map(detail), total, limit, nextCursor: rows.length > limit ? encodeGradeCursor(page[page.length - 1]!.g.id) : null };
+  return { items: page.map(detail), total, limit, nextCursor: rows.length > limit ? encodeGradeCursor(page[page.length - 1]!.g.id, digest) : null };
 }
 
 /** One stored grade by its id (GradeDetail.gradeId). */
