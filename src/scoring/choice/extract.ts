@@ -55,13 +55,15 @@ const unwrap = (text: string): string => unlatex(text).replace(QUOTED, '$1');
  * choice. Not when a verb follows ("C and D is a distractor" names one answer and discusses another) or
  * when a lowercase letter starts prose ("B and a half turn").
  */
-const JOIN = String.raw`(?:\([ \t]*)?(?:(?:,[ \t]*)?\b(?:or|and)\b|,|/|&)[ \t]*(?:(?:possibly|maybe|perhaps|probably|alternatively)[ \t]+)?`;
+const JOIN = String.raw`(?:\([ \t]*)?(?:(?:,[ \t]*)?\b(?:and/or|or|and)\b|,|/|&)[ \t]*(?:(?:possibly|maybe|perhaps|probably|alternatively)[ \t]+)?`;
+// In a tag anything between two options joins them ("B; C", "(B)(C)"); in a statement a bracketed option
+// right after a bracketed one does ("Answer: (B) (C)").
 const JOINED = new RegExp(
-  String.raw`[)\]}]*[ \t]*(?:${JOIN}|(?<=\s))(?:(?:option|choice)[ \t]+)?([(\[]?)(${TOKEN})([)\]]?)(?![A-Za-z0-9])`,
+  String.raw`[)\]}]*[ \t]*(?:${JOIN}|;[ \t]*|(?<=[\s)\]}]))(?:(?:option|choice)[ \t]+)?([(\[]?)(${TOKEN})([)\]]?)(?![A-Za-z0-9])`,
   'iy',
 );
 const JOINED_EXPLICIT = new RegExp(
-  String.raw`[)\]}]*[ \t]*${JOIN}(?:(?:option|choice)[ \t]+)?([(\[]?)(${TOKEN})([)\]]?)(?![A-Za-z0-9])`,
+  String.raw`[)\]}]*[ \t]*(?:${JOIN}|(?<=[)\]][ \t]*)(?=[(\[]))(?:(?:option|choice)[ \t]+)?([(\[]?)(${TOKEN})([)\]]?)(?![A-Za-z0-9])`,
   'iy',
 );
 /** After an unbracketed "I": the pronoun ("I'm not sure", "I think C"), not option I of a key with nine or more options. */
@@ -107,7 +109,9 @@ function fromTags(text: string, lookup: OptionLookup): Extraction | null {
     const content = unwrap(text.slice(TAG_OPEN.lastIndex, close.index).replace(MARKS, '')).trim();
     TAG_OPEN.lastIndex = TAG_CLOSE.lastIndex;
     const t = TAG_CONTENT.exec(content);
-    const prose = t !== null && proseToken(t[1]!, content.slice(t.indices![1]![1], t.indices![1]![1] + 16));
+    const rest = t === null ? '' : content.slice(t.indices![1]![1], t.indices![1]![1] + 16);
+    // as in a statement: the pronoun I, "no idea", and a lowercase letter starting prose ("a cat")
+    const prose = t !== null && (proseToken(t[1]!, rest) || (/^[a-z]$/.test(t[1]!) && /^ [A-Za-z]/.test(rest)));
     const option = t && !prose ? lookup.get(optionKey(t[1]!)) : undefined;
     if (option === undefined) return invalid(`<answer> tag holds '${content.slice(0, 40)}', not one of the options`);
     const second = joinedOption(content, t!.indices![1]![1], JOINED, lookup);
@@ -180,8 +184,14 @@ function fromLone(text: string, lookup: OptionLookup): Extraction | null {
   return option === undefined ? null : ok(option, 'lone');
 }
 
-export function extractChoice(response: string, options: readonly string[] = DEFAULT_OPTIONS): Extraction {
-  if (typeof response !== 'string' || response.trim() === '') return invalid('empty response');
+/** Anything outside ASCII: full-width letters and digits ("Ｂ", "３", "："), no-break and thin spaces. */
+const NON_ASCII = /[^\x00-\x7f]/;
+
+export function extractChoice(raw: string, options: readonly string[] = DEFAULT_OPTIONS): Extraction {
+  if (typeof raw !== 'string' || raw.trim() === '') return invalid('empty response');
+  // NFKC reads full-width "Ｂ" as B and a no-break or thin space as a space, so "Answer: Ｂ" is not
+  // "no answer found" and "B\u00a0or C" is the hedge "B or C"
+  const response = NON_ASCII.test(raw) ? raw.normalize('NFKC') : raw;
   const lookup = optionLookup(options);
   const tagged = fromTags(response, lookup);
   if (tagged) return tagged;
