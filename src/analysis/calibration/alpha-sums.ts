@@ -11,14 +11,16 @@ export type SumsLevel = 'nominal' | 'ordinal' | 'interval';
 /** One cluster's (answer's) contribution: the V × V coincidences, or the moments for interval data. */
 export interface AlphaSums {
   o: Float64Array;
-  /** interval: Σ m_u, Σ v, Σ v², Σ over units of Σ_{i≠j}(v_i − v_j)²/(m_u − 1). */
+  /** interval: Σ m_u, Σ v, Σ v², Σ over units of Σ_{i≠j}(v_i − v_j)²/(m_u − 1), and the least and greatest value. */
   n: number;
   s1: number;
   s2: number;
   observed: number;
+  lo: number;
+  hi: number;
 }
 
-const empty = (V: number): AlphaSums => ({ o: new Float64Array(V * V), n: 0, s1: 0, s2: 0, observed: 0 });
+const empty = (V: number): AlphaSums => ({ o: new Float64Array(V * V), n: 0, s1: 0, s2: 0, observed: 0, lo: Infinity, hi: -Infinity });
 
 /**
  * Adds the coincidences of one unit (its raters' values, null = missing) to `into`. Categorical values
@@ -31,15 +33,21 @@ export function addUnit(into: AlphaSums, level: SumsLevel, cells: readonly (numb
   if (level === 'interval') {
     let s1 = 0;
     let s2 = 0;
-    for (const v of vals) {
+    let d = 0;
+    for (let i = 0; i < m; i++) {
+      const v = vals[i]!;
       s1 += v;
       s2 += v * v;
+      if (v < into.lo) into.lo = v;
+      if (v > into.hi) into.hi = v;
+      for (let j = i + 1; j < m; j++) d += (v - vals[j]!) ** 2;
     }
     into.n += m;
     into.s1 += s1;
     into.s2 += s2;
-    // Σ_{i≠j} (v_i − v_j)² = 2m Σv² − 2(Σv)².
-    into.observed += (2 * m * s2 - 2 * s1 * s1) / (m - 1);
+    // Σ_{i≠j} (v_i − v_j)² pair by pair (m is the raters of one unit): exactly 0 when they agree, where
+    // 2mΣv² − 2(Σv)² left a residue of either sign (alpha 1.0000000000000009 for 1).
+    into.observed += (2 * d) / (m - 1);
     return;
   }
   const count = new Float64Array(V);
@@ -61,6 +69,8 @@ export function sumAll(parts: readonly AlphaSums[], V: number): AlphaSums {
     total.s1 += p.s1;
     total.s2 += p.s2;
     total.observed += p.observed;
+    if (p.lo < total.lo) total.lo = p.lo;
+    if (p.hi > total.hi) total.hi = p.hi;
   }
   return total;
 }
@@ -68,9 +78,12 @@ export function sumAll(parts: readonly AlphaSums[], V: number): AlphaSums {
 /** Alpha of summed statistics; null when nothing is pairable or every value is the same. */
 export function alphaFromSums(s: AlphaSums, level: SumsLevel, V: number): number | null {
   if (level === 'interval') {
+    // One value throughout is 0/0, decided on the values (as stats/krippendorff decides it on the counts):
+    // n Σv² − (Σv)² of equal values rounds to ±1e-17, and a resample of such answers read as alpha −0.125 or 1.
+    if (s.n === 0 || !(s.lo < s.hi)) return null;
     // Σ_c Σ_k n_c n_k (v_c − v_k)² = 2(n Σv² − (Σv)²).
     const expected = 2 * (s.n * s.s2 - s.s1 * s.s1);
-    return s.n > 0 && expected > 0 ? 1 - ((s.n - 1) * s.observed) / expected : null;
+    return expected > 0 ? 1 - ((s.n - 1) * s.observed) / expected : null;
   }
   const marg = new Float64Array(V);
   for (let c = 0; c < V; c++) for (let k = 0; k < V; k++) marg[c]! += s.o[c * V + k]!;
