@@ -48,7 +48,7 @@ export interface AnswerDefaults {
   effort?: string;
   tags?: string[];
   task?: TaskKind;
-  /** Score the new assemble answers against their puzzles in the same transaction (default true). */
+  /** Score the new assemble and describe-then-solve answers against their puzzles in the same transaction (default true). */
   score?: boolean;
 }
 
@@ -56,7 +56,7 @@ export interface AnswerImportResult {
   runs: Array<{ name: string; model: string; created: boolean; imported: number; unchanged: number }>;
   imported: number;
   unchanged: number;
-  /** Assemble answers scored into assembly_scores by this import. */
+  /** Assemble and describe-then-solve answers scored into assembly_scores by this import. */
   scored: number;
   /** The database id of every row's answer (new or already stored), in file order. */
   answerIds: number[];
@@ -297,7 +297,8 @@ export async function storeAnswers(tx: Queryable, prepared: Prepared[], defaults
       continue;
     }
     fresh.push({ slot: slots.length, values });
-    slots.push({ id: null, assemble: p.task === 'assemble' });
+    // A describe-then-solve answer's grid is scored too (the report pairs it with its own description).
+    slots.push({ id: null, assemble: p.task === 'assemble' || p.task === 'describe-then-solve' });
     run.entry.imported++;
     result.imported++;
   }
