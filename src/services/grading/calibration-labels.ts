@@ -12,6 +12,7 @@ import { isNewestBySlug } from './newest-grade.ts';
 import type { HumansMode } from '../../domain/campaigns.ts';
 import { answerLevelUnit, humansRows } from '../campaigns/calibration-humans.ts';
 import { findRun } from './run-ref.ts';
+import { cachedPart, reportKey, type ReportTable } from '../report-cache.ts';
 import { dropExampleRows, exampleAnswers, excludedCount } from './example-exclusion.ts';
 import { onePerPerson, voteUnit, type StoredLabel } from './calibration-votes.ts';
 import { settleVersions, versionNotes, versionTexts, type LabelVersionFacts, type VersionedRow } from './label-versions.ts';
@@ -70,6 +71,13 @@ const IN_CAMPAIGN = (a: string) => `($3::int is null or exists (select 1 from ca
 const IN_RUBRIC = (a: string, n: number) =>
   `($${n}::text is null or exists (select 1 from rubrics rb where rb.slug = $${n} and rb.id = coalesce(${a}.rubric_id, (select p.rubric_id from puzzles p where p.id = ${a}.puzzle_id))))`;
 
+/**
+ * What the stored-labels query reads. Its rows are filed apart from the grades (a part of their own,
+ * shared, never copied: nothing below changes them), so that a regrade re-reads the judges' side only,
+ * not every label again: ~27 of the ~60 ms the calibration rows take over 10,000 answers.
+ */
+const LABEL_TABLES = ['runs', 'answers', 'labels', 'campaign_answers', 'campaign_assignments', 'rubrics', 'puzzles'] as const satisfies readonly ReportTable[];
+
 async function jsonArray<T>(database: Database, text: string, params: unknown[]): Promise<T[]> {
   // One JSON array per query: decoding many rows field by field is what costs on PGlite.
   return JSON.parse(String((await database.execute(text, params)).rows[0]!.j)) as T[];
@@ -95,7 +103,8 @@ export async function calibrationLabels(database: Database, q: CalibrationLabelQ
 export async function calibrationLabelSet(database: Database, q: CalibrationLabelQuery): Promise<CalibrationLabelSet> {
   const params = [q.run ?? null, q.model ?? null];
   const answerKey = q.key === 'externalId' ? 'a.external_id' : 'a.id::text';
-  const stored = await jsonArray<StoredLabel>(
+  const labelQuery = { key: q.key, run: q.run ?? null, model: q.model ?? null, campaign: q.campaign ?? null, rubric: q.rubric ?? null };
+  const stored = await cachedPart(database, reportKey('calibration-stored-labels', labelQuery), () => jsonArray<StoredLabel>(
     database,
     `select coalesce(json_agg(json_build_array(${answerKey}, a.id, l.item_key, l.annotator, l.kind, l.label, r.model, l.campaign_id, l.rubric_version_id,
                                                extract(epoch from l.created_at), l.id) order by a.id, l.item_key, l.annotator, l.id), '[]')::text as j
@@ -104,7 +113,7 @@ export async function calibrationLabelSet(database: Database, q: CalibrationLabe
         and ($3::int is null or ((l.campaign_id = $3 or l.campaign_id is null)
              and (l.kind = 'judge' or exists (select 1 from campaign_assignments x where x.campaign_id = $3 and x.answer_id = a.id and x.annotator = l.annotator))))`,
     [...params, q.campaign ?? null, q.rubric ?? null],
-  );
+  ), LABEL_TABLES);
   // Only units of the report's scale count as set aside: another scale's labels are no units of it anyway.
   const isUnit = (key: string) => {
     const item = answerLevelUnit(q.scale, key);
