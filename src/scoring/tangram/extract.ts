@@ -1,4 +1,5 @@
 import { jsonrepair } from 'jsonrepair';
+import { duplicateKey, jsonPath, KEY_GIVEN_TWICE } from '../../domain/json-check.ts';
 import { topLevelObjectSpans, type JsonSpan } from '../../domain/json-spans.ts';
 import { parseExactNumber } from './expression.ts';
 
@@ -25,16 +26,23 @@ export function extractJson(text: string, key: string): Extracted {
   const quoted = quoteBareExpressions(escaped);
   if (quoted !== escaped) repairs.push('quoted bare numeric expressions');
   try {
-    return { ok: true, value: JSON.parse(quoted), repairs };
+    return parsed(quoted, JSON.parse(quoted), repairs);
   } catch (e) {
     const why = (e as Error).message;
     try {
-      const value = JSON.parse(jsonrepair(quoted)) as unknown;
-      return { ok: true, value, repairs: [...repairs, `jsonrepair fixed invalid JSON (${why})`] };
+      const mended = jsonrepair(quoted);
+      return parsed(mended, JSON.parse(mended) as unknown, [...repairs, `jsonrepair fixed invalid JSON (${why})`]);
     } catch {
       return { ok: false, error: `not valid JSON and jsonrepair could not fix it (${why})` };
     }
   }
+}
+
+/** JSON.parse keeps the last of a key given twice ("pieces" twice, a piece's "vertices" twice): which was meant cannot be told. */
+function parsed(json: string, value: unknown, repairs: string[]): Extracted {
+  const twice = duplicateKey(json);
+  if (twice) return { ok: false, error: `${jsonPath(twice.path)}: ${KEY_GIVEN_TWICE}` };
+  return { ok: true, value, repairs };
 }
 
 /** Content of the last ``` block mentioning key; an unterminated last block runs to the end. */
