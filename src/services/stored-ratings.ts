@@ -28,7 +28,7 @@ async function campaignRatings(database: Database, campaign: Campaign, run: stri
 /**
  * The numeric ratings people gave in the annotation workspace and campaigns (labels at
  * `answer:numeric`) as the rows `assay analyze ratings` summarises: one rated unit per answer (model,
- * `run/answer id`), the annotator as the rater, and as the criterion each campaign the rating is a
+ * the (run, answer id) pair as JSON, `["run","id"]`), the annotator as the rater, and as the criterion each campaign the rating is a
  * label of ('rating' for one no campaign reads: the plain workspace's 1..5). A campaign's labels are
  * campaignLabels' — its own and a holder's plain one where it has none — exactly, so criterion C has
  * the figures of campaign C's page and of `--campaign C`. Filtered by run, by campaign, or both;
@@ -69,7 +69,8 @@ export async function storedRatings(database: Database, q: { run?: string; campa
   const rows = given.flatMap(({ rating: x, criterion }): RatingRow[] => {
     const n = SCALES.numeric.normalise(x.label);
     if (!n) return [];
-    return [{ model: x.model, item: `${x.run}/${x.answer}`, criterion, rater: x.annotator, rating: n.value }];
+    // The (run, answer id) pair as JSON: both are free text, so 'exp' + 'v2/g1' and 'exp/v2' + 'g1' joined by '/' were one unit.
+    return [{ model: x.model, item: JSON.stringify([x.run, x.answer]), criterion, rater: x.annotator, rating: n.value }];
   });
   if (rows.length === 0) {
     const where = [run !== null ? `run ${run}` : null, campaign ? `campaign '${campaign.name}'` : null].filter(Boolean).join(' and ') || 'the database';
