@@ -16,7 +16,8 @@
  *                grid expression (below); or a pair of lines "Rows: 6" and "Columns: 9"
  *   pieces       label "pieces", "piece count", "pieces count", "piece total", "number/no./#/count of
  *                (puzzle) pieces", "total pieces", "total number of pieces";
- *                the value's first number (optionally after about/approximately/~), or N in "6 x 9 = N"
+ *                the value's first number (optionally after about/approximately/~), N in "6 x 9 = N",
+ *                or the product of a grid expression with no "= N" ("Pieces: 6 x 9" is 54)
  * Free statements, only in the closing paragraph (the lines after the last blank line):
  *   orientation  "landscape orientation|format|mode", "portrait-oriented", "orientation is portrait",
  *                or a line that is nothing but "Landscape"/"Portrait"
@@ -24,11 +25,12 @@
  *                9 pieces" anywhere in a
  *                line; a bare "6 x 9" only when followed by "grid" ("a 6 x 9 grid"), preceded by
  *                "grid of", or alone on its line
- *   pieces       "<N> pieces", "<N>-piece", but not a dimension ("9 pieces wide", "rows of 9 pieces")
+ *   pieces       "<N> pieces", "<N>-piece", but not a dimension ("9 pieces wide", "rows of 9 pieces");
+ *                "6 x 9 pieces" / "a 6 x 9 piece puzzle" is the product (54)
  * Grid expressions: "R x C" with x, X, ×, ✕, * or "by" between the numbers means R rows and C columns;
  * with the words rows/columns the words decide ("9 columns × 6 rows" is 6 rows, 9 columns).
  * Numbers are digits (words like "two" are never read), with optional thousands separators
- * ("1,000", "1 000" with a no-break or thin space, "1'000"); decimals are not counts and are ignored.
+ * ("1,000", "1 000" with a space, a no-break or thin space, "1'000"); decimals are not counts and are ignored.
  * When a field is stated several times, the statement nearest the end of the answer wins.
  */
 
@@ -40,7 +42,7 @@ export interface ParsedMeta {
   pieceCount: number | null;
 }
 
-const NUM = String.raw`(\d{1,3}(?:[,'\u00a0\u2009\u202f]\d{3})+|\d+)(?![\d]|[.,]\d)`;
+const NUM = String.raw`(\d{1,3}(?:[,' \u00a0\u2009\u202f]\d{3})+|\d+)(?![\d]|[.,]\d)`;
 const NUM_START = String.raw`(?<![\d.,])`;
 const OP = String.raw`(?:[xX×✕*]|by)`;
 const ROWS = String.raw`rows?`;
@@ -97,6 +99,7 @@ const RE = {
     'gi',
   ),
   number: new RegExp(String.raw`${NUM_START}${NUM}`, 'g'),
+  factorBefore: new RegExp(String.raw`${NUM_START}${NUM}\s*${OP}\s*$`, 'i'),
   labelOrientation: new RegExp(String.raw`^(?:(?:image|picture|puzzle)\s+)?orientation${SEP}(.*)$`, 'i'),
   labelGrid: new RegExp(
     String.raw`^(?:(?:image|picture|puzzle)\s+)?(?:grid(?:\s+(?:size|dimensions?|layout|shape))?|dimensions?|size)${SEP}(.*)$`,
@@ -142,9 +145,10 @@ function normaliseLine(line: string): string {
 }
 
 /** The last grid expression in a piece of text (worded forms beat bare ones at the same place). */
-function lastGridExpression(text: string): { index: number; rows: number; cols: number } | null {
+function lastGridExpression(text: string, at?: number): { index: number; rows: number; cols: number } | null {
   let best: { index: number; end: number; rows: number; cols: number } | null = null;
   const consider = (index: number, end: number, rows: number, cols: number) => {
+    if (at !== undefined && index !== at) return;
     // A bare "6 x 9" inside a worded "6 rows x 9 columns" never matches (the words sit between), so
     // comparing start positions is enough; prefer the longer match at an equal start.
     if (!best || index > best.index || (index === best.index && end > best.end)) best = { index, end, rows, cols };
@@ -157,6 +161,12 @@ function lastGridExpression(text: string): { index: number; rows: number; cols: 
   for (const m of text.matchAll(RE.bare)) consider(m.index, m.index + m[0].length, toInt(m[1]!), toInt(m[2]!));
   const b = best as { index: number; rows: number; cols: number } | null;
   return b ? { index: b.index, rows: b.rows, cols: b.cols } : null;
+}
+
+/** The grid expression that begins exactly at `index` of the text (the longest one there), or null. */
+function gridAt(text: string, index: number): { rows: number; cols: number } | null {
+  const g = lastGridExpression(text, index);
+  return g ? { rows: g.rows, cols: g.cols } : null;
 }
 
 const ALONE_GRID = new RegExp(String.raw`^(?:grid\s*)?${NUM}\s*${OP}\s*${NUM}(?:\s*grid)?\.?$`, 'i');
@@ -240,7 +250,9 @@ export function parseMeta(answer: string): ParsedMeta {
       }
       const lp = RE.labelPieces.exec(st.text);
       if (lp) {
-        const n = toInt(lp[3]!);
+        // "Pieces: 6 x 9" (no "= N") states the product, not its first factor.
+        const g = lp[1] === undefined ? gridAt(st.text, lp.index + lp[0].length - lp[3]!.length) : null;
+        const n = g ? g.rows * g.cols : toInt(lp[3]!);
         if (validCount(n)) pieces = later(pieces, { at, value: n });
       }
       const lr = RE.labelRows.exec(st.text);
@@ -259,7 +271,9 @@ export function parseMeta(answer: string): ParsedMeta {
     }
     const fp = lastMatch(RE.freePieces, line);
     if (fp) {
-      const n = toInt(fp[1]!);
+      // "6 x 9 pieces" / "a 6 x 9 piece puzzle": the product, not the last factor.
+      const factor = RE.factorBefore.exec(line.slice(0, fp.index));
+      const n = toInt(fp[1]!) * (factor ? toInt(factor[1]!) : 1);
       if (validCount(n)) pieces = later(pieces, { at: base + fp.index, value: n });
     }
     // Worded grids ("6 rows by 9 columns") are safe anywhere in the closing paragraph; bare "6 x 9"

@@ -60,6 +60,14 @@ describe('parseMeta: orientation and piece count phrasings', () => {
     ['Count: 12', { pieceCount: null }],
     ['Pieces: 54.5', { pieceCount: null }],
     ['Pieces: fifty-four', { pieceCount: null }],
+    // A count given as a product is the product (each was read as its first factor: 6, 2, 6, 9, 1).
+    ['Pieces: 6 x 9', { pieceCount: 54 }],
+    ['Total pieces: 2 × 27', { pieceCount: 54 }],
+    ['Number of pieces: 6 rows x 9 columns', { pieceCount: 54 }],
+    ['Grid: 6 x 9 pieces', { grid: { rows: 6, cols: 9 }, pieceCount: 54 }],
+    ['A 6 x 9 piece puzzle.', { pieceCount: 54 }],
+    ['Pieces: 1 000', { pieceCount: 1000 }],
+    ['It has 1 000 pieces.', { pieceCount: 1000 }],
   ];
   it.each(table)('%j', (end, expected) => {
     expect(parseMeta(withEnd(end))).toMatchObject(expected);
