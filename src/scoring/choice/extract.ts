@@ -184,14 +184,19 @@ function fromLone(text: string, lookup: OptionLookup): Extraction | null {
   return option === undefined ? null : ok(option, 'lone');
 }
 
-/** Anything outside ASCII: full-width letters and digits ("Ｂ", "３", "："), no-break and thin spaces. */
-const NON_ASCII = /[^\x00-\x7f]/;
+/** Full-width ASCII forms ("Ｂ", "３", "：", "（"), the ideographic space, no-break and thin spaces. */
+const WIDE_OR_SPACE = /[\uff01-\uff5e\u3000\u00a0\u2000-\u200a\u202f\u205f]/g;
+const narrow = (c: string): string => (c >= '\uff01' && c <= '\uff5e' ? String.fromCharCode(c.charCodeAt(0) - 0xfee0) : ' ');
+/**
+ * Full-width "Ｂ" as B and a no-break or thin space as a space (what NFKC does to these, and only these:
+ * a superscript or a circled digit stays as written), so "Answer: Ｂ" is not "no answer found" and
+ * "B\u00a0or C" is the hedge "B or C".
+ */
+const asciiForms = (text: string): string => (/[^\x00-\x7f]/.test(text) ? text.replace(WIDE_OR_SPACE, narrow) : text);
 
 export function extractChoice(raw: string, options: readonly string[] = DEFAULT_OPTIONS): Extraction {
   if (typeof raw !== 'string' || raw.trim() === '') return invalid('empty response');
-  // NFKC reads full-width "Ｂ" as B and a no-break or thin space as a space, so "Answer: Ｂ" is not
-  // "no answer found" and "B\u00a0or C" is the hedge "B or C"
-  const response = NON_ASCII.test(raw) ? raw.normalize('NFKC') : raw;
+  const response = asciiForms(raw);
   const lookup = optionLookup(options);
   const tagged = fromTags(response, lookup);
   if (tagged) return tagged;

@@ -75,3 +75,12 @@ describe('extractChoice: full-width options', () => {
     expect(s.models.m).toMatchObject({ accuracy: 1, invalidRate: 0 });
   });
 });
+
+describe('extractChoice: only full-width forms and spaces are narrowed', () => {
+  it.each([
+    ['The answer is C¹', 'C'],
+    ['Answer: B²', 'B'],
+  ])('%j still reads as %s (a superscript is not a digit of the option)', (response, choice) => {
+    expect(extractChoice(response)).toMatchObject({ choice, status: 'ok' });
+  });
+});
