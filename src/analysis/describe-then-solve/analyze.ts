@@ -7,6 +7,13 @@ import type { DtsGroup, DtsOptions, DtsReport, DtsRow, Proportion } from './type
 /** The identity is exact on counts; only floating-point rounding may separate the two sides. */
 const IDENTITY_TOLERANCE = 1e-9;
 
+/**
+ * "≥ τ" up to floating-point rounding: a score is a ratio computed in a few steps (F1 from completeness and
+ * correctness), so an F1 of exactly 3/4 is 0.7499999999999999, one bit under τ = 0.75. Scores live in
+ * [-1, 1]; rounding moves them by ~1e-16, and 1e-12 leaves every score a person could mean below τ below it.
+ */
+const TAU_TOLERANCE = 1e-12;
+
 /** Rows without a slice sit in this group when other rows have one, so the slices still cover every row. */
 export const UNSLICED = '(none)';
 
@@ -32,7 +39,7 @@ function toOk(v: boolean | number, tau: number | undefined, field: string, where
   if (tau === undefined) {
     throw badInput(`${where}: field '${field}' is a number (${v}) but no threshold is set (use --threshold τ; a score ≥ τ counts as ok)`);
   }
-  return v >= tau;
+  return v >= tau - TAU_TOLERANCE;
 }
 
 /** n, P(P✓), P(A✓|P✓), P(A✓|P✗), P(A✓) with Wilson intervals and the decomposition check. */
