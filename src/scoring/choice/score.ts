@@ -106,7 +106,8 @@ export function scoreChoices(key: KeyRow[], responses: ResponseRow[], opts: Choi
   }
   const anyCategory = key.some((k) => k.category !== undefined);
   const anyDomain = key.some((k) => k.domain !== undefined);
-  const models: Record<string, ModelChoiceScore> = {};
+  // entries, not assignment into {}: a model named "__proto__" would set the prototype and vanish
+  const models: Array<[string, ModelChoiceScore]> = [];
   for (const model of [...perModel.keys()].sort()) {
     const answered = perModel.get(model)!;
     const total: Tally = { n: 0, correct: 0, invalid: 0 };
@@ -136,7 +137,7 @@ export function scoreChoices(key: KeyRow[], responses: ResponseRow[], opts: Choi
       unweightedCategoryMean: accs.length > 0 ? accs.reduce((a, b) => a + b, 0) / accs.length : null,
     };
     if (accs.length === 0) score.reason = 'no key row has a category';
-    models[model] = score;
+    models.push([model, score]);
   }
-  return { models };
+  return { models: Object.fromEntries(models) };
 }

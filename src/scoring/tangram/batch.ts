@@ -23,7 +23,8 @@ export interface TangramModelSummary {
 export function summarizeTangram(rows: { model: string; result: TangramResult }[]): Record<string, TangramModelSummary> {
   const byModel = new Map<string, TangramResult[]>();
   for (const { model, result } of rows) byModel.set(model, [...(byModel.get(model) ?? []), result]);
-  const out: Record<string, TangramModelSummary> = {};
+  // entries, not assignment into {}: a model named "__proto__" would set the prototype and vanish
+  const out: Array<[string, TangramModelSummary]> = [];
   for (const model of [...byModel.keys()].sort()) {
     const rs = byModel.get(model)!;
     const share = (pred: (r: TangramResult) => boolean) => rs.filter(pred).length / rs.length;
@@ -47,7 +48,7 @@ export function summarizeTangram(rows: { model: string; result: TangramResult }[
       summary.reason =
         summary.parsed === 0 ? 'no answer of this model could be measured (all syntax errors)' : 'no answer of this model could be measured (syntax errors, or coordinates beyond ±1e6)';
     } else if (summary.meanHausdorff === null) summary.reason = 'no Hausdorff distance measured: no answer of this model has pieces covering any area';
-    out[model] = summary;
+    out.push([model, summary]);
   }
-  return out;
+  return Object.fromEntries(out);
 }
