@@ -46,8 +46,11 @@ const QUOTED = new RegExp(String.raw`["'“‘](${TOKEN})["'”’]`, 'g');
 const LATEX_WRAPPED = new RegExp(String.raw`\\(?:text|textbf|textrm|mathrm|mathbf)\{\s*([(\[]?${TOKEN}[)\]]?)\s*\}`, 'g');
 // `$` or `$$`, never `\$+`: a greedy run would be rescanned from each of its dollars (quadratic on "$$$…").
 const DOLLARED = new RegExp(String.raw`\$\$?[ \t]*([(\[]?${TOKEN}[)\]]?)[ \t]*\$\$?`, 'g');
+/** The other math delimiters, `\( B \)` and `\[ B \]`, as `$B$`. */
+const DELIMITED = new RegExp(String.raw`\\[(\[][ \t]*([(\[]?${TOKEN}[)\]]?)[ \t]*\\[)\]]`, 'g');
 const HAS_LATEX = /[\\$]/;
-const unlatex = (text: string): string => (HAS_LATEX.test(text) ? text.replace(LATEX_WRAPPED, '$1').replace(DOLLARED, '$1') : text);
+const unlatex = (text: string): string =>
+  HAS_LATEX.test(text) ? text.replace(LATEX_WRAPPED, '$1').replace(DOLLARED, '$1').replace(DELIMITED, '$1') : text;
 const unwrap = (text: string): string => unlatex(text).replace(QUOTED, '$1');
 /**
  * A second option joined to the first ("A or B", "A, B", "(A) and (B)", "B/D" in a tag, "A B" in a tag),
