@@ -117,24 +117,28 @@ export function parseCheckedJson(text: string, where: string, format: (path: str
  * the depth scan; keys compare decoded ("a" and "\u0061" are one key).
  */
 export function duplicateKey(text: string): { path: Array<string | number> } | null {
+  if (!text.includes('{')) return null;
   // Per open container: an object's keys so far and its current key, or an array's current index.
   const stack: Array<{ keys: Set<string> | null; at: string | number }> = [];
   let expectKey = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === 34) {
-      let j = i + 1;
-      let escaped = false;
-      while (j < text.length && text.charCodeAt(j) !== 34) {
-        if (text.charCodeAt(j) === 92) {
-          escaped = true;
-          j++;
-        }
-        j++;
+      // The closing quote is the next one not escaped by an odd run of backslashes (indexOf: long texts
+      // of imported answers are skipped at once, not a character at a time).
+      let j = text.indexOf('"', i + 1);
+      for (;;) {
+        // Unterminated: not JSON.parse's text after all; nothing to say about its keys.
+        if (j < 0) return null;
+        let k = j - 1;
+        while (text.charCodeAt(k) === 92) k--;
+        if ((j - 1 - k) % 2 === 0) break;
+        j = text.indexOf('"', j + 1);
       }
       if (expectKey) {
         const top = stack[stack.length - 1]!;
-        const key = escaped ? (JSON.parse(text.slice(i, j + 1)) as string) : text.slice(i + 1, j);
+        const raw = text.slice(i + 1, j);
+        const key = raw.includes('\\') ? (JSON.parse(`"${raw}"`) as string) : raw;
         if (top.keys!.has(key)) return { path: [...stack.slice(0, -1).map((l) => l.at), key] };
         top.keys!.add(key);
         top.at = key;

@@ -2,7 +2,7 @@ import { LineCounter, parseDocument, isNode } from 'yaml';
 import type { z } from 'zod';
 import { badInput, type AssayError } from '../domain/errors.ts';
 import { explainIssue } from '../domain/issues.ts';
-import { exceedsDepth, jsonValueProblem, parseCheckedJson } from '../domain/json-check.ts';
+import { duplicateKey, exceedsDepth, jsonValueProblem, parseCheckedJson } from '../domain/json-check.ts';
 import { MAX_JSON_DEPTH } from '../domain/limits.ts';
 import { checkYamlSize, yamlDocumentToJs } from '../input/yaml.ts';
 
@@ -82,54 +82,11 @@ export function parseJsonl(file: ImportFile): Located[] {
     const line = i + 1;
     const loc: Located = { value, file: file.path, line, lineOf: () => line };
     const twice = duplicateKey(text);
-    if (twice) throw locatedError(loc, twice, 'given twice on this line');
+    if (twice) throw locatedError(loc, twice.path, 'given twice on this line');
     out.push(checked(loc));
   }
   if (out.length === 0) throw badInput(`${file.path}: empty (no JSON lines)`);
   return out;
-}
-
-/**
- * The path of the first key that occurs twice in one object of valid JSON text, or null. JSON.parse keeps
- * the last of them without a word (`"text":"a","text":"b"` is "b"); YAML/JSON documents refuse it
- * (uniqueKeys), and so does a line. Only called on text JSON.parse accepted, so a plain scan suffices.
- */
-export function duplicateKey(text: string): PropertyKey[] | null {
-  if (!text.includes('{')) return null;
-  const stack: Array<{ keys: Set<string> | null; at: PropertyKey }> = [];
-  let expectKey = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 34) {
-      // The closing quote: the next one not escaped by an odd run of backslashes.
-      let j = text.indexOf('"', i + 1);
-      for (;;) {
-        let k = j - 1;
-        while (text.charCodeAt(k) === 92) k--;
-        if ((j - 1 - k) % 2 === 0) break;
-        j = text.indexOf('"', j + 1);
-      }
-      const top = stack[stack.length - 1];
-      if (expectKey && top?.keys) {
-        const raw = text.slice(i + 1, j);
-        const key = raw.includes('\\') ? (JSON.parse(`"${raw}"`) as string) : raw;
-        if (top.keys.has(key)) return [...stack.slice(0, -1).map((f) => f.at), key];
-        top.keys.add(key);
-        expectKey = false;
-        top.at = key;
-      }
-      i = j;
-    } else if (c === 123 || c === 91) {
-      stack.push({ keys: c === 123 ? new Set() : null, at: c === 123 ? '' : 0 });
-      expectKey = c === 123;
-    } else if (c === 125 || c === 93) stack.pop();
-    else if (c === 44) {
-      const top = stack[stack.length - 1];
-      if (top?.keys) expectKey = true;
-      else if (top) top.at = (top.at as number) + 1;
-    }
-  }
-  return null;
 }
 
 /**
@@ -139,7 +96,7 @@ export function duplicateKey(text: string): PropertyKey[] | null {
 export function parseJsonDocument(file: ImportFile): unknown {
   const value = parseCheckedJson(file.content, file.path);
   const twice = duplicateKey(file.content);
-  if (twice) throw badInput(`${file.path}: ${fieldPath(twice)}: given twice (which of the values is meant cannot be told)`);
+  if (twice) throw badInput(`${file.path}: ${fieldPath(twice.path)}: given twice (which of the values is meant cannot be told)`);
   return value;
 }
 
