@@ -1148,7 +1148,7 @@ export interface components {
             }[];
             imported: number;
             unchanged: number;
-            /** @description Assemble answers scored by this upload */
+            /** @description Assemble and describe-then-solve answers scored by this upload (their grids) */
             scored: number;
             /** @description Every row's answer id (new or already stored), in file order */
             answerIds: number[];

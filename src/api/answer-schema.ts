@@ -34,7 +34,7 @@ export const AnswerImportSchema = z
     runs: z.array(z.object({ name: z.string(), model: z.string(), created: z.boolean(), imported: z.number().int(), unchanged: z.number().int() })),
     imported: z.number().int(),
     unchanged: z.number().int(),
-    scored: z.number().int().openapi({ description: 'Assemble answers scored by this upload' }),
+    scored: z.number().int().openapi({ description: 'Assemble and describe-then-solve answers scored by this upload (their grids)' }),
     answerIds: z.array(z.number().int()).openapi({ description: "Every row's answer id (new or already stored), in file order" }),
   })
   .openapi('AnswerImport');
