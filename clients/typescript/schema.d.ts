@@ -4995,7 +4995,7 @@ export interface operations {
                 run?: string;
                 /** @description The run's model */
                 model?: string;
-                /** @description Judge id as in judges/ (the grade's judge.id): every configuration of it */
+                /** @description Judge id as in judges/, or of an imported tool's scores (`inspect:model_graded_qa`): the grade's judge.id; every configuration of it */
                 judge?: string;
                 status?: "ok" | "truncated" | "refused" | "parse_failure" | "provider_error" | "no_quorum";
                 /** @description One answer's grades (its id) */

@@ -148,11 +148,13 @@ describeDb('GET /api/grades', (ctx) => {
   it('refuses bad parameters with the envelope (400; an unknown run or grade 404) and writes nothing', async () => {
     const before = await rowCounts(ctx.database);
     const cursorOf = (text: string) => Buffer.from(text, 'utf8').toString('base64url');
-    for (const q of ['limit=0', 'limit=1001', 'limit=ten', 'status=bogus', 'cursor=!!!', `cursor=${cursorOf('x1:5')}`, `cursor=${cursorOf('g1:abc')}`, `cursor=${cursorOf('g1:0')}`, `cursor=${encodeGradeCursor(5)}%3D%3D`, 'judge=a%20b', 'answer=0', 'answer=abc', `cursor=${'A'.repeat(101)}`]) {
+    for (const q of ['limit=0', 'limit=1001', 'limit=ten', 'status=bogus', 'cursor=!!!', `cursor=${cursorOf('x1:5')}`, `cursor=${cursorOf('g1:abc')}`, `cursor=${cursorOf('g1:0')}`, `cursor=${encodeGradeCursor(5)}%3D%3D`, 'answer=0', 'answer=abc', `cursor=${'A'.repeat(101)}`]) {
       const body = await get(`/api/grades?${q}`, 400);
       expect(body.error.code, q).toBe('bad_input');
     }
     expect((await get('/api/grades?run=no-such-run', 404)).error).toEqual({ code: 'not_found', message: "run 'no-such-run' not found" });
+    // A judge id is any stored one (an imported tool's is `<tool>:<scorer>`): one that names nothing is 404, not malformed.
+    expect((await get('/api/grades?judge=a%20b', 404)).error.code).toBe('not_found');
     for (const id of ['0', 'abc', '99999999999']) expect((await get(`/api/grades/${id}`, 400)).error.code).toBe('bad_input');
     expect((await get('/api/grades/2000000000', 404)).error).toEqual({ code: 'not_found', message: 'grade 2000000000 not found' });
     expect((await api.call(null, 'GET', '/api/grades')).status).toBe(401);

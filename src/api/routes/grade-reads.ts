@@ -1,7 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { Fields } from '../../domain/fields.ts';
 import { GRADE_STATUSES } from '../../domain/grades.ts';
-import { INT4_MAX, RowIdParamSchema } from '../../domain/limits.ts';
+import { CAPS, INT4_MAX, RowIdParamSchema, text } from '../../domain/limits.ts';
 import { NO_QUORUM_STATUS } from '../../domain/panel.ts';
 import { getGrade, listGrades } from '../../services/grading/grade-list.ts';
 import { toCsv, wantsCsv } from '../csv.ts';
@@ -21,7 +21,8 @@ const Id = z.string().pipe(RowIdParamSchema).openapi({ type: 'integer', minimum:
 const GradeQuery = z.object({
   run: Fields.run.optional().openapi({ description: 'Run name or id' }),
   model: Fields.model.optional().openapi({ description: "The run's model" }),
-  judge: Fields.judgeId.optional().openapi({ description: 'Judge id as in judges/ (the grade\'s judge.id): every configuration of it' }),
+  // Any stored judge id, not only a judges/ file's slug: an imported tool's grades are judge `<tool>:<scorer>` (docs/formats.md).
+  judge: text(CAPS.name).optional().openapi({ description: "Judge id as in judges/, or of an imported tool's scores (`inspect:model_graded_qa`): the grade's judge.id; every configuration of it" }),
   status: z.enum([...GRADE_STATUSES, NO_QUORUM_STATUS]).optional(),
   answer: Id.optional().openapi({ description: "One answer's grades (its id)" }),
   limit: queryLimit(50).openapi({ description: 'Page size (1–1000, default 50)' }),
