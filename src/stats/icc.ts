@@ -149,6 +149,14 @@ export function icc(ratings: readonly (readonly number[])[], confidence = 0.95):
       }
     }
   }
+  const values: Record<IccForm, number | null> = { ICC1: icc1, ICC2: icc2, ICC3: icc3, ICC1k: icc1k, ICC2k: icc2k, ICC3k: icc3k };
+  // Short of constant data a form is null only when MSR = 0 (its denominator msr or msr + (k − 1)·ms is 0).
+  const undef = FORMS.filter((f) => values[f] === null);
+  const reason = constant
+    ? 'every rating is the same (zero variance), so every ICC is 0/0'
+    : undef.length
+      ? `${undef.join(', ')} undefined: ${msr === 0 ? 'every subject has the same mean rating (MSR = 0), so they divide by 0' : 'a division by 0'}`
+      : null;
   return {
     ICC1: { value: icc1, ci: single(b1), F: f1, p: p1, df1, df2: dfW },
     ICC2: { value: icc2, ci: ci2, F: f3, p: p3, df1, df2: dfE },
@@ -158,6 +166,6 @@ export function icc(ratings: readonly (readonly number[])[], confidence = 0.95):
     ICC3k: { value: icc3k, ci: average(b3), F: f3, p: p3, df1, df2: dfE },
     subjects: n,
     raters: k,
-    ...(constant ? { reason: 'every rating is the same (zero variance), so every ICC is 0/0' } : {}),
+    ...(reason ? { reason } : {}),
   };
 }

@@ -122,7 +122,7 @@ function undefinedReason(prep: Prepared, pe: number): string | null {
  * Cohen's kappa (weighted when `weights` is linear or quadratic). The standard error is the
  * large-sample SE under the alternative (non-null) of Fleiss, Cohen & Everitt (1969) — the "ASE" of
  * SAS PROC FREQ and the variance of R psych::cohen.kappa — and the interval is kappa ± z·SE (Wald,
- * not clipped to [−1, 1]).
+ * clipped to [−1, 1], as the interval of any kappa cannot leave it).
  */
 export function cohenKappa(a: readonly Label[], b: readonly Label[], opts: KappaOptions = {}): KappaResult {
   const confidence = checkConfidence(opts.confidence ?? 0.95);

@@ -208,6 +208,19 @@ describe('assay stats corr', () => {
   }, T);
 });
 
+describe('undefined statistics say why in the readable output too (as --json does)', () => {
+  it('wilson with no trials and mcnemar with no discordant pairs print their reason', () => {
+    const w = runCli(['stats', 'wilson', '--successes', '0', '--trials', '0']);
+    expect(w.code, w.stderr).toBe(0);
+    expect(w.stdout).toMatch(/estimate\s+—/);
+    expect(w.stdout).toMatch(/undefined because\s+no trials/);
+    const m = runCli(['stats', 'mcnemar', '--b', '0', '--c', '0']);
+    expect(m.code, m.stderr).toBe(0);
+    expect(m.stdout).toMatch(/statistic\s+—/);
+    expect(m.stdout).toMatch(/undefined because\s+no discordant pairs/);
+  }, T);
+});
+
 describe('assay stats mcnemar', () => {
   it('R mcnemar.test: 16.818 (p 4.115e-05); --no-correction 17.356; --exact', () => {
     const r = runCli(['stats', 'mcnemar', '--b', '150', '--c', '86', '--json']);

@@ -326,6 +326,12 @@ describe('ICC', () => {
     expect(r.ICC3.F).toBeNull();
     noNaN(r);
   });
+  it('forms left null on data that is not constant come with a reason naming them', () => {
+    // Same subjects as above: ICC1k, ICC3 and ICC3k are null; the result used to carry no reason at all.
+    const r = icc([[0.1, 0.3], [0.1, 0.3], [0.1, 0.3]]);
+    expect(r.reason).toBe('ICC3, ICC1k, ICC3k undefined: every subject has the same mean rating (MSR = 0), so they divide by 0');
+    expect(icc([[9, 2, 5, 8], [6, 1, 3, 2], [8, 4, 6, 8]]).reason).toBeUndefined();
+  });
 });
 
 describe('bootstrap', () => {

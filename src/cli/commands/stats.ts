@@ -146,7 +146,9 @@ const wilsonCommand: Command = {
     const n = numberFlag(values, 'trials', { integer: true, min: 0 })!;
     const confidence = confidenceFlag(values);
     const { result: r, json } = wilsonDocument({ successes: k, trials: n, confidence }, { successes: '--successes', trials: '--trials' });
-    return { json, text: keyValues([['estimate', r.estimate], [ciLabel(confidence), fmtCi(r.ci)], ['successes / trials', `${k} / ${n}`]]) };
+    const pairs: [string, Cell][] = [['estimate', r.estimate], [ciLabel(confidence), fmtCi(r.ci)], ['successes / trials', `${k} / ${n}`]];
+    if (r.reason) pairs.push(['undefined because', r.reason]);
+    return { json, text: keyValues(pairs) };
   },
 };
 
@@ -179,7 +181,9 @@ const mcnemarCommand: Command = {
     const b = numberFlag(values, 'b', { integer: true, min: 0 })!;
     const c = numberFlag(values, 'c', { integer: true, min: 0 })!;
     const { result: r, json } = mcnemarDocument({ b, c, exact: values.exact === true, correction: values['no-correction'] !== true });
-    return { json, text: keyValues([['method', r.method], ['statistic', r.statistic], ['p (two-sided)', fmtP(r.p)], ['b, c', `${b}, ${c}`]]) };
+    const pairs: [string, Cell][] = [['method', r.method], ['statistic', r.statistic], ['p (two-sided)', fmtP(r.p)], ['b, c', `${b}, ${c}`]];
+    if (r.reason) pairs.push(['undefined because', r.reason]);
+    return { json, text: keyValues(pairs) };
   },
 };
 
