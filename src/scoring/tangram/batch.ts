@@ -46,7 +46,7 @@ export function summarizeTangram(rows: { model: string; result: TangramResult }[
     };
     if (summary.meanIou === null) {
       summary.reason =
-        summary.parsed === 0 ? 'no answer of this model could be measured (all syntax errors)' : 'no answer of this model could be measured (syntax errors, or coordinates beyond ±1e6)';
+        summary.parsed === 0 ? 'no answer of this model could be measured (all syntax errors)' : 'no answer of this model could be measured (syntax errors, or overlap and silhouette not checked: see problems)';
     } else if (summary.meanHausdorff === null) summary.reason = 'no Hausdorff distance measured: no answer of this model has pieces covering any area';
     out.push([model, summary]);
   }
