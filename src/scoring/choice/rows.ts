@@ -1,6 +1,7 @@
 import { badInput } from '../../domain/errors.ts';
 import { assertUniqueKeys } from '../../domain/json-check.ts';
 import { keyOption, optionKey } from './options.ts';
+import { assertExactId } from '../row-id.ts';
 
 /**
  * Key and response rows of `assay score choice` (design §3), read from JSON Lines text so that every
@@ -64,6 +65,7 @@ export function parseKey(text: string, where: string): KeyRow[] {
   const seen = new Map<string, number>();
   return jsonlRows(text, where).map(({ line, value }) => {
     const at = `${where}: line ${line}`;
+    assertExactId(value.id, at);
     const id = idOf(value.id);
     if (id === undefined) throw badInput(`${at}: key row has no "id"`);
     const written = idOf(value.answer);
@@ -104,6 +106,7 @@ export function parseKey(text: string, where: string): KeyRow[] {
 export function parseResponses(text: string, where: string): ResponseRow[] {
   return jsonlRows(text, where).map(({ line, value }) => {
     const at = `${where}: line ${line}`;
+    assertExactId(value.id, at);
     const id = idOf(value.id);
     if (id === undefined) throw badInput(`${at}: response row has no "id"`);
     const model = idOf(value.model);

@@ -4,6 +4,7 @@ import type { Verdicts } from '../../domain/verdicts.ts';
 import { jsonlRows } from '../choice/rows.ts';
 import { parseVerdicts } from './rubric.ts';
 import { scoreDescription, type DescriptionScore, type UnverifiablePolicy } from './score.ts';
+import { assertExactId } from '../row-id.ts';
 
 /**
  * Many verdict sets of one rubric in one pass (`assay score description --verdicts V.jsonl`): each line
@@ -46,6 +47,7 @@ export function parseVerdictsJsonl(text: string, name: string): VerdictRow[] {
   return jsonlRows(text, name).map(({ line, value }) => {
     const where = `${name}: line ${line}`;
     const { id: rawId, answer, ...doc } = value;
+    assertExactId(rawId, where);
     const id = typeof rawId === 'number' && Number.isFinite(rawId) ? String(rawId) : typeof rawId === 'string' && rawId.trim() !== '' ? rawId.trim() : null;
     if (id === null) throw badInput(`${where}: "id" must be a non-empty string or a number`);
     if (seen.has(id)) throw badInput(`${where}: duplicate id '${id}'`);

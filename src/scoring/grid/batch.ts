@@ -2,6 +2,7 @@ import { badInput } from '../../domain/errors.ts';
 import { parseGivenIds, type GridTruth } from '../../domain/grid.ts';
 import { jsonlRows } from '../choice/rows.ts';
 import { scoreGrid, type GridScore } from './metrics.ts';
+import { assertExactId } from '../row-id.ts';
 
 /**
  * Many answers to one puzzle in one pass (`assay score grid --truth T --answers A.jsonl`): each line is
@@ -35,6 +36,7 @@ export function parseGridAnswersJsonl(text: string, name: string, truth: GridTru
   const seen = new Set<string>();
   return jsonlRows(text, name).map(({ line, value }) => {
     const where = `${name}: line ${line}`;
+    assertExactId(value.id, where);
     const id = typeof value.id === 'number' && Number.isFinite(value.id) ? String(value.id) : typeof value.id === 'string' && value.id.trim() !== '' ? value.id.trim() : null;
     if (id === null) throw badInput(`${where}: "id" must be a non-empty string or a number`);
     if (seen.has(id)) throw badInput(`${where}: duplicate id '${id}'`);

@@ -1,6 +1,7 @@
 import { badInput } from '../../domain/errors.ts';
 import { jsonlRows } from '../choice/rows.ts';
 import { parseTangramTarget, type TangramTarget } from './parse.ts';
+import { assertExactId } from '../row-id.ts';
 
 /**
  * Batch files of `assay score tangram --answers`. Answer rows: {"id"?, "model", "response", "target"?}.
@@ -21,6 +22,7 @@ const idOf = (v: unknown): string | null => (typeof v === 'string' || typeof v =
 export function parseTargetsJsonl(text: string, name: string): Map<string, TangramTarget> {
   const targets = new Map<string, TangramTarget>();
   for (const { line, value } of jsonlRows(text, name)) {
+    assertExactId(value.id, `${name}: line ${line}`);
     const id = idOf(value.id);
     if (id === null) throw badInput(`${name}: line ${line}: "id" must be a string or number`);
     if (targets.has(id)) throw badInput(`${name}: line ${line}: duplicate id '${id}'`);
@@ -37,6 +39,7 @@ export function parseAnswersJsonl(text: string, name: string, targets: { byId: M
     if (typeof value.model !== 'string' || value.model === '') throw badInput(`${where}: "model" must be a non-empty string`);
     // null is a model that gave no answer: scored as a syntax error, like any other unusable response
     if (typeof value.response !== 'string' && value.response !== null) throw badInput(`${where}: "response" must be a string (or null)`);
+    assertExactId(value.id, where);
     const id = idOf(value.id);
     if (id !== null) {
       const key = `${value.model}\u0000${id}`;
