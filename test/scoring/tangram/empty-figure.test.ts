@@ -55,3 +55,14 @@ describe('summarizeTangram: means that could not be taken say why', () => {
     expect(s.reason).toBe('no Hausdorff distance measured: no answer of this model has pieces covering any area');
   });
 });
+
+describe('summarizeTangram: parsed answers that could not be measured', () => {
+  it('a coordinate beyond ±1e6: meanIou null, and the reason does not call it a syntax error', () => {
+    const far = JSON.stringify({ pieces: CLASSIC_SQUARE.map((p, i) => ({ id: i, type: p.type, vertices: p.vertices.map(([x, y]) => [x + 2e6, y]) })) });
+    const result = verifyTangram(SQUARE, far);
+    expect(result).toMatchObject({ syntaxError: false, iou: null, hausdorff: null, validPass: false });
+    const s = summarizeTangram([{ model: 'm', result }]).m!;
+    expect(s).toMatchObject({ parsed: 1, meanIou: null, meanHausdorff: null, syntaxErrorRate: 0 });
+    expect(s.reason).toBe('no answer of this model could be measured (syntax errors, or overlap and silhouette not checked: see problems)');
+  });
+});
