@@ -27,9 +27,25 @@ export interface Page<T> {
   offset: number;
 }
 
-/** JSON page, or the page's items as CSV (totals in X-Total-Count) when the client asks for CSV. */
-export function respondList<T extends object>(c: Context, page: Page<T>, columns?: readonly string[]): Response {
+/** A list's page schema (schemas.ts pageOf): its items' object schema names the columns. */
+export interface PageSchemaLike {
+  shape: { items: { element: unknown } };
+}
+
+/**
+ * The header of a page without rows: its item schema's fields. A page with rows keeps the union of its
+ * rows' keys (a field added to a view before the schema describes it is a column too); without this an
+ * empty page was one blank line, no header, which a CSV reader takes for a file of no columns.
+ */
+export function emptyPageColumns(schema: PageSchemaLike): string[] {
+  const item = schema.shape.items.element as { shape?: Record<string, unknown> };
+  return item.shape ? Object.keys(item.shape) : [];
+}
+
+/** JSON page, or the page's items as CSV (totals in X-Total-Count) when the client asks for CSV; schema: the page's, for the header of an empty page. */
+export function respondList<T extends object>(c: Context, page: Page<T>, schema?: PageSchemaLike): Response {
   if (wantsCsv(c)) {
+    const columns = page.items.length === 0 && schema ? emptyPageColumns(schema) : undefined;
     return c.body(toCsv(page.items as unknown as Record<string, unknown>[], columns), 200, {
       'Content-Type': 'text/csv; charset=utf-8',
       'X-Total-Count': String(page.total),

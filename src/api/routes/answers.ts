@@ -79,7 +79,7 @@ export function registerAnswers(api: Api): void {
       const q = c.req.valid('query');
       await requireNamed(database, q, { run: 'run', model: 'model', rubric: 'rubric', puzzle: 'puzzle' });
       const r = await listAnswers(database, q);
-      return respondList(c, { items: r.answers, total: r.total, limit: q.limit, offset: q.offset });
+      return respondList(c, { items: r.answers, total: r.total, limit: q.limit, offset: q.offset }, AnswerPage);
     },
   });
 
@@ -156,7 +156,7 @@ export function registerAnswers(api: Api): void {
       const q = c.req.valid('query');
       await requireNamed(database, q, { run: 'run', model: 'model', puzzle: 'puzzle' });
       const r = await listAssemblyScores(database, q);
-      return respondList(c, { items: r.scores, total: r.total, limit: q.limit, offset: q.offset });
+      return respondList(c, { items: r.scores, total: r.total, limit: q.limit, offset: q.offset }, AssemblyScorePage);
     },
   });
 

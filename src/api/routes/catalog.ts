@@ -34,7 +34,7 @@ export function registerCatalog(api: Api): void {
     handler: async (c) => {
       const q = c.req.valid('query');
       const r = await listRubrics(database, q);
-      return respondList(c, { items: r.rubrics, total: r.total, ...q });
+      return respondList(c, { items: r.rubrics, total: r.total, ...q }, RubricPage);
     },
   });
 
@@ -86,7 +86,7 @@ export function registerCatalog(api: Api): void {
       const q = c.req.valid('query');
       await requireNamed(database, q, { rubric: 'rubric' });
       const r = await listPuzzles(database, q);
-      return respondList(c, { items: r.puzzles, total: r.total, limit: q.limit, offset: q.offset });
+      return respondList(c, { items: r.puzzles, total: r.total, limit: q.limit, offset: q.offset }, PuzzlePage);
     },
   });
 
@@ -142,7 +142,7 @@ export function registerCatalog(api: Api): void {
       const q = c.req.valid('query');
       await requireNamed(database, q, { model: 'model' });
       const r = await listRuns(database, q);
-      return respondList(c, { items: r.runs, total: r.total, limit: q.limit, offset: q.offset });
+      return respondList(c, { items: r.runs, total: r.total, limit: q.limit, offset: q.offset }, RunPage);
     },
   });
 

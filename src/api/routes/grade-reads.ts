@@ -4,7 +4,7 @@ import { GRADE_STATUSES } from '../../domain/grades.ts';
 import { CAPS, INT4_MAX, RowIdParamSchema, text } from '../../domain/limits.ts';
 import { NO_QUORUM_STATUS } from '../../domain/panel.ts';
 import { getGrade, listGrades } from '../../services/grading/grade-list.ts';
-import { toCsv, wantsCsv } from '../csv.ts';
+import { emptyPageColumns, toCsv, wantsCsv } from '../csv.ts';
 import { defineRoute, type Api } from '../define-route.ts';
 import { requireNamed } from '../../services/filter-values.ts';
 import { GradePageSchema, GradeSchema } from '../grade-schema.ts';
@@ -49,7 +49,7 @@ export function registerGradeReads(api: Api): void {
       await requireNamed(database, { ...q, answer }, { run: 'runRef', model: 'model', judge: 'judge', answer: 'answer' });
       const page = await listGrades(database, { ...q, ...(answer !== undefined ? { answerId: answer } : {}) });
       if (wantsCsv(c)) {
-        return c.body(toCsv(page.items as unknown as Record<string, unknown>[]), 200, {
+        return c.body(toCsv(page.items as unknown as Record<string, unknown>[], page.items.length ? undefined : emptyPageColumns(GradePageSchema)), 200, {
           'Content-Type': 'text/csv; charset=utf-8',
           'X-Total-Count': String(page.total),
           ...(page.nextCursor ? { 'X-Next-Cursor': page.nextCursor } : {}),

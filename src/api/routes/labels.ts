@@ -66,7 +66,7 @@ export function registerLabels(api: Api): void {
       const q = c.req.valid('query');
       await requireNamed(database, q, { run: 'run', annotator: 'annotator' });
       const r = await listLabels(database, q);
-      return respondList(c, { items: r.labels, total: r.total, limit: q.limit, offset: q.offset });
+      return respondList(c, { items: r.labels, total: r.total, limit: q.limit, offset: q.offset }, LabelPage);
     },
   });
 
@@ -103,7 +103,7 @@ export function registerLabels(api: Api): void {
       const annotator = ownName(c.get('caller'), q.annotator, 'annotator');
       await requireNamed(database, q, { run: 'run' });
       const r = await annotationQueue(database, { ...q, annotator });
-      return respondList(c, { items: r.items, total: r.total, limit: q.limit, offset: q.offset });
+      return respondList(c, { items: r.items, total: r.total, limit: q.limit, offset: q.offset }, AnnotationQueuePage);
     },
   });
 
