@@ -66,7 +66,8 @@ const JOINED = new RegExp(
   'iy',
 );
 const JOINED_EXPLICIT = new RegExp(
-  String.raw`[)\]}]*[ \t]*(?:${JOIN}|(?<=[)\]][ \t]*)(?=[(\[]))(?:(?:option|choice)[ \t]+)?([(\[]?)(${TOKEN})([)\]]?)(?![A-Za-z0-9])`,
+  // (the lookbehind reads one character: one scanning back over the spaces made a long run of them quadratic)
+  String.raw`[)\]}]*(?:[ \t]*${JOIN}|(?<=[)\]])[ \t]*(?=[(\[]))(?:(?:option|choice)[ \t]+)?([(\[]?)(${TOKEN})([)\]]?)(?![A-Za-z0-9])`,
   'iy',
 );
 /** After an unbracketed "I": the pronoun ("I'm not sure", "I think C"), not option I of a key with nine or more options. */

@@ -84,3 +84,18 @@ describe('extractChoice: only full-width forms and spaces are narrowed', () => {
     expect(extractChoice(response)).toMatchObject({ choice, status: 'ok' });
   });
 });
+
+describe('extractChoice: the hedge and delimiter patterns stay linear', () => {
+  it.each([
+    ['spaces after a bracketed option', `Answer: (B)${' '.repeat(100_000)}x`],
+    ['tabs between bracketed options', `Answer: (B)${'\t'.repeat(100_000)}(C)`],
+    ['closing brackets in a tag', `<answer>B${')'.repeat(100_000)} C</answer>`],
+    ['semicolons in a tag', `<answer>B${';'.repeat(100_000)}</answer>`],
+    ['unclosed \\( delimiters', `${'\\( '.repeat(60_000)}B`],
+    ['full-width text', 'Ｂ　'.repeat(100_000)],
+  ])('%s (~100,000 characters) reads in well under a second', (_name, response) => {
+    const t = performance.now();
+    extractChoice(response);
+    expect(performance.now() - t).toBeLessThan(1000);
+  });
+});
