@@ -16,8 +16,10 @@ import { parseExactNumber } from './expression.ts';
 export type Extracted = { ok: true; value: unknown; repairs: string[] } | { ok: false; error: string };
 
 export function extractJson(text: string, key: string): Extracted {
-  const region = lastFenceWith(text, key) ?? text;
-  const span = lastObjectWith(region, key);
+  // `key` as a key ("pieces": or pieces:), not the word in prose ("all 7 pieces are used", "{the pieces}")
+  const asKey = new RegExp(String.raw`\b${key}\b["']?\s*:`);
+  const region = lastFenceWith(text, asKey) ?? text;
+  const span = lastObjectWith(region, asKey);
   if (span === null) return { ok: false, error: `no JSON object with "${key}" found` };
   const raw = region.slice(span.from, span.to).trim();
   const repairs: string[] = [];
@@ -45,19 +47,19 @@ function parsed(json: string, value: unknown, repairs: string[]): Extracted {
   return { ok: true, value, repairs };
 }
 
-/** Content of the last ``` block mentioning key; an unterminated last block runs to the end. */
-function lastFenceWith(text: string, key: string): string | null {
+/** Content of the last ``` block giving the key; an unterminated last block runs to the end. */
+function lastFenceWith(text: string, key: RegExp): string | null {
   const parts = text.split(/^[ \t]*```[^\n]*$/m);
   // parts at odd indices are inside fences (an odd count of fences leaves the tail inside one)
   for (let i = parts.length - 1; i >= 1; i--) {
-    if (i % 2 === 1 && parts[i]!.includes(key)) return parts[i]!;
+    if (i % 2 === 1 && key.test(parts[i]!)) return parts[i]!;
   }
   return null;
 }
 
-/** The last top-level {…} span containing `key` (an unclosed one runs to the end). */
-function lastObjectWith(s: string, key: string): JsonSpan | null {
-  return topLevelObjectSpans(s).findLast((span) => s.slice(span.from, span.to).includes(key)) ?? null;
+/** The last top-level {…} span giving `key` (an unclosed one runs to the end). */
+function lastObjectWith(s: string, key: RegExp): JsonSpan | null {
+  return topLevelObjectSpans(s).findLast((span) => key.test(s.slice(span.from, span.to))) ?? null;
 }
 
 /**
