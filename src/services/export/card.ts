@@ -11,8 +11,17 @@ import type { TableSpec } from './tables.ts';
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 
-/** Which scale an item key's labels are on (answer-level binary and numeric labels have their own keys). */
-const scaleOf = (item: string | null) => (item === 'answer:binary' ? 'binary (whole answer)' : item === 'answer:numeric' ? 'numeric rating (whole answer)' : item === null ? 'whole answer' : 'rubric item verdicts');
+/** Which scale an item key's labels are on (answer-level binary and numeric labels have their own keys, claim marks `claim:<n>`). */
+const scaleOf = (item: string | null) =>
+  item === 'answer:binary'
+    ? 'binary (whole answer)'
+    : item === 'answer:numeric'
+      ? 'numeric rating (whole answer)'
+      : item === null
+        ? 'whole answer'
+        : /^claim:\d+$/.test(item)
+          ? 'claim marks (sentences of the answer)'
+          : 'rubric item verdicts';
 
 export function datasetCard(x: RunExport, counts: ReadonlyMap<string, number>, tables: readonly TableSpec[], opts: { license: string; exportedAt: string }): string {
   const front = {
@@ -66,7 +75,8 @@ export function datasetCard(x: RunExport, counts: ReadonlyMap<string, number>, t
   lines.push(
     '',
     'Verdicts are `correct` (1 point), `partial` (0.5), `incorrect` and `missing` (0); binary labels `true`/`false`; numeric',
-    'ratings as given.',
+    'ratings as given; claim marks `true`/`false`/`unverifiable` on sentence n of the answer (`claim:<n>`, from 0; `claim_sentence`',
+    'is the hash of the sentence marked).',
     ...(x.campaigns.length ? ['', `Campaign labels name their campaign; \`campaigns.jsonl\` holds ${x.campaigns.map((c) => `\`${c.name}\``).join(', ')} (spec, annotators, this run's queue and final labels).`] : []),
     '',
     '## Licence',
