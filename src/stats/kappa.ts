@@ -73,18 +73,22 @@ function prepare(a: readonly Label[], b: readonly Label[], opts: KappaOptions): 
   const p = new Float64Array(k * k);
   const row = new Float64Array(k);
   const col = new Float64Array(k);
-  let po = 0;
+  // po from the integer counts, divided once: Σ (count/n) rounds (six items over five categories summed to
+  // 0.9999999999999999), and perfect agreement read as kappa 0.9999999999999996 with a nonzero SE.
+  let weighted = 0;
   let diag = 0;
   for (let i = 0; i < k; i++) {
     for (let j = 0; j < k; j++) {
-      const v = n > 0 ? counts[i * k + j]! / n : 0;
+      const c = counts[i * k + j]!;
+      const v = n > 0 ? c / n : 0;
       p[i * k + j] = v;
       row[i]! += v;
       col[j]! += v;
-      po += w[i * k + j]! * v;
-      if (i === j) diag += counts[i * k + j]!;
+      weighted += w[i * k + j]! * c;
+      if (i === j) diag += c;
     }
   }
+  const po = n > 0 ? weighted / n : 0;
   return { table, categories, w, p, row, col, po, agreement: n > 0 ? diag / n : 0 };
 }
 

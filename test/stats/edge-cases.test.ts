@@ -94,6 +94,17 @@ describe('kappa family', () => {
     expect(r.se).toBeNull();
     noNaN(r);
   });
+  it('perfect agreement is exactly 1 (SE 0, CI [1, 1]) for every method and weights', () => {
+    // Six items over five categories: Σ (count/n) rounded to 0.9999999999999999, and kappa came out
+    // 0.9999999999999996 (quadratic) with a nonzero SE; po from the integer counts is exactly 1.
+    const a = [0, 3, 2, 1, 4, 3];
+    for (const weights of ['none', 'linear', 'quadratic'] as const) {
+      for (const f of [cohenKappa, scottPi, gwetAC]) {
+        const r = f(a, a, { weights });
+        expect([f.name, weights, r.kappa, r.ci]).toEqual([f.name, weights, 1, [1, 1]]);
+      }
+    }
+  });
   it('hand-computed 2 × 2: po = 0.7, pe = 0.5 → kappa 0.4', () => {
     // rows a: yes 5 (4 yes, 1 no), no 5 (2 yes, 3 no) → po 0.7; marginals a .5/.5, b .6/.4 → pe .5
     const a = ['y', 'y', 'y', 'y', 'y', 'n', 'n', 'n', 'n', 'n'];

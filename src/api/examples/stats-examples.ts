@@ -23,7 +23,7 @@ export const STATS_EXAMPLES: Record<StatName, StatExample> = {
       categories: ['missing', 'incorrect', 'partial', 'correct'],
       weights: 'quadratic',
     },
-    response: { kappa: 0.7857142857142856, se: 0.12947887112831133, ci: [0.5319403615438922, 1], agreement: 0.6666666666666666, n: 12, categories: ['missing', 'incorrect', 'partial', 'correct'], method: 'cohen', weights: 'quadratic' },
+    response: { kappa: 0.7857142857142859, se: 0.12947887112831133, ci: [0.5319403615438926, 1], agreement: 0.6666666666666666, n: 12, categories: ['missing', 'incorrect', 'partial', 'correct'], method: 'cohen', weights: 'quadratic' },
     badInput: {
       summary: 'a and b of different lengths',
       request: { a: ['correct', 'partial', 'missing'], b: ['correct', 'partial'] },
