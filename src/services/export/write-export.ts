@@ -28,7 +28,10 @@ export async function exportRun(database: Database, q: { run: string; out: strin
   let existing: string[] = [];
   try {
     existing = readdirSync(q.out);
-  } catch {
+  } catch (e) {
+    // Missing: made below. A file, or a path under one, is no directory to export into (not an internal error).
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOTDIR' || code === 'EEXIST') throw badInput(`--out ${q.out}: not a directory (it or a parent is a file); export into a new or empty directory`);
     existing = [];
   }
   if (existing.length) throw badInput(`--out ${q.out}: not empty (${existing.length} entr${existing.length === 1 ? 'y' : 'ies'}); export into a new or empty directory`);
