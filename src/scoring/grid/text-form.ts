@@ -23,6 +23,8 @@ const MARKER = /^(?:\d+[.):]|[-*+>•])$/;
  * token "1", which the MARKER test on the token cannot see. Group 1 is the number of the bracketed form.
  */
 const NUMBERED = /^\s*(?:\d+[.):]|\((\d+)\))\s+/;
+/** A bare row number in front of a colon ("3:"), which may also be a piece id. */
+const ROW_NUMBER = /^\s*\d+\s*$/;
 /** A markdown table's header rule ("|---|:-:|"): it separates the header row from the body, not two blocks. */
 const TABLE_RULE = /^\s*\|?(?:\s*:?-+:?\s*\|)+(?:\s*:?-+:?\s*)?$/;
 /** `],[` inside one line separates rows of a one-line JSON-style array. */
@@ -126,9 +128,12 @@ function readLine(ix: IndexedTruth, raw: string): Line {
   if (label && !ix.index.has(label[0].trim().replace(/[:.)=-]$/, '').trim())) s = s.slice(label[0].length);
   const colon = ix.colonIds ? -1 : s.indexOf(':');
   if (colon >= 0) {
-    // "Answer: a b c" keeps what follows the label; `"id": [r, c]` (a mapping line) is no grid row.
+    // "Answer: a b c" keeps what follows the label; `"id": [r, c]` (a mapping line) is no grid row. A bare
+    // number before the colon and no bracket after it ("1: 14 11 0 12") is a row number, even when a piece
+    // has that number for its id.
+    const rowNumber = ROW_NUMBER.test(s.slice(0, colon)) && !/^\s*\[/.test(s.slice(colon + 1));
     const label = scanLine(ix, s.slice(0, colon));
-    if (label.pieces.some((p) => p >= 0) || s.indexOf(':', colon + 1) >= 0) return NOT_A_ROW;
+    if ((!rowNumber && label.pieces.some((p) => p >= 0)) || s.indexOf(':', colon + 1) >= 0) return NOT_A_ROW;
     s = s.slice(colon + 1);
   }
   const line = scanLine(ix, s);

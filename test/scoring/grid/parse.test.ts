@@ -83,6 +83,19 @@ describe('parseGridAnswer: accepted forms', () => {
     expect(cellsOf('b a c\nd e f\n---\na b c\nd e f').cells).toEqual(TRUE);
   });
 
+  it('"1:" row numbers on a puzzle whose ids are numbers: the number is a marker, not a mapping key', () => {
+    // Before: "1: 0 1 2" was taken for a mapping line ("id": …) because 1 is a piece id, so every row was dropped
+    // and a perfect answer to a numbered puzzle (the bundled 4×4 has ids 0–15) was invalid with every metric 0,
+    // while "1. 0 1 2", and "1: 10 11 12" on a puzzle without a piece 1, were read.
+    const nums = numberedTruth(3, 3);
+    const NUMS = [['0', '1', '2'], ['3', '4', '5'], ['6', '7', '8']];
+    expect(parseGridAnswer(nums, 'Final:\n1: 0 1 2\n2: 3 4 5\n3: 6 7 8')).toEqual({ status: 'valid', problems: [], cells: NUMS });
+    expect(parseGridAnswer(nums, '0: 0 1 2\n1: 3 4 5\n2: 6 7 8').cells).toEqual(NUMS);
+    expect(parseGridAnswer(nums, '1: 1 0 2\n2: 3 4 5\n3: 6 7 8').cells).toEqual([['1', '0', '2'], ['3', '4', '5'], ['6', '7', '8']]);
+    // a mapping written one id per line stays no grid row (its value is bracketed), so the mapping is read
+    expect(parseGridAnswer(numberedTruth(1, 2), 'Placement:\n1: [0, 0]').status).toBe('invalid');
+  });
+
   it('a lone numeric id is one cell, not JSON to reject', () => {
     const t = parseGridTruth({ rows: 1, cols: 1, layout: [[42]] }, 'T');
     expect(parseGridAnswer(t, '42')).toEqual({ status: 'valid', problems: [], cells: [['42']] });
