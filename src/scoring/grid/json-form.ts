@@ -62,7 +62,10 @@ function readArray(ix: IndexedTruth, rows: unknown[], problems: Problems): JsonF
  */
 function firstMembers(map: Record<string, unknown>, source: string | undefined, problems: Problems): Array<[string, unknown]> {
   const members = source === undefined ? [] : topLevelMembers(source);
-  if (members.length <= Object.keys(map).length) return Object.entries(map);
+  const keys = Object.keys(map);
+  // Text order also where two keys are one id once trimmed (" 1", "1"): an object lists integer keys first.
+  const clash = new Set(keys.map((k) => k.trim())).size < keys.length;
+  if (members.length < keys.length || (members.length === keys.length && !clash)) return Object.entries(map);
   const seen = new Set<string>();
   const out: Array<[string, unknown]> = [];
   for (const [key, text] of members) {

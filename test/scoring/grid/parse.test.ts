@@ -151,6 +151,14 @@ describe('parseGridAnswer: problems are reported, not hidden', () => {
     expect(s.byPosition).toEqual({ corner: 1, edge: 0.5, interior: null });
   });
 
+  it('mapping: of " 1" and "1", the one first in the text is kept, though JSON objects list integer keys first', () => {
+    const answer = '{"0":[0,0]," 1":[0,1],"1":[0,2],"2":[0,2]}';
+    const r = parseGridAnswer(numberedTruth(1, 3), answer);
+    expect(r.problems).toEqual(["id '1' given twice in the mapping: the first kept, [0,2] ignored"]);
+    expect(r.cells).toEqual([['0', '1', '2']]);
+    expect(scoreGrid(numberedTruth(1, 3), answer)).toMatchObject({ status: 'repaired', direct: 1, neighbour: 1 });
+  });
+
   it('mapping: out of range, contested cells, unknown ids, malformed cells', () => {
     const r = cellsOf('{"a":[0,0],"b":[0,1],"c":[2,0],"d":[1,0],"e":[1,0],"f":"x","q":[1,2]}');
     expect(r.status).toBe('repaired');
