@@ -31,6 +31,15 @@ export interface Page<T> {
 export interface PageSchemaLike {
   shape: { items: { element: unknown } };
 }
+/** A table report's schema: its rows' object schema names the columns. */
+export interface RowsSchemaLike {
+  shape: { rows: { element: unknown } };
+}
+
+const fieldsOf = (element: unknown): string[] => {
+  const shape = (element as { shape?: Record<string, unknown> }).shape;
+  return shape ? Object.keys(shape) : [];
+};
 
 /**
  * The header of a page without rows: its item schema's fields. A page with rows keeps the union of its
@@ -38,8 +47,7 @@ export interface PageSchemaLike {
  * empty page was one blank line, no header, which a CSV reader takes for a file of no columns.
  */
 export function emptyPageColumns(schema: PageSchemaLike): string[] {
-  const item = schema.shape.items.element as { shape?: Record<string, unknown> };
-  return item.shape ? Object.keys(item.shape) : [];
+  return fieldsOf(schema.shape.items.element);
 }
 
 /** JSON page, or the page's items as CSV (totals in X-Total-Count) when the client asks for CSV; schema: the page's, for the header of an empty page. */
@@ -54,10 +62,11 @@ export function respondList<T extends object>(c: Context, page: Page<T>, schema?
   return c.json(page, 200);
 }
 
-/** Rows that are not paginated (reports) in the same two representations. */
-export function respondRows<T extends object>(c: Context, body: { rows: T[] }, columns?: readonly string[]): Response {
+/** Rows that are not paginated (reports) in the same two representations; schema: the report's, for the header when it has no rows. */
+export function respondRows<T extends object>(c: Context, body: { rows: T[] }, columns?: readonly string[] | RowsSchemaLike): Response {
   if (wantsCsv(c)) {
-    return c.body(toCsv(body.rows as unknown as Record<string, unknown>[], columns), 200, { 'Content-Type': 'text/csv; charset=utf-8' });
+    const cols = columns === undefined || Array.isArray(columns) ? (columns as readonly string[] | undefined) : body.rows.length === 0 ? fieldsOf((columns as RowsSchemaLike).shape.rows.element) : undefined;
+    return c.body(toCsv(body.rows as unknown as Record<string, unknown>[], cols), 200, { 'Content-Type': 'text/csv; charset=utf-8' });
   }
   return c.json(body, 200);
 }

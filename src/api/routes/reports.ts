@@ -60,14 +60,14 @@ export function registerReports(api: Api): void {
     ),
     handler: async (c) => {
       const q = await named(c.req.valid('query') as z.infer<typeof Seeded>);
-      return respondRows(c, await leaderboard(database, q, { seed: q.seed }));
+      return respondRows(c, await leaderboard(database, q, { seed: q.seed }), LeaderboardSchema);
     },
   });
 
   defineRoute(api, {
     scope: 'read',
     route: tableRoute('/api/reports/orientation', 'getOrientationReport', 'Per model: correct landscape / portrait orientation counts, accuracy with a Wilson interval', Filters, rows(OrientationReportSchema)),
-    handler: async (c) => respondRows(c, await orientationTable(database, await named(c.req.valid('query') as z.infer<typeof Filters>))),
+    handler: async (c) => respondRows(c, await orientationTable(database, await named(c.req.valid('query') as z.infer<typeof Filters>)), OrientationReportSchema),
   });
 
   const AblationQuery = Seeded.extend({ tag: Name.default('tagged').openapi({ description: 'Condition tag compared against runs without it' }) });
@@ -77,7 +77,7 @@ export function registerReports(api: Api): void {
     handler: async (c) => {
       // The tag only when asked: the default 'tagged' compares against no run where none carries it, as before.
       const q = await named(c.req.valid('query') as z.infer<typeof AblationQuery>, c.req.query('tag') === undefined ? {} : { tag: 'tag' });
-      return respondRows(c, await ablationTable(database, q, { seed: q.seed }));
+      return respondRows(c, await ablationTable(database, q, { seed: q.seed }), AblationReportSchema);
     },
   });
 
@@ -86,7 +86,7 @@ export function registerReports(api: Api): void {
     route: tableRoute('/api/reports/effort', 'getEffortReport', 'Per model × effort level: scores, median output tokens, missing answers', Seeded, rows(EffortReportSchema)),
     handler: async (c) => {
       const q = await named(c.req.valid('query') as z.infer<typeof Seeded>);
-      return respondRows(c, await effortTable(database, q, { seed: q.seed }));
+      return respondRows(c, await effortTable(database, q, { seed: q.seed }), EffortReportSchema);
     },
   });
 
