@@ -184,7 +184,8 @@ export async function annotatorLabels(
     .where(and(eq(labels.answerId, answerId), eq(labels.annotator, annotator), eq(labels.kind, 'human'), context))
     // The campaign's own label last, so it stands over a plain one of the same unit below.
     .orderBy(sql`${labels.campaignId} nulls first`);
-  const items: Record<string, string> = {};
+  // No prototype: item ids are slugs, and `constructor` or `toString` must read as unlabelled, not as Object's own.
+  const items: Record<string, string> = Object.create(null) as Record<string, string>;
   const claims: Record<number, string> = {};
   const claimSentences: Record<number, Exclude<ClaimStanding, 'stale'>> = {};
   const stale = new Map<number, StaleClaim>();
