@@ -153,9 +153,14 @@ export function readTextForm(ix: IndexedTruth, text: string): TextForm {
   /** Text line of each entry of `lines` (a one-line array gives several entries on one text line). */
   const lineOf: number[] = [];
   const raws = text.split(/\r\n|\r|\n/);
+  /** Entries of `lines` that are a markdown table's header (the line above its rule). */
+  const headers = new Set<number>();
   for (let r = 0; r < raws.length; r++) {
     const raw = raws[r]!;
-    if (raw.includes('|') && TABLE_RULE.test(raw)) continue;
+    if (raw.includes('|') && TABLE_RULE.test(raw)) {
+      if (lines.length > 0) headers.add(lines.length - 1);
+      continue;
+    }
     if (raw.includes('[') && ROW_BREAK.test(raw)) {
       // Rows of a one-line array: only the bracketed span, not the prose around it on that line.
       const span = raw.slice(raw.indexOf('['), raw.lastIndexOf(']') + 1);
@@ -190,6 +195,8 @@ export function readTextForm(ix: IndexedTruth, text: string): TextForm {
       const runStart = j;
       while (j < i && lines[j]!.pieces.length === ix.cols) j++;
       if (j - runStart === ix.rows) chosen = runStart;
+      // A table whose header names the columns with piece-like numbers ("| 1 | 2 | 3 |"): the body is the grid.
+      else if (j - runStart === ix.rows + 1 && headers.has(runStart)) chosen = runStart + 1;
     }
   }
   if (chosen >= 0) {

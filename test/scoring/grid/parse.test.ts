@@ -96,6 +96,17 @@ describe('parseGridAnswer: accepted forms', () => {
     expect(parseGridAnswer(numberedTruth(1, 2), 'Placement:\n1: [0, 0]').status).toBe('invalid');
   });
 
+  it('a markdown table whose header numbers the columns is read from its body, though the numbers are piece ids', () => {
+    // Before: the header "1 2 3" read as a fourth row of known ids, so a perfect answer was a wrong shape (invalid, 0).
+    const nums = numberedTruth(3, 3);
+    const NUMS = [['0', '1', '2'], ['3', '4', '5'], ['6', '7', '8']];
+    const table = '| 1 | 2 | 3 |\n|---|---|---|\n| 0 | 1 | 2 |\n| 3 | 4 | 5 |\n| 6 | 7 | 8 |';
+    expect(parseGridAnswer(nums, table)).toEqual({ status: 'valid', problems: [], cells: NUMS });
+    // the header as the first row still works, and four body rows under a header stay a wrong shape
+    expect(parseGridAnswer(nums, '| 0 | 1 | 2 |\n|---|---|---|\n| 3 | 4 | 5 |\n| 6 | 7 | 8 |').cells).toEqual(NUMS);
+    expect(parseGridAnswer(nums, `${table}\n| 0 | 1 | 2 |`).status).toBe('invalid');
+  });
+
   it('a lone numeric id is one cell, not JSON to reject', () => {
     const t = parseGridTruth({ rows: 1, cols: 1, layout: [[42]] }, 'T');
     expect(parseGridAnswer(t, '42')).toEqual({ status: 'valid', problems: [], cells: [['42']] });
