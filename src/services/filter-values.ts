@@ -14,7 +14,7 @@ import { runTags } from './runs.ts';
  * one the filter can match. The message starts with the parameter and quotes the value.
  */
 
-export type FilterKind = 'run' | 'runRef' | 'model' | 'rubric' | 'puzzle' | 'judge' | 'annotator' | 'tag' | 'answer';
+export type FilterKind = 'run' | 'runRef' | 'model' | 'rubric' | 'puzzle' | 'sizeBucket' | 'judge' | 'annotator' | 'tag' | 'answer';
 
 const one = async (database: Database, sql: string, value: unknown): Promise<boolean> => (await database.execute(sql, [value])).rows.length > 0;
 
@@ -39,6 +39,12 @@ async function missing(database: Database, kind: FilterKind, value: string): Pro
       return (await one(database, 'select 1 from rubrics where slug = $1', value)) ? null : '';
     case 'puzzle':
       return (await one(database, 'select 1 from puzzles where slug = $1', value)) ? null : '';
+    case 'sizeBucket': {
+      // Free text of the puzzles file (`~50`): a bucket no puzzle is in is a typo, not "no puzzles".
+      const r = await database.execute('select distinct size_bucket as b from puzzles where size_bucket is not null order by 1');
+      const buckets = r.rows.map((x) => String(x.b));
+      return buckets.includes(value) ? null : `: no puzzle is in that size bucket (buckets: ${buckets.join(', ') || 'none'})`;
+    }
     case 'judge':
       // A judge of judges/ that has not graded yet is a judge with no grades; imported judges live only in the table.
       if (await one(database, 'select 1 from judges where slug = $1 limit 1', value)) return null;
@@ -62,7 +68,7 @@ async function missing(database: Database, kind: FilterKind, value: string): Pro
   }
 }
 
-const NOUN: Record<FilterKind, string> = { run: 'run', runRef: 'run', model: 'model', rubric: 'rubric', puzzle: 'puzzle', judge: 'judge', annotator: 'annotator', tag: 'tag', answer: 'answer' };
+const NOUN: Record<FilterKind, string> = { run: 'run', runRef: 'run', model: 'model', rubric: 'rubric', puzzle: 'puzzle', sizeBucket: 'size bucket', judge: 'judge', annotator: 'annotator', tag: 'tag', answer: 'answer' };
 
 /**
  * Refuses the first filter of `query` (parameter → what it names) whose value names nothing, in the

@@ -17,10 +17,10 @@ type Json = any;
 type Op = { parameters?: Array<{ in: string; name: string }>; responses: Record<string, unknown> };
 
 /** Query parameters that name a stored thing (a run, model, rubric, puzzle, judge, annotator, tag, answer). */
-const NAMING = new Set(['run', 'model', 'rubric', 'puzzle', 'judge', 'annotator', 'tag', 'answer', 'a', 'b']);
-/** Query parameters that name nothing stored: paging, enumerations, numbers, flags, a bucket of puzzle sizes. */
+const NAMING = new Set(['run', 'model', 'rubric', 'puzzle', 'judge', 'annotator', 'tag', 'answer', 'a', 'b', 'sizeBucket']);
+/** Query parameters that name nothing stored: paging, enumerations, numbers, flags. */
 const NOT_NAMING = new Set([
-  'limit', 'offset', 'cursor', 'status', 'task', 'kind', 'state', 'sizeBucket', 'seed', 'scale', 'perception', 'metric',
+  'limit', 'offset', 'cursor', 'status', 'task', 'kind', 'state', 'seed', 'scale', 'perception', 'metric',
   'threshold', 'perceptionThreshold', 'answerThreshold', 'top', 'resamples', 'waiting', 'version', 'humans',
 ]);
 /** Naming parameters not checked here, and why. */
@@ -31,6 +31,8 @@ const EXEMPT: Record<string, string> = {
 /** Each operation's naming filters with a value that names nothing; the rest of the query makes the request otherwise valid. */
 const UNKNOWN: Array<{ op: string; path: string; param: string; value: string; key?: 'annotate' }> = [
   { op: 'GET /api/puzzles', path: '/api/puzzles', param: 'rubric', value: 'no-such-rubric' },
+  // Size buckets are free text of the puzzles file (`~50`): `50` matched none, and read as "no puzzles".
+  { op: 'GET /api/puzzles', path: '/api/puzzles', param: 'sizeBucket', value: '50' },
   { op: 'GET /api/runs', path: '/api/runs', param: 'model', value: 'no-such-model' },
   ...['run', 'model', 'rubric', 'puzzle'].map((param) => ({ op: 'GET /api/answers', path: '/api/answers', param, value: `no-such-${param}` })),
   ...['run', 'model', 'puzzle'].map((param) => ({ op: 'GET /api/assemblies', path: '/api/assemblies', param, value: `no-such-${param}` })),
@@ -103,6 +105,7 @@ describeDb('a filter value that names nothing', (ctx) => {
       error: { code: 'not_found', message: "judge 'no-such-judge' not found: no stored grade and no file in judges/ has that judge id" },
     });
     expect((await send('/api/answers?model=no-such-model')).body.error.message).toBe("model 'no-such-model' not found: no run is of that model");
+    expect((await send('/api/puzzles?sizeBucket=50')).body.error.message).toMatch(/^sizeBucket: size bucket '50' not found: no puzzle is in that size bucket \(buckets: ~\d+/);
     expect((await send('/api/answers?run=farmyard-describe&puzzle=no-such-puzzle')).body.error.message).toBe("puzzle 'no-such-puzzle' not found");
     expect((await send('/api/reports/judge-compare?run=farmyard-describe&a=lexical&b=lexicl')).body.error.message).toMatch(/^b: judge 'lexicl' not found/);
     expect((await send('/api/reports/ablation?tag=taged')).body.error.message).toBe("tag 'taged' not found: no run has that condition tag (tags: tagged)");

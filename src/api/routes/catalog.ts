@@ -84,7 +84,7 @@ export function registerCatalog(api: Api): void {
     }),
     handler: async (c) => {
       const q = c.req.valid('query');
-      await requireNamed(database, q, { rubric: 'rubric' });
+      await requireNamed(database, q, { rubric: 'rubric', sizeBucket: 'sizeBucket' });
       const r = await listPuzzles(database, q);
       return respondList(c, { items: r.puzzles, total: r.total, limit: q.limit, offset: q.offset }, PuzzlePage);
     },
