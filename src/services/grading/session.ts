@@ -202,7 +202,9 @@ export async function createGradingSession(database: Database, o: SessionOptions
       f1: report.f1,
       items: report.items,
       claims: report.claims,
-      meta: { ...report.meta, judge: report.judge, cached: outcome.cached, calls: outcome.calls, ...(so.meta ?? {}) },
+      // The policy correctness was computed under, when it is not the default: a regrade with another one
+      // changes correctness, and the grade must say which it holds.
+      meta: { ...report.meta, judge: report.judge, cached: outcome.cached, calls: outcome.calls, ...(so.unverifiable === 'exclude' ? { unverifiable: 'exclude' } : {}), ...(so.meta ?? {}) },
       rawOutput: outcome.raw,
       inputTokens: outcome.usage.input,
       outputTokens: outcome.usage.output,
