@@ -139,7 +139,8 @@ async function createPanelSession(database: Database, panel: LoadedPanel, o: Ope
       f1: result.f1,
       items: result.status === 'ok' ? result.items.map((it) => ({ id: it.id, weight: it.weight, verdict: it.verdict!, evidence: '', points: it.weight * it.points!, ...confidence.get(it.id)! })) : [],
       claims: [],
-      meta: { reason: result.reason, promptHash, judge: identity, cached: results.every((r) => r.outcome.cached), calls: sum((r) => r.outcome.calls), panel: detail },
+      // Its correctness is its samples', computed under the request's policy: said as a single judge's grade says it.
+      meta: { reason: result.reason, promptHash, judge: identity, cached: results.every((r) => r.outcome.cached), calls: sum((r) => r.outcome.calls), panel: detail, ...(req.unverifiable === 'exclude' ? { unverifiable: 'exclude' } : {}) },
       rawOutput: null,
       inputTokens: sum((r) => r.outcome.usage.input),
       outputTokens: sum((r) => r.outcome.usage.output),
