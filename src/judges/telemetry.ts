@@ -53,9 +53,14 @@ export function tracedJudgeCall(cfg: Pick<JudgeConfig, 'id' | 'provider' | 'mode
   };
   return tracer.startActiveSpan(`chat ${cfg.model}`, { kind: CLIENT, attributes }, (span) =>
     ended(span, call(), (s, reply) => {
+      const u = reply.usage;
       s.setAttributes({
-        'gen_ai.usage.input_tokens': reply.usage.input,
-        'gen_ai.usage.output_tokens': reply.usage.output,
+        // The conventions' input_tokens counts every input token, cached ones included (the ledger's
+        // `input` is the uncached part only); the cache reads and writes are parts of it.
+        'gen_ai.usage.input_tokens': u.input + u.cacheRead + u.cacheWrite,
+        'gen_ai.usage.cache_read.input_tokens': u.cacheRead,
+        'gen_ai.usage.cache_creation.input_tokens': u.cacheWrite,
+        'gen_ai.usage.output_tokens': u.output,
         'gen_ai.response.finish_reasons': [reply.stopDetail ?? reply.stop],
         'assay.stop': reply.stop,
       });

@@ -63,7 +63,7 @@ describe('judge call spans', () => {
     const env = { ANTHROPIC_API_KEY: 'sk-ant-fake', OPENAI_API_KEY: '', OPENAI_BASE_URL: '', DATABASE_URL: '', ASSAY_DATA_DIR: join(dir, 'data'), OTEL_EXPORTER_OTLP_ENDPOINT: collectorUrl, OTEL_SERVICE_NAME: 'assay-test' };
     const r = await runAsync(['grade', '--rubric', `${FIXTURES}farmyard.rubric.yaml`, '--answer', `${FIXTURES}farmyard.answer.txt`, '--judge', judgeFile, '--json'], env);
     expect(r.code, r.stderr).toBe(0);
-    const grade = JSON.parse(r.stdout) as { usage: { input: number; output: number } };
+    const grade = JSON.parse(r.stdout) as { usage: { input: number; output: number; cacheRead: number; cacheWrite: number } };
     expect(fake.calls).toHaveLength(1);
     const spans = posts.flatMap((p) => p.spans);
     const ours = spans.filter((s) => s.name.startsWith('chat '));
@@ -78,7 +78,10 @@ describe('judge call spans', () => {
     expect(attr(span!, 'gen_ai.provider.name')).toBe('anthropic');
     expect(attr(span!, 'gen_ai.request.model')).toBe('claude-sonnet-5');
     expect(attr(span!, 'assay.judge.id')).toBe('fake-claude');
-    expect(attr(span!, 'gen_ai.usage.input_tokens')).toBe(grade.usage.input);
+    // Every input token, the prompt cache's included (the grade's `input` is the uncached part).
+    expect(grade.usage.cacheWrite).toBeGreaterThan(0);
+    expect(attr(span!, 'gen_ai.usage.input_tokens')).toBe(grade.usage.input + grade.usage.cacheRead + grade.usage.cacheWrite);
+    expect(attr(span!, 'gen_ai.usage.cache_creation.input_tokens')).toBe(grade.usage.cacheWrite);
     expect(attr(span!, 'gen_ai.usage.output_tokens')).toBe(grade.usage.output);
     expect(attr(span!, 'assay.stop')).toBe('complete');
     expect(span!.status?.code ?? 0).not.toBe(2);
