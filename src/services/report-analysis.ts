@@ -71,7 +71,7 @@ export async function storedCalibration(database: Database, opts: StoredCalibrat
     // regrade's F1 on the verdict scale, a grade of an answer no human labelled) is not calibrated again.
     const task = { rows, ...input };
     const r = await memoLast(reportKey('calibrate', key), task, () => runInThread<{ report: CalibrationReport | null; reason?: string; skipped: number }>(REPORT_TASKS, 'pageCalibrationTask', task));
-    const examples = await exampleAnswers(database, { key: 'answerId', ...(opts.run ? { run: opts.run } : {}), ...(opts.model ? { model: opts.model } : {}), judges: opts.judge ? [opts.judge] : null });
+    const examples = await exampleAnswers(database, { key: 'answerId', ...(opts.run ? { run: opts.run } : {}), ...(opts.model ? { model: opts.model } : {}), ...(opts.rubric ? { rubric: opts.rubric } : {}), judges: opts.judge ? [opts.judge] : null });
     const base = { setAside: r.skipped, excludedExamples: excludedByJudge(examples) };
     if (!r.report) return { report: null, ...(r.reason !== undefined ? { reason: r.reason } : {}), ...base, judgeNotes: {} };
     const report = { ...r.report, notes: [...r.report.notes, ...versionNotes(versions)] };

@@ -157,7 +157,7 @@ export async function calibrationLabelSet(database: Database, q: CalibrationLabe
   const texts = itemScale ? await versionTexts(database, versioned.flatMap((v) => (v.versionId === null || v.row.item === undefined ? [] : [v.versionId]))) : new Map();
   const { kept, textChanged, unknown } = itemScale ? settleVersions(versioned, texts) : { kept: versioned.map((v) => v.row), textChanged: 0, unknown: 0 };
   // An anchored judge's own example answers are not calibration units for it (example-exclusion.ts).
-  dropExampleRows(kept, await exampleAnswers(database, { key: q.key, run: q.run, model: q.model, judges: q.judges ?? (q.judge !== undefined ? [q.judge] : null) }));
+  dropExampleRows(kept, await exampleAnswers(database, { key: q.key, run: q.run, model: q.model, rubric: q.rubric, judges: q.judges ?? (q.judge !== undefined ? [q.judge] : null) }));
   const versions = { textChanged, unknown, superseded };
   if (!q.humans || q.humans === 'each') return { rows: kept, versions };
   // The human side is formed from the scale's rows; the rest pass through to be set aside and counted

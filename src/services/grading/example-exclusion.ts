@@ -18,12 +18,20 @@ export interface ExampleQuery {
   key: 'externalId' | 'answerId';
   run?: string;
   model?: string;
+  /** Only answers of this rubric (slug; an assembly's its puzzle's), as a report filtered by rubric reads them. */
+  rubric?: string;
   /** Judge ids (slugs); null or absent: every judge. */
   judges?: readonly string[] | null;
 }
 
-/** The text as the prompt shows it (example-prompt.ts trims it): whitespace at either end dropped. */
-const TRIM = (x: string) => `btrim(${x}, E' \\t\\n\\r\\f\\x0b')`;
+/**
+ * The text as the prompt shows it (example-prompt.ts and prompt.ts trim it with String.prototype.trim):
+ * white space at either end dropped, Unicode's too (no-break space, U+3000, U+FEFF, the separators), as
+ * JavaScript's trim takes it (ECMAScript WhiteSpace and LineTerminator); ASCII alone missed a copy ending in
+ * an ideographic space or opening with a BOM.
+ */
+const JS_TRIMMED = String.raw` \t\n\r\f\x0b\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff`;
+const TRIM = (x: string) => `btrim(${x}, E'${JS_TRIMMED}')`;
 
 /**
  * The answer an entry of resolvedExamples names: by its run and its id in the run, which a run export
@@ -37,7 +45,7 @@ const EXAMPLE_ANSWER = (e: string) =>
 
 const ARRAY = (x: string) => `case when jsonb_typeof(${x}) = 'array' then ${x} else '[]'::jsonb end`;
 
-/** Only answers in scope (the run / model filters): the counts are of this report's answers. */
+/** Only answers in scope (the run / model / rubric filters): the counts are of this report's answers. */
 export async function exampleAnswers(database: Database, q: ExampleQuery): Promise<ExampleAnswers> {
   const out: ExampleAnswers = new Map();
   // First the examples themselves: most databases have no anchored judge, and every report page asks, so
@@ -71,8 +79,9 @@ export async function exampleAnswers(database: Database, q: ExampleQuery): Promi
             select x.slug, c.answer_id from example x join copy c on c.example_id = x.answer_id)
      select coalesce(json_agg(json_build_array(s.slug, ${answerKey}) order by s.slug, a.id), '[]')::text as j
        from shown s join answers a on a.id = s.answer_id join runs r on r.id = a.run_id
-      where ($1::text is null or r.name = $1) and ($2::text is null or r.model = $2)`,
-    [q.run ?? null, q.model ?? null, JSON.stringify(examples)],
+      where ($1::text is null or r.name = $1) and ($2::text is null or r.model = $2)
+        and ($4::text is null or exists (select 1 from rubrics rb where rb.slug = $4 and rb.id = coalesce(a.rubric_id, (select p.rubric_id from puzzles p where p.id = a.puzzle_id))))`,
+    [q.run ?? null, q.model ?? null, JSON.stringify(examples), q.rubric ?? null],
   );
   for (const [slug, answer] of JSON.parse(String(r.rows[0]!.j)) as Array<[string, string]>) {
     const set = out.get(slug) ?? new Set<string>();
