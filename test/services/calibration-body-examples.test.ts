@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -65,5 +65,48 @@ describe('labels in a request body: an anchored judge’s own examples are left 
     const r = calibrateLabelSet({ scale: 'verdict', labels: plain }, dir);
     expect(r.excludedExamples).toEqual({});
     expect(r.judgeReports.find((j) => j.rater === 'plain')!.units).toBe(5);
+  });
+});
+
+describe('an example set that also holds whole-answer ratings and claim marks', () => {
+  // The judge is shown a1's item verdicts only (judge-examples.ts fileAnswers: a whole-answer rating and a
+  // claim mark are no item verdicts); the set also holds h1's pass/fail and a claim mark of a1. Before, the
+  // match asked for those too among the calibrated rows, which a verdict-scale set cannot hold (a 'pass' is
+  // no verdict), so the copy of a1 was not recognised and 'anchm' kept its copied verdicts: agreement 1.
+  const mixed = [
+    { answer: 'a1', item: 'i1', rater: 'h1', kind: 'human', label: 'correct' },
+    { answer: 'a1', item: 'i2', rater: 'h1', kind: 'human', label: 'missing' },
+    { answer: 'a1', item: 'answer:binary', rater: 'h1', kind: 'human', label: 'pass' },
+    { answer: 'a1', item: 'claim:1', rater: 'h1', kind: 'human', label: 'true' },
+  ];
+  writeFileSync(join(dir, 'mixed.jsonl'), mixed.map((r) => JSON.stringify(r)).join('\n'));
+  writeFileSync(join(dir, 'anchm.yaml'), 'id: anchm\nprovider: anthropic\nmodel: m\nprompt: p.md\nexamples:\n  - { labels: mixed.jsonl, run: pilot }\n');
+  const body = [
+    ...mixed.slice(0, 2),
+    { answer: 'a1', item: 'i1', rater: 'anchm', kind: 'judge', label: 'correct' },
+    { answer: 'a1', item: 'i2', rater: 'anchm', kind: 'judge', label: 'missing' },
+    { answer: 'a3', item: 'i1', rater: 'h1', kind: 'human', label: 'correct' },
+    { answer: 'a3', item: 'i1', rater: 'anchm', kind: 'judge', label: 'incorrect' },
+  ] as Array<{ answer: string; item: string; rater: string; kind: 'human' | 'judge'; label: string }>;
+
+  it('recognises the example by the item verdicts it was shown', () => {
+    const r = calibrateLabelSet({ scale: 'verdict', labels: body }, dir);
+    expect(r.excludedExamples).toEqual({ anchm: 1 });
+    const anchm = r.judgeReports.find((j) => j.rater === 'anchm')!;
+    expect(anchm.units).toBe(1);
+    expect(anchm.vsMajority.agreement).toBe(0);
+  });
+
+  it('from a file too: only the answers the set gives item verdicts of are its examples', () => {
+    const file = join(dir, 'body.jsonl');
+    writeFileSync(file, body.map((r) => JSON.stringify(r)).join('\n'));
+    expect(excludeFileExamples(parseLabels(readFileSync(file, 'utf8'), file, 'verdict'), file, dir).excludedExamples).toEqual({ anchm: 1 });
+    // The set itself, calibrated on no scale: a1 is the example; a2, rated pass/fail only, is none.
+    const own = [...mixed, { answer: 'a2', item: 'answer:binary', rater: 'h1', kind: 'human', label: 'fail' }, { answer: 'a2', item: 'i1', rater: 'anchm', kind: 'judge', label: 'correct' }];
+    const ownFile = join(dir, 'mixed.jsonl');
+    writeFileSync(ownFile, own.map((r) => JSON.stringify(r)).join('\n'));
+    const kept = excludeFileExamples(parseLabels(readFileSync(ownFile, 'utf8'), ownFile), ownFile, dir);
+    expect(kept.rows.filter((x) => x.rater === 'anchm').map((x) => x.answer)).toEqual(['a2']);
+    writeFileSync(ownFile, mixed.map((r) => JSON.stringify(r)).join('\n'));
   });
 });

@@ -1,5 +1,6 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { ANSWER_SCALE_KEYS } from '../../domain/campaigns.ts';
 import { parseLabels, type LabelRow } from '../../domain/labels.ts';
 import { readInputText } from '../../input/text-file.ts';
 import { JUDGES_DIR, loadJudge, resolveJudgeFile } from '../../judges/config.ts';
@@ -30,11 +31,18 @@ const real = (p: string) => (existsSync(p) ? realpathSync(p) : resolve(p));
 const verdict = (label: unknown) => String(label).trim().toLowerCase();
 const itemKey = (r: LabelRow) => `${r.rater}\u0000${r.item}\u0000${verdict(r.label)}`;
 
-/** Per answer, the people's item verdicts of a label set, as rater/item/verdict keys (what the judge was shown). */
+/** A rubric item's key: not a claim mark, not a campaign's whole-answer rating (judge-examples.ts isItemKey). */
+const WHOLE_ANSWER_KEYS: string[] = Object.values(ANSWER_SCALE_KEYS);
+const isItemKey = (key: string) => !key.startsWith('claim:') && !WHOLE_ANSWER_KEYS.includes(key);
+
+/**
+ * Per answer, the people's item verdicts of a label set, as rater/item/verdict keys: what the judge was
+ * shown (judge-examples.ts fileAnswers), so claim marks and whole-answer ratings beside them are not asked for.
+ */
 function humanItems(rows: readonly LabelRow[]): Map<string, Set<string>> {
   const out = new Map<string, Set<string>>();
   for (const r of rows) {
-    if (r.kind !== 'human' || r.item === undefined) continue;
+    if (r.kind !== 'human' || r.item === undefined || !isItemKey(r.item)) continue;
     out.set(r.answer, (out.get(r.answer) ?? new Set()).add(itemKey(r)));
   }
   return out;
