@@ -9,6 +9,7 @@ import { type AnyLoadedJudge, isLoadedPanel, type LoadedPanel } from '../../judg
 import type { JobLease } from '../../judges/store.ts';
 import type { Judge } from '../../judges/types.ts';
 import { panelItemConfidence, panelItemOrders, type PanelSample, votePanel } from '../../scoring/panel/index.ts';
+import { parseMeta, scoreMeta } from '../../scoring/description/meta.ts';
 import { type GradeDetail, toGradeDetail } from './grade-detail.ts';
 import { resolveJudgeExamples } from './judge-examples.ts';
 import { ensureJudgeRow, panelMemberJudges } from './judge-row.ts';
@@ -127,6 +128,9 @@ async function createPanelSession(database: Database, panel: LoadedPanel, o: Ope
     const costs = results.map((r) => r.outcome.costUsd);
     // The panel's prompt is its samples' prompts: their hashes, in sample order.
     const promptHash = sha256(canonicalJson(results.map((r) => r.outcome.promptHash)));
+    // The meta scores are read from the answer against the rubric's truth, whoever judges it: an ok panel grade
+    // carries them as an ok member grade does (the orientation and ablation reports read them of the judge's grades).
+    const metaScores = result.status === 'ok' && rubric.truth ? scoreMeta(parseMeta(answer.text), rubric.truth) : {};
     const row = {
       answerId: answer.id,
       judgeId: judgeRowId,
@@ -140,7 +144,7 @@ async function createPanelSession(database: Database, panel: LoadedPanel, o: Ope
       items: result.status === 'ok' ? result.items.map((it) => ({ id: it.id, weight: it.weight, verdict: it.verdict!, evidence: '', points: it.weight * it.points!, ...confidence.get(it.id)! })) : [],
       claims: [],
       // Its correctness is its samples', computed under the request's policy: said as a single judge's grade says it.
-      meta: { reason: result.reason, promptHash, judge: identity, cached: results.every((r) => r.outcome.cached), calls: sum((r) => r.outcome.calls), panel: detail, ...(req.unverifiable === 'exclude' ? { unverifiable: 'exclude' } : {}) },
+      meta: { reason: result.reason, promptHash, ...metaScores, judge: identity, cached: results.every((r) => r.outcome.cached), calls: sum((r) => r.outcome.calls), panel: detail, ...(req.unverifiable === 'exclude' ? { unverifiable: 'exclude' } : {}) },
       rawOutput: null,
       inputTokens: sum((r) => r.outcome.usage.input),
       outputTokens: sum((r) => r.outcome.usage.output),
