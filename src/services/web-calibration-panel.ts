@@ -59,6 +59,8 @@ export interface PanelCalibration extends PanelCalibrationChoice {
   reliabilityReason?: string;
   /** A shuffled panel's order sensitivity over the run (what `assay calibrate` reports); null unless the panel shuffles and recorded item orders. */
   orderSensitivity: OrderSensitivity | null;
+  /** The run's answers a member was shown as examples, left out of the panel's and the members' figures (`assay calibrate` says it too). */
+  excludedExamples: number;
 }
 
 /** Why the run's voted items are not points of the diagram, by reason (loadReliability's leftOut). */
@@ -67,6 +69,8 @@ export interface ReliabilityLeftOut {
   noHumanLabel: number;
   humanTie: number;
   humanNotAVerdict: number;
+  /** Items of answers a member was shown as examples (calibration-reliability.ts). */
+  examples?: number;
 }
 
 export interface ReliabilityFigures {
@@ -132,12 +136,13 @@ export function leftOutText(l: ReliabilityLeftOut): string {
     [l.noHumanLabel, 'without a human label'],
     [l.humanTie, 'whose human labels tie'],
     [l.humanNotAVerdict, 'with a human label that is not a verdict'],
+    [l.examples ?? 0, 'of answers a member was shown as examples'],
   ] as const;
   const said = parts.filter(([n]) => n > 0).map(([n, what]) => `${n} ${what}`);
   return said.length ? `left out: ${said.join(', ')}` : 'no voted item';
 }
 
-const EMPTY = { members: [], note: null, units: 0, answers: 0, humans: [], vsHumans: [], vsVote: [], instability: [], reliability: null, orderSensitivity: null };
+const EMPTY = { members: [], note: null, units: 0, answers: 0, humans: [], vsHumans: [], vsVote: [], instability: [], reliability: null, orderSensitivity: null, excludedExamples: 0 };
 
 /** The section's figures; cached per data version and request (the calibration's bootstraps run on the report thread). */
 export async function pagePanelCalibration(database: Database, ask: { panel?: string; judge?: string; run?: string; seed?: number }): Promise<PanelCalibration> {
@@ -157,7 +162,7 @@ export async function pagePanelCalibration(database: Database, ask: { panel?: st
     }
     const members = cal.judges.filter((j) => j !== panel);
     const { kept } = rowsOfScale(cal.rows, 'verdict');
-    const empty = { ...base, ...EMPTY, members, note: await baselineNote(database, members), instability: cal.panelInstability ?? [] };
+    const empty = { ...base, ...EMPTY, members, note: await baselineNote(database, members), instability: cal.panelInstability ?? [], excludedExamples: cal.excludedExamples };
     if (!kept.some((r) => r.kind === 'human')) return { ...empty, reason: `run '${chosen.run}' has no human item verdicts` };
     let report: CalibrationReport;
     try {

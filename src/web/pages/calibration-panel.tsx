@@ -125,6 +125,11 @@ function view(q: URLSearchParams, p: PanelCalibration): PageSpec {
                 Panel <strong>{p.panel}</strong> (members {p.members.join(', ')}) on run <strong>{p.run}</strong>: {p.units} labelled units over {p.answers} answer
                 {p.answers === 1 ? '' : 's'}; humans: {p.humans.join(', ') || '—'}; verdict scale, reference the human majority.
               </p>
+              {p.excludedExamples > 0 ? (
+                <p class="judge-note">
+                  Excluded examples: {p.excludedExamples} answer(s) of the run that a member was shown as examples are left out of the panel’s and its members’ figures (the human labels stay).
+                </p>
+              ) : null}
               {p.note ? (
                 <p class="judge-note judge-baseline">
                   Every member is the {p.note}: this is a baseline panel for showing these figures offline, a floor — not a judge to trust.
