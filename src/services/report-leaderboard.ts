@@ -1,5 +1,5 @@
 import type { Database } from '../db/client.ts';
-import { type FamilyIndex, familyOf, sameFamily } from '../domain/model-families.ts';
+import { type FamilyIndex, familyOf, sameFamily, UNKNOWN_FAMILY } from '../domain/model-families.ts';
 import { loadFamilies } from '../judges/families.ts';
 import { gridBaseline } from '../scoring/grid/baseline.ts';
 import { runInThread, taskModule } from '../threads/pool.ts';
@@ -195,13 +195,35 @@ function baselineRow(sizeBucket: string, list: readonly AssemblyRow[]): Leaderbo
   };
 }
 
-/** Rows whose model is of the judge's family flagged (self-preference, issue 13 §5); the judge's family. */
-export function flagSelfPreference(rows: readonly LeaderboardRow[], judgeModel: string | null, families: FamilyIndex): { judgeFamily: string | null; rows: LeaderboardRow[] } {
+/**
+ * Rows whose model is of the judge's family flagged (self-preference, issue 13 §5); the judge's family. A
+ * panel judge is given as its members' models: it is of each of their (known) families, `a+b` in member
+ * order, and a row of any of them is flagged.
+ */
+export function flagSelfPreference(rows: readonly LeaderboardRow[], judgeModel: string | readonly string[] | null, families: FamilyIndex): { judgeFamily: string | null; rows: LeaderboardRow[] } {
   if (judgeModel === null) return { judgeFamily: null, rows: [...rows] };
+  if (typeof judgeModel === 'string') {
+    return {
+      judgeFamily: familyOf(families, judgeModel),
+      rows: rows.map((r) => ({ ...r, sameFamilyAsJudge: !r.baseline && r.descriptions > 0 && sameFamily(families, judgeModel, r.model) })),
+    };
+  }
+  const known = [...new Set(judgeModel.map((m) => familyOf(families, m)).filter((f) => f !== UNKNOWN_FAMILY))];
   return {
-    judgeFamily: familyOf(families, judgeModel),
-    rows: rows.map((r) => ({ ...r, sameFamilyAsJudge: !r.baseline && r.descriptions > 0 && sameFamily(families, judgeModel, r.model) })),
+    judgeFamily: known.length ? known.join('+') : UNKNOWN_FAMILY,
+    rows: rows.map((r) => ({ ...r, sameFamilyAsJudge: !r.baseline && r.descriptions > 0 && known.includes(familyOf(families, r.model)) })),
   };
+}
+
+/** The models a judge's grades come from: its own, or a panel's members' (its judges row names their config hashes). */
+async function judgeModels(database: Database, judge: { id: number; slug: string; provider: string; model: string | null }): Promise<string | string[]> {
+  if (judge.provider !== 'panel') return judge.model ?? judge.slug;
+  const r = await database.execute(
+    `select m.model from judges p cross join lateral jsonb_array_elements_text(case when jsonb_typeof(p.config->'memberHashes') = 'array' then p.config->'memberHashes' else '[]'::jsonb end) with ordinality h(hash, n)
+       join judges m on m.config_hash = h.hash where p.id = $1 order by h.n`,
+    [judge.id],
+  );
+  return r.rows.map((x) => String(x.model ?? ''));
 }
 
 /**
@@ -228,7 +250,7 @@ export async function leaderboard(database: Database, f: ReportFilters = {}, opt
       ),
       unattributedAnswers(database, f),
     ]);
-    const flagged = flagSelfPreference(joinHalves(dh, ah), judge ? (judge.model ?? judge.slug) : null, loadFamilies());
+    const flagged = flagSelfPreference(joinHalves(dh, ah), judge ? await judgeModels(database, judge) : null, loadFamilies());
     return { ...judgeInfo(judge), seed: o.seed!, judgeFamily: flagged.judgeFamily, rows: flagged.rows, unattributed };
   }, GRADED_TABLES);
 }
