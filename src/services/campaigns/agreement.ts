@@ -4,6 +4,7 @@ import { isAssayError } from '../../domain/errors.ts';
 import type { CampaignScales } from '../../domain/campaigns.ts';
 import type { LabelScale } from '../../domain/labels.ts';
 import { calibrationLabelSet, rowsOnScale } from '../grading/calibration-labels.ts';
+import { exampleAnswers } from '../grading/example-exclusion.ts';
 import { versionNotes } from '../grading/label-versions.ts';
 import { campaignLabels } from './campaign-labels.ts';
 import { findCampaign } from './load.ts';
@@ -36,11 +37,18 @@ export async function campaignAgreement(database: Database, ref: number | string
   // The campaign's labels are campaignLabels' (holders only: never more than k people a unit), the
   // same ones its disagreements, export and `assay analyze ratings --campaign` read.
   const held = new Set((await campaignLabels(database.db, campaign)).map((l) => `${l.answerId}\u0000${l.annotator}`));
+  // An anchored judge's example answers are out of its figures (calibrationLabelSet drops them): said, per
+  // judge, on the scales a rubric judge has a side of (an anchored judge is one; binary is a reference-match judge's).
+  const answersOf = { ...(campaign.spec.answers.run ? { run: campaign.spec.answers.run } : {}), ...(campaign.spec.answers.model ? { model: campaign.spec.answers.model } : {}) };
+  const examples = [...(await exampleAnswers(database, { key: 'answerId', ...answersOf }))].flatMap(([judge, shown]) => {
+    const n = [...shown].filter((a) => ids.has(a)).length;
+    return n ? [`judge '${judge}': ${n} answer(s) of the campaign it was shown as examples are left out of its figures (the people's labels stay)`] : [];
+  });
   const out: ScaleAgreement[] = [];
   for (const [own, scale] of CALIBRATION_SCALES) {
     if (!campaign.spec.scales[own]) continue;
     // The campaign's own labels (a plain one where it has none of the holder's), never another campaign's.
-    const set = await calibrationLabelSet(database, { key: 'answerId', scale, campaign: campaign.id, ...(campaign.spec.answers.run ? { run: campaign.spec.answers.run } : {}), ...(campaign.spec.answers.model ? { model: campaign.spec.answers.model } : {}) });
+    const set = await calibrationLabelSet(database, { key: 'answerId', scale, campaign: campaign.id, ...answersOf });
     const all = set.rows;
     // Each scale reads its own labels only: a campaign's item verdicts are no binary labels (rowsOnScale).
     const rows = rowsOnScale(all, scale).kept.filter((r) => ids.has(r.answer) && (r.kind === 'judge' || held.has(`${r.answer}\u0000${r.rater}`)));
@@ -51,7 +59,7 @@ export async function campaignAgreement(database: Database, ref: number | string
     try {
       const report = calibrate(rows, { scale, seed: opts.seed ?? 1, source: `campaign ${campaign.name}` });
       // Labels left out (or kept unchecked) for the rubric version they were given against are said, never dropped unsaid.
-      out.push({ scale, report: { ...report, notes: [...report.notes, ...versionNotes(set.versions, 'campaign')] } });
+      out.push({ scale, report: { ...report, notes: [...report.notes, ...versionNotes(set.versions, 'campaign'), ...(scale === 'binary' ? [] : examples)] } });
     } catch (e) {
       if (!isAssayError(e)) throw e;
       out.push({ scale, report: null, reason: e.message });
