@@ -110,3 +110,21 @@ describe('an example set that also holds whole-answer ratings and claim marks', 
     writeFileSync(ownFile, mixed.map((r) => JSON.stringify(r)).join('\n'));
   });
 });
+
+describe('a panel rater whose member is anchored on the label set', () => {
+  // The panel's file lists no examples; its member 'anch' was shown a1 and a2 of set.jsonl. The stored
+  // path leaves a member's examples out of the panel's figures (example-exclusion.ts); before, the file and
+  // body paths read only a judge file's own examples, so the panel kept its copied votes unsaid.
+  writeFileSync(join(dir, 'p-set.yaml'), 'id: p-set\nprovider: panel\nmembers: [anch]\n');
+  const panelRows = rows.map((r) => (r.kind === 'judge' ? { ...r, rater: 'p-set' } : r));
+
+  it('leaves the member’s examples out of the panel’s figures, counted and said', () => {
+    const r = calibrateLabelSet({ scale: 'verdict', labels: panelRows }, dir);
+    expect(r.excludedExamples).toEqual({ 'p-set': 2 });
+    expect(r.judgeReports.find((j) => j.rater === 'p-set')!.units).toBe(2);
+    expect(r.notes).toContain("judge 'p-set': 2 answer(s) of this label set are its examples (judges/p-set.yaml, its members) and are left out of its figures");
+    const file = join(dir, 'set.jsonl');
+    const fromFile = excludeFileExamples(parseLabels(panelRows.map((x) => JSON.stringify(x)).join('\n'), file, 'verdict'), file, dir);
+    expect(fromFile.excludedExamples).toEqual({ 'p-set': 2 });
+  });
+});

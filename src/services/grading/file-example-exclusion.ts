@@ -3,7 +3,8 @@ import { join, resolve } from 'node:path';
 import { ANSWER_SCALE_KEYS } from '../../domain/campaigns.ts';
 import { parseLabels, type LabelRow } from '../../domain/labels.ts';
 import { readInputText } from '../../input/text-file.ts';
-import { JUDGES_DIR, loadJudge, resolveJudgeFile } from '../../judges/config.ts';
+import { JUDGES_DIR, type LoadedJudge, resolveJudgeFile } from '../../judges/config.ts';
+import { isLoadedPanel, loadJudgeOrPanel, panelJudges } from '../../judges/panel-config.ts';
 
 /**
  * `assay calibrate --labels FILE`, POST /api/calibrate (labels in the body) and anchored judges
@@ -68,16 +69,20 @@ export function excludeFileExamples(rows: readonly LabelRow[], labelsPath: strin
   for (const rater of judges) {
     if (!JUDGE_ID.test(rater) || !existsSync(join(dir, `${rater}.yaml`))) continue;
     // A judge file that does not load is not this report's to refuse: grading refuses it where it is used.
-    let judge;
+    // A panel was shown what its members were (example-exclusion.ts): their examples are its own.
+    let judges: LoadedJudge[];
+    let panel = false;
     try {
-      judge = loadJudge(rater, dir);
+      const loaded = loadJudgeOrPanel(rater, { dir });
+      panel = isLoadedPanel(loaded);
+      judges = isLoadedPanel(loaded) ? panelJudges(loaded) : [loaded];
     } catch {
       continue;
     }
-    const refs = judge.config.examples ?? [];
+    const refs = judges.flatMap((judge) => (judge.config.examples ?? []).map((ref) => ({ judge, ref })));
     const shown = new Set<string>();
     let unmatched = 0;
-    for (const ref of refs) {
+    for (const { judge, ref } of refs) {
       if (ref.labels === undefined) {
         unmatched++;
         continue;
@@ -102,7 +107,7 @@ export function excludeFileExamples(rows: readonly LabelRow[], labelsPath: strin
     if (mine.size) {
       kept = kept.filter((r) => !(r.rater === rater && mine.has(r.answer)));
       excludedExamples[rater] = mine.size;
-      notes.push(`judge '${rater}': ${mine.size} answer(s) of this label set are its examples (judges/${rater}.yaml) and are left out of its figures`);
+      notes.push(`judge '${rater}': ${mine.size} answer(s) of this label set are its examples (judges/${rater}.yaml${panel ? ', its members' : ''}) and are left out of its figures`);
     }
     if (unmatched) {
       notes.push(
