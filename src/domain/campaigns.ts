@@ -29,6 +29,10 @@ export const NUMERIC_MAX_K = 10;
  * (item_key '' stays the plain answer-level label of imported label files).
  */
 export const ANSWER_SCALE_KEYS = { binary: 'answer:binary', numeric: 'answer:numeric' } as const;
+/** The whole-answer keys (pass/fail, a number), stored beside item labels; they are no item verdicts. */
+export const WHOLE_ANSWER_KEYS: string[] = Object.values(ANSWER_SCALE_KEYS);
+/** A label key that names a rubric item: not a claim mark, not a whole-answer rating. */
+export const isItemKey = (key: string): boolean => !key.startsWith('claim:') && !WHOLE_ANSWER_KEYS.includes(key);
 
 const Name = text(CAPS.name);
 

@@ -12,16 +12,9 @@ import type { TableSpec } from './tables.ts';
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 
 /** Which scale an item key's labels are on (answer-level binary and numeric labels have their own keys, claim marks `claim:<n>`). */
-const scaleOf = (item: string | null) =>
-  item === 'answer:binary'
-    ? 'binary (whole answer)'
-    : item === 'answer:numeric'
-      ? 'numeric rating (whole answer)'
-      : item === null
-        ? 'whole answer'
-        : /^claim:\d+$/.test(item)
-          ? 'claim marks (sentences of the answer)'
-          : 'rubric item verdicts';
+const SCALE_OF_KEY = new Map([['answer:binary', 'binary (whole answer)'], ['answer:numeric', 'numeric rating (whole answer)']]);
+const scaleOf = (item: string | null): string =>
+  item === null ? 'whole answer' : (SCALE_OF_KEY.get(item) ?? (/^claim:\d+$/.test(item) ? 'claim marks (sentences of the answer)' : 'rubric item verdicts'));
 
 export function datasetCard(x: RunExport, counts: ReadonlyMap<string, number>, tables: readonly TableSpec[], opts: { license: string; exportedAt: string }): string {
   const front = {

@@ -13,6 +13,7 @@ import type { HumansMode } from '../../domain/campaigns.ts';
 import { answerLevelUnit, humansRows } from '../campaigns/calibration-humans.ts';
 import { findRun } from './run-ref.ts';
 import { cachedPart, reportKey, type ReportTable } from '../report-cache.ts';
+import { inRubricSql } from './rubric-scope.ts';
 import { dropExampleRows, exampleAnswers, excludedCount } from './example-exclusion.ts';
 import { onePerPerson, voteUnit, type StoredLabel } from './calibration-votes.ts';
 import { settleVersions, versionNotes, versionTexts, type LabelVersionFacts, type VersionedRow } from './label-versions.ts';
@@ -67,9 +68,6 @@ const JUDGE_ID = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 const FILTERS = `($1::text is null or r.name = $1) and ($2::text is null or r.model = $2)`;
 /** With a campaign ($3), only its answers. */
 const IN_CAMPAIGN = (a: string) => `($3::int is null or exists (select 1 from campaign_answers ca where ca.campaign_id = $3 and ca.answer_id = ${a}.id))`;
-/** With a rubric slug (parameter `$n`), only its answers (as report-facts.ts scopes the reports). */
-const IN_RUBRIC = (a: string, n: number) =>
-  `($${n}::text is null or exists (select 1 from rubrics rb where rb.slug = $${n} and rb.id = coalesce(${a}.rubric_id, (select p.rubric_id from puzzles p where p.id = ${a}.puzzle_id))))`;
 
 /**
  * What the stored-labels query reads. Its rows are filed apart from the grades (a part of their own,
@@ -109,7 +107,7 @@ export async function calibrationLabelSet(database: Database, q: CalibrationLabe
     `select coalesce(json_agg(json_build_array(${answerKey}, a.id, l.item_key, l.annotator, l.kind, l.label, r.model, l.campaign_id, l.rubric_version_id,
                                                extract(epoch from l.created_at), l.id) order by a.id, l.item_key, l.annotator, l.id), '[]')::text as j
        from labels l join answers a on a.id = l.answer_id join runs r on r.id = a.run_id
-      where ${FILTERS} and l.item_key not like 'claim:%' and ${IN_CAMPAIGN('a')} and ${IN_RUBRIC('a', 4)}
+      where ${FILTERS} and l.item_key not like 'claim:%' and ${IN_CAMPAIGN('a')} and ${inRubricSql('a', 4)}
         and ($3::int is null or ((l.campaign_id = $3 or l.campaign_id is null)
              and (l.kind = 'judge' or exists (select 1 from campaign_assignments x where x.campaign_id = $3 and x.answer_id = a.id and x.annotator = l.annotator))))`,
     [...params, q.campaign ?? null, q.rubric ?? null],
@@ -139,7 +137,7 @@ export async function calibrationLabelSet(database: Database, q: CalibrationLabe
     database,
     `select coalesce(json_agg(json_build_array(${answerKey}, g.items, g.meta->>'label', g.f1, j.slug, r.model, a.id, g.rubric_version_id) order by a.id, j.slug), '[]')::text as j
        from grades g join judges j on j.id = g.judge_id join answers a on a.id = g.answer_id join runs r on r.id = a.run_id
-      where g.status = 'ok' and ${FILTERS} and ${IN_CAMPAIGN('a')} and ${IN_RUBRIC('a', 6)} and ($4::text[] is null or j.slug = any($4::text[]))
+      where g.status = 'ok' and ${FILTERS} and ${IN_CAMPAIGN('a')} and ${inRubricSql('a', 6)} and ($4::text[] is null or j.slug = any($4::text[]))
         and ${isNewestBySlug()}
         and (not $5::boolean or exists (select 1 from labels l where l.answer_id = g.answer_id and l.kind = 'human'))`,
     [...params, q.campaign ?? null, q.judges ? [...q.judges] : q.judge !== undefined ? [q.judge] : null, q.humanLabelledOnly === true, q.rubric ?? null],

@@ -1,5 +1,6 @@
 import type { Database } from '../../db/client.ts';
 import type { LabelRow } from '../../domain/labels.ts';
+import { inRubricSql } from './rubric-scope.ts';
 
 /**
  * An anchored judge saw some answers with the people's verdicts (judge-examples.ts): its agreement with
@@ -80,7 +81,7 @@ export async function exampleAnswers(database: Database, q: ExampleQuery): Promi
      select coalesce(json_agg(json_build_array(s.slug, ${answerKey}) order by s.slug, a.id), '[]')::text as j
        from shown s join answers a on a.id = s.answer_id join runs r on r.id = a.run_id
       where ($1::text is null or r.name = $1) and ($2::text is null or r.model = $2)
-        and ($4::text is null or exists (select 1 from rubrics rb where rb.slug = $4 and rb.id = coalesce(a.rubric_id, (select p.rubric_id from puzzles p where p.id = a.puzzle_id))))`,
+        and ${inRubricSql('a', 4)}`,
     [q.run ?? null, q.model ?? null, JSON.stringify(examples), q.rubric ?? null],
   );
   for (const [slug, answer] of JSON.parse(String(r.rows[0]!.j)) as Array<[string, string]>) {

@@ -1,6 +1,6 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { ANSWER_SCALE_KEYS } from '../../domain/campaigns.ts';
+import { isItemKey } from '../../domain/campaigns.ts';
 import { parseLabels, type LabelRow } from '../../domain/labels.ts';
 import { readInputText } from '../../input/text-file.ts';
 import { JUDGES_DIR, type LoadedJudge, resolveJudgeFile } from '../../judges/config.ts';
@@ -31,10 +31,6 @@ const JUDGE_ID = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 const real = (p: string) => (existsSync(p) ? realpathSync(p) : resolve(p));
 const verdict = (label: unknown) => String(label).trim().toLowerCase();
 const itemKey = (r: LabelRow) => `${r.rater}\u0000${r.item}\u0000${verdict(r.label)}`;
-
-/** A rubric item's key: not a claim mark, not a campaign's whole-answer rating (judge-examples.ts isItemKey). */
-const WHOLE_ANSWER_KEYS: string[] = Object.values(ANSWER_SCALE_KEYS);
-const isItemKey = (key: string) => !key.startsWith('claim:') && !WHOLE_ANSWER_KEYS.includes(key);
 
 /**
  * Per answer, the people's item verdicts of a label set, as rater/item/verdict keys: what the judge was

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { and, asc, eq, inArray, ne, notInArray, notLike } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import { answers, labels, rubrics, runs } from '../../db/schema.ts';
-import { ANSWER_SCALE_KEYS } from '../../domain/campaigns.ts';
+import { isItemKey, WHOLE_ANSWER_KEYS } from '../../domain/campaigns.ts';
 import { badInput, isAssayError } from '../../domain/errors.ts';
 import type { LabelRow } from '../../domain/labels.ts';
 import type { Rubric } from '../../domain/rubric.ts';
@@ -101,11 +101,6 @@ async function expand(database: Database, judge: LoadedJudge, ref: JudgeExampleR
   if (!a) throw badInput(`${at}: unknown answer: no answer with database id ${ref.answer}`);
   return [{ at, answerId: a.id, run: a.run, externalId: a.externalId, text: a.text, rubric: a.rubric }];
 }
-
-/** A campaign's whole-answer ratings (pass/fail, a number) are stored beside item labels; they are no item verdicts. */
-const WHOLE_ANSWER_KEYS: string[] = Object.values(ANSWER_SCALE_KEYS);
-/** A label key that names a rubric item: not a claim mark, not a whole-answer rating. */
-const isItemKey = (key: string) => !key.startsWith('claim:') && !WHOLE_ANSWER_KEYS.includes(key);
 
 type StoredLabel = { item: string; label: string; rater: string; versionId: number | null };
 

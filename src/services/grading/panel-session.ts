@@ -14,7 +14,7 @@ import { type GradeDetail, toGradeDetail } from './grade-detail.ts';
 import { resolveJudgeExamples } from './judge-examples.ts';
 import { ensureJudgeRow, panelMemberJudges } from './judge-row.ts';
 import { panelDetail } from './panel-report.ts';
-import type { GradeRequest, ResolvedRubric } from './resolve.ts';
+import { type GradeRequest, policyMeta, type ResolvedRubric } from './resolve.ts';
 import { createGradingSession, type GradingSession, type SampleResult, type SessionOptions, sessionReads, writeBehind } from './session.ts';
 
 /**
@@ -143,8 +143,7 @@ async function createPanelSession(database: Database, panel: LoadedPanel, o: Ope
       f1: result.f1,
       items: result.status === 'ok' ? result.items.map((it) => ({ id: it.id, weight: it.weight, verdict: it.verdict!, evidence: '', points: it.weight * it.points!, ...confidence.get(it.id)! })) : [],
       claims: [],
-      // Its correctness is its samples', computed under the request's policy: said as a single judge's grade says it.
-      meta: { reason: result.reason, promptHash, ...metaScores, judge: identity, cached: results.every((r) => r.outcome.cached), calls: sum((r) => r.outcome.calls), panel: detail, ...(req.unverifiable === 'exclude' ? { unverifiable: 'exclude' } : {}) },
+      meta: { reason: result.reason, promptHash, ...metaScores, judge: identity, cached: results.every((r) => r.outcome.cached), calls: sum((r) => r.outcome.calls), panel: detail, ...policyMeta(req.unverifiable) },
       rawOutput: null,
       inputTokens: sum((r) => r.outcome.usage.input),
       outputTokens: sum((r) => r.outcome.usage.output),

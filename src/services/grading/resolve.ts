@@ -31,6 +31,12 @@ export interface GradeRequest {
   unverifiable?: UnverifiablePolicy;
 }
 
+/**
+ * What a stored grade's meta says of the policy its correctness was computed under: `exclude` is said, the
+ * default is not. A regrade under the other policy changes correctness, so the grade says which it holds.
+ */
+export const policyMeta = (policy: UnverifiablePolicy | undefined): { unverifiable?: 'exclude' } => (policy === 'exclude' ? { unverifiable: 'exclude' } : {});
+
 export interface ResolvedRubric {
   rubric: Rubric;
   versionId: number;

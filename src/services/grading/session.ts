@@ -17,7 +17,7 @@ import { resolveJudgeExamples } from './judge-examples.ts';
 import { ensureJudgeRow } from './judge-row.ts';
 import { isFinalGrade, sqlText } from './needs-grading.ts';
 import { queuedAnswerReader } from './queued-read.ts';
-import { type GradeRequest, resolveAnswer, resolveRubric, type ResolvedRubric } from './resolve.ts';
+import { type GradeRequest, policyMeta, resolveAnswer, resolveRubric, type ResolvedRubric } from './resolve.ts';
 
 /**
  * A grading session: one judge config, its engine (cache and ledger in the database) and its judges
@@ -202,9 +202,7 @@ export async function createGradingSession(database: Database, o: SessionOptions
       f1: report.f1,
       items: report.items,
       claims: report.claims,
-      // The policy correctness was computed under, when it is not the default: a regrade with another one
-      // changes correctness, and the grade must say which it holds.
-      meta: { ...report.meta, judge: report.judge, cached: outcome.cached, calls: outcome.calls, ...(so.unverifiable === 'exclude' ? { unverifiable: 'exclude' } : {}), ...(so.meta ?? {}) },
+      meta: { ...report.meta, judge: report.judge, cached: outcome.cached, calls: outcome.calls, ...policyMeta(so.unverifiable), ...(so.meta ?? {}) },
       rawOutput: outcome.raw,
       inputTokens: outcome.usage.input,
       outputTokens: outcome.usage.output,
