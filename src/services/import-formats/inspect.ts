@@ -47,7 +47,10 @@ export function convertInspect(file: ImportFile, opts: ConvertOptions): Converte
     const output = isObject(s.output) ? s.output : {};
     const choice = Array.isArray(output.choices) && isObject(output.choices[0]) ? output.choices[0] : {};
     const message = isObject(choice.message) ? choice.message : {};
-    const text = typeof output.completion === 'string' && output.completion !== '' ? output.completion : contentText(message.content);
+    // Inspect's refusal fallback (fallback_models): the requested model declined, another model wrote this output
+    // (output.model) and the scorers graded that. Stored, it was an answer and grade of eval.model, exit 0.
+    const fallback = isObject(output.fallback) && typeof output.fallback.fallback_model === 'string' ? { model: short(output.fallback.model, 200) ?? null, fallback_model: output.fallback.fallback_model.slice(0, 200) } : undefined;
+    const text = fallback ? null : typeof output.completion === 'string' && output.completion !== '' ? output.completion : contentText(message.content);
     const stop = typeof choice.stop_reason === 'string' ? choice.stop_reason : undefined;
     // A sample halted by a limit (message, token, time, context …) ends with what it had: cut off, not ok.
     const limit = isObject(s.limit) && typeof s.limit.type === 'string' ? s.limit.type : typeof s.limit === 'string' ? s.limit : undefined;
@@ -60,9 +63,10 @@ export function convertInspect(file: ImportFile, opts: ConvertOptions): Converte
       ...(opts.rubric ? { rubric: opts.rubric } : {}),
       ...(opts.puzzle ? { puzzle: opts.puzzle } : {}),
       ...(stop ? { stop_reason: stop } : {}),
-      meta: { source: { tool: 'inspect', ...(task ? { task } : {}), sample: s.id, epoch: s.epoch ?? null, ...(short(s.target) !== undefined ? { target: short(s.target) } : {}), ...(limit ? { limit: limit.slice(0, 200) } : {}) } },
+      meta: { source: { tool: 'inspect', ...(task ? { task } : {}), sample: s.id, epoch: s.epoch ?? null, ...(short(s.target) !== undefined ? { target: short(s.target) } : {}), ...(limit ? { limit: limit.slice(0, 200) } : {}), ...(fallback ? { fallback } : {}) } },
     };
     if (s.error !== undefined && s.error !== null) row.status = 'error';
+    else if (fallback) row.status = 'no_answer';
     else if ((stop && CUT_OFF.has(stop)) || limit) row.status = 'truncated';
     if (isObject(output.usage)) {
       const u = output.usage;
@@ -74,6 +78,13 @@ export function convertInspect(file: ImportFile, opts: ConvertOptions): Converte
     }
     // Logs written before `scores` hold one `score` (Inspect migrates it on reading): the results name its scorer.
     const given = isObject(s.scores) ? s.scores : isObject(s.score) ? { [legacyScorer]: s.score } : {};
+    if (fallback) {
+      const graded = Object.keys(given).map((k) => `'${k}'`);
+      const whose = graded.length ? `its text and score ${graded.join(', ')} are another model's` : "its text is another model's";
+      skipped.push({ where, reason: `served by fallback model '${fallback.fallback_model}' (the requested '${fallback.model ?? 'model'}' declined it): ${whose}, so the answer is imported as ${String(row.status)} of '${model ?? 'the eval model'}' without them` });
+      rows.push({ loc: at(file.path, `samples[${i}]`, row), row, scores });
+      return;
+    }
     for (const [scorer, score] of Object.entries(given)) {
       if (!isObject(score)) continue;
       sheet.add(where, scores, skipped, scorer, score.value, score.explanation);
