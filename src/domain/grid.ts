@@ -16,8 +16,22 @@ export type EdgeKind = (typeof EDGE_KINDS)[number];
  */
 const ID_FORBIDDEN = /[\s,;|[\]{}()"'`<>]/;
 
+/**
+ * A number id past 2^53 − 1 is not the number the JSON or YAML parser returned (9007199254740993 reads as
+ * 9007199254740992): stringified, the truth (or clue list) would name a piece the file never gave, and two
+ * ids could be one. The message for such a number, or null; the same rule as batch row ids (scoring/row-id.ts).
+ */
+export function inexactIdNumber(v: unknown): string | null {
+  if (typeof v !== 'number' || !Number.isFinite(v) || Math.abs(v) <= Number.MAX_SAFE_INTEGER) return null;
+  return `piece id is a number beyond ${Number.MAX_SAFE_INTEGER}, which a JSON number does not hold exactly (it reads as ${v}); write the id as a string`;
+}
+
 const PieceIdSchema = z
   .union([z.string(), z.number().finite()])
+  .superRefine((v, ctx) => {
+    const p = inexactIdNumber(v);
+    if (p) ctx.addIssue({ code: 'custom', message: p });
+  })
   .transform((v) => String(v))
   .refine((s) => s.length > 0, 'piece ids must not be empty')
   .refine((s) => s.length <= CAPS.name, `piece ids must be at most ${CAPS.name} characters`)
@@ -90,6 +104,8 @@ export function parseGivenIds(raw: unknown, truth: GridTruth, where: string): st
     if (typeof v !== 'string' && !(typeof v === 'number' && Number.isFinite(v))) {
       throw badInput(`${where}: [${i}]: expected a piece id (string or number), got ${JSON.stringify(v)}`);
     }
+    const inexact = inexactIdNumber(v);
+    if (inexact) throw badInput(`${where}: [${i}]: ${inexact}`);
     const id = String(v);
     if (!known.has(id)) throw badInput(`${where}: unknown piece id '${id}' (not in the truth layout)`);
     if (seen.has(id)) throw badInput(`${where}: piece id '${id}' is listed twice`);

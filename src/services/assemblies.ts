@@ -1,6 +1,6 @@
 import { and, asc, count, eq, type SQL } from 'drizzle-orm';
 import { badInput, notFound } from '../domain/errors.ts';
-import { parseGridTruth } from '../domain/grid.ts';
+import { inexactIdNumber, parseGridTruth } from '../domain/grid.ts';
 import { scoreGrid, type GridScore } from '../scoring/grid/index.ts';
 import type { Database, Queryable } from '../db/client.ts';
 import { answers, assemblyScores, puzzles, runs } from '../db/schema.ts';
@@ -32,6 +32,8 @@ export async function scoreOne(tx: Queryable, answerId: number): Promise<StoredA
   if (given !== undefined && !(Array.isArray(given) && given.every((g) => typeof g === 'string' || typeof g === 'number'))) {
     throw badInput(`answer ${answerId}: meta.given: must be an array of piece ids`);
   }
+  const inexact = given === undefined ? -1 : (given as unknown[]).findIndex((g) => inexactIdNumber(g) !== null);
+  if (inexact >= 0) throw badInput(`answer ${answerId}: meta.given[${inexact}]: ${inexactIdNumber((given as unknown[])[inexact])}`);
   const score = scoreGrid(truth, row.a.text ?? '', given ? { given: (given as Array<string | number>).map(String) } : {});
   const values = {
     answerId,

@@ -1,6 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { ANSWER_STATUSES, TASK_KINDS } from '../../domain/answers.ts';
 import { Fields, JsonValueSchema } from '../../domain/fields.ts';
+import { inexactIdNumber } from '../../domain/grid.ts';
 import { CAPS, INT4_MAX, RowIdParamSchema } from '../../domain/limits.ts';
 import { getAnswer, importAnswersJsonl, listAnswers } from '../../services/answers.ts';
 import { getAssemblyScore, listAssemblyScores } from '../../services/assemblies.ts';
@@ -41,7 +42,14 @@ const UploadDefaults = z.object({
     .openapi({ description: 'Comma-separated condition tags for a new run, e.g. tagged' }),
 });
 
-const PieceId = z.union([Fields.pieceId, z.number()]).transform(String);
+// A number past 2^53 − 1 arrives already rounded by JSON.parse (it would name another piece): refused.
+const PieceId = z
+  .union([Fields.pieceId, z.number()])
+  .superRefine((v, ctx) => {
+    const p = inexactIdNumber(v);
+    if (p) ctx.addIssue({ code: 'custom', message: p });
+  })
+  .transform(String);
 
 export const AssemblyBody = z
   .object({
