@@ -47,6 +47,22 @@ function generatedText(loc: Located, filtered: unknown): string | null {
   return null;
 }
 
+/**
+ * The request type of a document, from its logged `arguments` (gen_args_<i>: {arg_0, arg_1, …}; older logs a
+ * list of argument lists): generate_until's second argument is its generation kwargs, loglikelihood's (and
+ * multiple choice's) the continuation to score, and loglikelihood_rolling has none. The responses cannot tell:
+ * the harness logs every one as a string ("-1.5", "False"), so a logprob reads like generated text.
+ */
+function requestKind(args: unknown): 'generation' | 'loglikelihood' | 'rolling' | undefined {
+  const first = Array.isArray(args) ? args[0] : isObject(args) ? args.gen_args_0 : undefined;
+  const at = (n: number): unknown => (Array.isArray(first) ? first[n] : isObject(first) ? first[`arg_${n}`] : undefined);
+  if (at(0) === undefined) return undefined;
+  const second = at(1);
+  if (second === undefined) return 'rolling';
+  if (typeof second === 'string') return 'loglikelihood';
+  return isObject(second) || second === null ? 'generation' : undefined;
+}
+
 export function convertLmEval(file: ImportFile, opts: ConvertOptions): Converted {
   const rows: ForeignRow[] = [];
   const skipped: Skipped[] = [];
@@ -64,6 +80,12 @@ export function convertLmEval(file: ImportFile, opts: ConvertOptions): Converted
     // Each filter repeats every document: one answer per document, from the first filter in the file.
     if (f !== filter) {
       skipped.push({ where, reason: `filter '${f}' (the answers come from filter '${filter}', the first in the file)` });
+      continue;
+    }
+    const kind = requestKind(s.arguments);
+    if (kind === 'loglikelihood' || kind === 'rolling') {
+      const what = kind === 'rolling' ? 'a loglikelihood_rolling request: filtered_resps holds a perplexity logprob' : 'a loglikelihood or multiple-choice request: filtered_resps holds scores';
+      skipped.push({ where, reason: `no generated text (${what}, not an answer)` });
       continue;
     }
     const resp = generatedText(loc, s.filtered_resps);
