@@ -74,6 +74,10 @@ export function scoreResponses(key: KeyRow[], responses: ResponseRow[], opts: Ch
     const at = `${keyName}: line ${k.line ?? i + 1}`;
     if (typeof k.answer !== 'string' || k.answer.trim() === '') throw badInput(`${at}: key row '${k.id}' has no "answer"`);
     if (byId.has(k.id)) throw badInput(`${at}: duplicate key id '${k.id}'`);
+    // The label of "no category" in byCategory/byDomain: a real one of that name merged with those questions.
+    for (const field of ['category', 'domain'] as const) {
+      if (k[field] === UNCATEGORISED) throw badInput(`${at}: ${field} '${UNCATEGORISED}' is the name reports give questions without a ${field}; rename it`);
+    }
     byId.set(k.id, k);
   });
   // A row with its own options sets its own question's only: its answer ("yes" in a lettered key) would
