@@ -14,6 +14,13 @@ import type { Converted, ConvertOptions, ForeignRow, ForeignScore, Skipped } fro
 
 const SCORE_COLUMNS = ['hit', 'score'];
 
+/**
+ * What VLMEvalKit writes as the prediction of a failed call: an API model's fail_msg after its retries
+ * ('Failed to obtain answer via API.', some wrappers adding a detail or naming the API: vlmeval/api), a local
+ * model's 'Failed to obtain answer: <error>' under SKIP_ERR=1 (vlmeval/inference.py). Its reruns retry them.
+ */
+const FAILED_CALL = /^Failed to obtain answer\b/;
+
 export function convertVlmEvalKit(file: ImportFile, opts: ConvertOptions): Converted {
   if (/\.xlsx?$/i.test(file.path)) throw badInput(`${file.path}: Excel files are not read; save the sheet as TSV or CSV (VLMEvalKit writes both with the same columns)`);
   const records = parseCsv(file, /\.tsv$/i.test(file.path) ? '\t' : ',');
@@ -27,15 +34,24 @@ export function convertVlmEvalKit(file: ImportFile, opts: ConvertOptions): Conve
     const r = loc.value as Record<string, string>;
     const where = `${file.path}:${loc.line}`;
     if (r.index === undefined) throw badInput(`${where}: index: missing (every VLMEvalKit row has an index)`);
+    // A failed call, not an answer: stored as its text it was judged and carried its hit of 0 as a grade (exit 0).
+    const failed = r.prediction !== undefined && FAILED_CALL.test(r.prediction.trim());
     const row: Record<string, unknown> = {
       id: r.index,
-      text: r.prediction ?? null,
+      text: failed ? null : (r.prediction ?? null),
+      ...(failed ? { status: 'error' } : {}),
       ...(opts.model ? { model: opts.model } : {}),
       ...(opts.rubric ? { rubric: opts.rubric } : {}),
       ...(opts.puzzle ? { puzzle: opts.puzzle } : {}),
-      meta: { source: { tool: 'vlmevalkit', index: r.index, ...(r.answer !== undefined ? { answer: r.answer.slice(0, 2000) } : {}), ...(r.category !== undefined ? { category: r.category.slice(0, 200) } : {}), ...(r.question !== undefined ? { question: r.question.slice(0, 2000) } : {}) } },
+      meta: { source: { tool: 'vlmevalkit', index: r.index, ...(r.answer !== undefined ? { answer: r.answer.slice(0, 2000) } : {}), ...(r.category !== undefined ? { category: r.category.slice(0, 200) } : {}), ...(r.question !== undefined ? { question: r.question.slice(0, 2000) } : {}), ...(failed ? { error: r.prediction!.slice(0, 2000) } : {}) } },
     };
     const scores: ForeignScore[] = [];
+    if (failed) {
+      const given = SCORE_COLUMNS.filter((c) => r[c] !== undefined).map((c) => `'${c}'`);
+      skipped.push({ where, reason: `prediction is VLMEvalKit's message for a failed call: imported as an error, without its text${given.length ? ` and score ${given.join(', ')}` : ''}` });
+      rows.push({ loc: { ...loc, value: row }, row, scores });
+      continue;
+    }
     for (const c of SCORE_COLUMNS) {
       if (r[c] === undefined) continue;
       sheet.add(where, scores, skipped, c, r[c], undefined);
