@@ -16,6 +16,7 @@ export function convertPromptfoo(file: ImportFile, opts: ConvertOptions): Conver
   const list = isObject(doc) ? (isObject(doc.results) ? doc.results.results : doc.results) : undefined;
   if (!Array.isArray(list)) throw badInput(`${file.path}: not a promptfoo output file (expected "results": {"results": [...]}, as promptfoo eval --output results.json writes)`);
   const path = isObject(doc) && isObject(doc.results) ? 'results.results' : 'results';
+  refuseUnlabelledTwins(file.path, path, list);
   const prompts = promptOrdinals(list);
   const seen = new Map<string, number>();
   const rows: ForeignRow[] = [];
@@ -72,6 +73,28 @@ export function convertPromptfoo(file: ImportFile, opts: ConvertOptions): Conver
 }
 
 const providerOf = (r: Record<string, unknown>): string => (isObject(r.provider) ? (short(r.provider.label, 200) ?? short(r.provider.id, 200)) : short(r.provider, 200)) ?? '';
+
+/**
+ * Providers of one id without labels (one model at two temperatures) are told apart in the file only by their
+ * promptIdx columns, so they read as one provider with several prompts: their answers were stored as one run,
+ * exit 0. A test answered with the same prompt in two columns of one provider name is such a pair: refused.
+ */
+function refuseUnlabelledTwins(file: string, path: string, list: readonly unknown[]): void {
+  const columns = new Map<string, unknown>();
+  list.forEach((r, i) => {
+    if (!isObject(r)) return;
+    const prompt = isObject(r.prompt) ? r.prompt : {};
+    const which = short(r.promptId, 200) ?? short(prompt.label, 200) ?? short(prompt.raw);
+    if (which === undefined) return;
+    const key = `${providerOf(r)}\u0000${String(r.testIdx)}\u0000${which}`;
+    if (!columns.has(key)) return void columns.set(key, r.promptIdx);
+    const first = columns.get(key);
+    if (first === r.promptIdx) return;
+    throw badInput(
+      `${file}: ${path}[${i}]: provider '${providerOf(r)}' answers test ${String(r.testIdx)} with prompt '${short(prompt.label, 200) ?? which}' in two columns (promptIdx ${String(first)} and ${String(r.promptIdx)}): two providers of one id without labels, whose answers cannot be told apart; give each provider a label`,
+    );
+  });
+}
 
 /**
  * Each provider's prompts numbered from 0 in promptIdx order. promptIdx counts the prompts of all providers
