@@ -4,6 +4,7 @@ import { getAssemblyScore, type StoredAssemblyScore } from './assemblies.ts';
 import { type AnswerGrade, gradesOfAnswer } from './grading/grade-detail.ts';
 import { newestFirst } from './grading/newest-grade.ts';
 import { getPuzzle, type PuzzleView } from './puzzles.ts';
+import { chooseJudge } from './report-data.ts';
 import { getRubric, getRubricVersionById, type RubricVersionView } from './rubrics.ts';
 
 /**
@@ -52,7 +53,7 @@ export async function answerDetail(database: Database, id: number): Promise<Answ
   return { answer, grades, rubric, puzzle, assembly };
 }
 
-/** Answers listed with their best-known score, for the answers page. */
+/** Answers listed with their scores, for the answers page. */
 export interface AnswerListRow {
   id: number;
   answer: string;
@@ -71,25 +72,30 @@ export interface AnswerListRow {
 
 export async function listAnswerRows(
   database: Database,
-  f: { run?: string; model?: string; task?: string; limit: number; offset: number },
-): Promise<{ total: number; rows: AnswerListRow[] }> {
+  f: { run?: string; model?: string; task?: string; judge?: string; limit: number; offset: number },
+): Promise<{ total: number; judge: string | null; rows: AnswerListRow[] }> {
+  // F1 is the reports' judge's (report-data.ts chooseJudge: the named one, else the busiest) and read as they read
+  // it, the newest grade of that judge and its F1 only when ok: the newest ok grade of any judge made the column
+  // the F1 of whichever judge graded last, beside a leaderboard of another judge. Unknown judge: not found.
+  const judge = await chooseJudge(database, f.judge);
   const where = `($1::text is null or r.name = $1) and ($2::text is null or r.model = $2) and ($3::text is null or a.task = $3)`;
   const params = [f.run ?? null, f.model ?? null, f.task ?? null];
   const total = Number((await database.execute(`select count(*)::int as n from answers a join runs r on r.id = a.run_id where ${where}`, params)).rows[0]?.n ?? 0);
   const r = await database.execute(
     `select a.id, a.external_id as answer, r.name as run, r.model, a.task, a.status, rb.slug as rubric, p.slug as puzzle,
             (select count(*)::int from grades g where g.answer_id = a.id) as grades,
-            (select g.f1 from grades g where g.answer_id = a.id and g.status = 'ok' order by ${newestFirst()} limit 1) as f1,
+            (select case when g.status = 'ok' then g.f1 end from grades g where g.answer_id = a.id and g.judge_id = $6 order by ${newestFirst()} limit 1) as f1,
             s.neighbour, s.direct,
             (select count(distinct l.annotator)::int from labels l where l.answer_id = a.id and l.kind = 'human') as "humanLabels"
        from answers a join runs r on r.id = a.run_id
        left join rubrics rb on rb.id = a.rubric_id left join puzzles p on p.id = a.puzzle_id
        left join assembly_scores s on s.answer_id = a.id
       where ${where} order by a.id limit $4 offset $5`,
-    [...params, f.limit, f.offset],
+    [...params, f.limit, f.offset, judge?.id ?? -1],
   );
   return {
     total,
+    judge: judge?.slug ?? null,
     rows: r.rows.map((x) => ({ ...x, id: Number(x.id), f1: n(x.f1), neighbour: n(x.neighbour), direct: n(x.direct), grades: Number(x.grades), humanLabels: Number(x.humanLabels) })),
   };
 }

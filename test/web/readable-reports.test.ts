@@ -124,7 +124,7 @@ describe('downloads', () => {
     expect(res.headers.get('content-disposition')).toBe('attachment; filename="answers_run-IIW-P5B.json"');
     const doc = (await res.json()) as { caption: string; rows: unknown[] };
     expect(doc.rows).toHaveLength(100);
-    expect(doc.caption).toBe('Answers (all 100)');
+    expect(doc.caption).toBe('Answers (all 100; F1 by judge lexical)');
     const csv = await (await get('/?table=runs&format=csv')).text();
     expect(csv.split('\r\n').length - 2).toBe(10);
   });

@@ -19,13 +19,14 @@ import { numberIn, oneOf, param, reportPage } from './report-page.ts';
 const PAGE = 50;
 
 /** The query parameters of each page (page-query.ts: any other name is refused). */
-export const ANSWERS_QUERY = declareQuery(['run', 'model', 'task', 'offset'], { downloads: true });
+export const ANSWERS_QUERY = declareQuery(['run', 'model', 'task', 'judge', 'offset'], { downloads: true });
 export const ANSWER_QUERY = declareQuery([], { downloads: true });
 
 async function listPage(q: URLSearchParams, web: Web): Promise<PageSpec> {
   const run = param(q, 'run');
   const model = param(q, 'model');
   const task = param(q, 'task') ? oneOf(q, 'task', TASK_KINDS, 'describe') : undefined;
+  const judge = param(q, 'judge');
   const offset = numberIn(q, 'offset', 0, 2_147_483_647, 0, { integer: true });
   // A run or model that names nothing is a 404: "No answers match" would pass for a real, empty filter.
   const database = web.api.deps.database;
@@ -33,10 +34,13 @@ async function listPage(q: URLSearchParams, web: Web): Promise<PageSpec> {
   if (model && (await listRuns(database, { model, limit: 1 })).total === 0) throw notFound(`model '${model}' not found: no run is of that model`);
   // A download holds every matching answer; the screen shows one page of PAGE.
   const download = q.get('table') === 'answers' && q.has('format');
-  const r = await listAnswerRows(web.api.deps.database, { run, model, task, limit: download ? 2_147_483_647 : PAGE, offset: download ? 0 : offset });
+  const r = await listAnswerRows(web.api.deps.database, { run, model, task, ...(judge ? { judge } : {}), limit: download ? 2_147_483_647 : PAGE, offset: download ? 0 : offset });
+  // The F1 column is one judge's (the leaderboard's unless ?judge= names another): the caption says which.
+  const byJudge = r.judge ? `F1 by judge ${r.judge}` : '';
+  const shown = download ? `all ${r.total}` : r.total ? `${offset + 1}–${Math.min(offset + PAGE, r.total)} of ${r.total}` : '';
   const table: Table = {
     id: 'answers',
-    caption: download ? `Answers (all ${r.total})` : `Answers ${r.total ? `${offset + 1}–${Math.min(offset + PAGE, r.total)} of ${r.total}` : ''}`,
+    caption: `Answers${shown || byJudge ? ` (${[shown, byJudge].filter(Boolean).join('; ')})` : ''}`,
     columns: [
       { key: 'answer', label: 'Answer', href: (x) => `/answers/${x.id}` },
       { key: 'run', label: 'Run' },
@@ -68,6 +72,8 @@ async function listPage(q: URLSearchParams, web: Web): Promise<PageSpec> {
           <label for="model">Model</label>
           <input id="model" name="model" value={model ?? ''} />
           <SelectField name="task" label="Task" options={TASK_KINDS} selected={task} any="any" />
+          <label for="judge">Judge</label>
+          <input id="judge" name="judge" value={judge ?? ''} placeholder={r.judge ?? ''} />
           <button type="submit">Filter</button>
         </form>
         <DataTable table={table} search={q} />
