@@ -68,3 +68,26 @@ describe('Inspect samples invalidated after the run', () => {
     expect(c.skipped).toEqual([{ where: 'log.json: samples[0]', reason: "invalidated by ana (sandbox leaked the answer) after the run (the log marks it invalid)" }]);
   });
 });
+
+/**
+ * `score_on_error` (Inspect's eval option) runs the scorers on a sample that errored, so the log holds both its
+ * `error` and `scores` (an `I` for the failed call). Imported, the answer was an error and the tool's 0 its grade
+ * too, exit 0: a failure counted once as missing and once as a wrong answer. An error is a status, not a score.
+ */
+describe('Inspect samples that errored and were scored anyway (score_on_error)', () => {
+  it('are errors without the scores, each reported', () => {
+    const error = { message: 'RateLimitError: 429', traceback: 'Traceback …', traceback_ansi: '' };
+    const c = CONVERTERS.inspect(
+      log([
+        { id: 'a', epoch: 1, output: output('A barn.'), scores: { match: { value: 'C' } } },
+        { id: 'b', epoch: 1, output: { model: 'gpt-4o', choices: [], completion: '' }, error, scores: { match: { value: 'I', explanation: 'no answer' }, judge: { value: 0 } } },
+      ]),
+      {},
+    );
+    expect(c.rows.map((r) => [r.row.id, r.row.status ?? null, r.scores.map((s) => [s.scorer, s.value])])).toEqual([
+      ['a', null, [['match', 1]]],
+      ['b', 'error', []],
+    ]);
+    expect(c.skipped).toEqual([{ where: 'log.json: samples[1]', reason: "the sample errored (RateLimitError: 429) and was scored anyway (score_on_error): an error is a status, not a score, so it is imported as an error without score 'match', 'judge'" }]);
+  });
+});

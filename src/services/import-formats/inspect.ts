@@ -85,6 +85,14 @@ export function convertInspect(file: ImportFile, opts: ConvertOptions): Converte
       rows.push({ loc: at(file.path, `samples[${i}]`, row), row, scores });
       return;
     }
+    // score_on_error scores a sample that errored: kept, the failure was an error and a wrong answer at once.
+    if (row.status === 'error' && Object.keys(given).length > 0) {
+      const message = isObject(s.error) ? short(s.error.message, 200) : short(s.error, 200);
+      const graded = Object.keys(given).map((k) => `'${k}'`).join(', ');
+      skipped.push({ where, reason: `the sample errored${message ? ` (${message})` : ''} and was scored anyway (score_on_error): an error is a status, not a score, so it is imported as an error without score ${graded}` });
+      rows.push({ loc: at(file.path, `samples[${i}]`, row), row, scores });
+      return;
+    }
     for (const [scorer, score] of Object.entries(given)) {
       if (!isObject(score)) continue;
       sheet.add(where, scores, skipped, scorer, score.value, score.explanation);
