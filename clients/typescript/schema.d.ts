@@ -1323,6 +1323,8 @@ export interface components {
             f1Low: number | null;
             f1High: number | null;
             assemblies: number;
+            /** @description Of the assemblies, answers stored no_answer (no output): scored 0 and counted in the means; 0 on baseline rows */
+            noAnswer: number;
             neighbour: number | null;
             neighbourLow: number | null;
             neighbourHigh: number | null;

@@ -11,6 +11,7 @@ const LeaderboardRow = z
     descriptions: z.number().int(),
     ...withInterval('f1'),
     assemblies: z.number().int(),
+    noAnswer: z.number().int().openapi({ description: 'Of the assemblies, answers stored no_answer (no output): scored 0 and counted in the means; 0 on baseline rows' }),
     ...withInterval('neighbour'),
     ...withInterval('direct'),
     ...withInterval('proximity'),

@@ -28,6 +28,11 @@ export interface LeaderboardRow {
   f1Low: number | null;
   f1High: number | null;
   assemblies: number;
+  /**
+   * Of `assemblies`, the answers stored no_answer (no output): scored invalid, every metric 0, and in the
+   * means (design §2.2: a non-answer is a wrong assembly), so the board says how many. 0 on baseline rows.
+   */
+  noAnswer: number;
   neighbour: number | null;
   neighbourLow: number | null;
   neighbourHigh: number | null;
@@ -69,7 +74,7 @@ export interface BoardHalf<C> {
   cells: C[];
 }
 type DescriptionCells = Pick<LeaderboardRow, 'descriptions' | 'f1' | 'f1Low' | 'f1High'>;
-type AssemblyCells = Pick<LeaderboardRow, 'assemblies' | 'neighbour' | 'neighbourLow' | 'neighbourHigh' | 'direct' | 'directLow' | 'directHigh' | 'proximity' | 'proximityLow' | 'proximityHigh'>;
+type AssemblyCells = Pick<LeaderboardRow, 'assemblies' | 'noAnswer' | 'neighbour' | 'neighbourLow' | 'neighbourHigh' | 'direct' | 'directLow' | 'directHigh' | 'proximity' | 'proximityLow' | 'proximityHigh'>;
 export type DescriptionHalf = BoardHalf<DescriptionCells>;
 export type AssemblyHalf = BoardHalf<AssemblyCells> & { baselines: LeaderboardRow[] };
 
@@ -99,6 +104,7 @@ export function assemblyHalf(asm: readonly AssemblyRow[], opts: ReportOptions = 
   const columns = meanColumnsMany(specs, opts);
   const cells = keys.map((k, i) => ({
     assemblies: a.get(k)!.length,
+    noAnswer: a.get(k)!.filter((x) => x.answerStatus === 'no_answer').length,
     ...(columns[3 * i] as Pick<LeaderboardRow, 'neighbour' | 'neighbourLow' | 'neighbourHigh'>),
     ...(columns[3 * i + 1] as Pick<LeaderboardRow, 'direct' | 'directLow' | 'directHigh'>),
     ...(columns[3 * i + 2] as Pick<LeaderboardRow, 'proximity' | 'proximityLow' | 'proximityHigh'>),
@@ -110,6 +116,7 @@ export function assemblyHalf(asm: readonly AssemblyRow[], opts: ReportOptions = 
 const NO_DESCRIPTIONS: DescriptionCells = { descriptions: 0, f1: null, f1Low: null, f1High: null };
 const NO_ASSEMBLIES: AssemblyCells = {
   assemblies: 0,
+  noAnswer: 0,
   neighbour: null,
   neighbourLow: null,
   neighbourHigh: null,
@@ -138,6 +145,7 @@ export function joinHalves(dh: DescriptionHalf, ah: AssemblyHalf): LeaderboardRo
       f1Low: dc.f1Low,
       f1High: dc.f1High,
       assemblies: ac.assemblies,
+      noAnswer: ac.noAnswer,
       neighbour: ac.neighbour,
       neighbourLow: ac.neighbourLow,
       neighbourHigh: ac.neighbourHigh,
@@ -182,6 +190,7 @@ function baselineRow(sizeBucket: string, list: readonly AssemblyRow[]): Leaderbo
     f1Low: null,
     f1High: null,
     assemblies: list.length,
+    noAnswer: 0,
     neighbour: avg((b) => b.neighbour),
     neighbourLow: null,
     neighbourHigh: null,

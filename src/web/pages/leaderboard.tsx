@@ -42,6 +42,20 @@ export async function leaderboardPage(_c: Context, q: URLSearchParams, database:
   return cachedPage(database, 'leaderboard', q, load, ({ lb, runs, models }) => view(q, lb, runs, modelColours(models, { [BASELINE_SERIES]: BASELINE_COLOUR })));
 }
 
+/** A non-answer is a wrong assembly (design §2.2): in the means at 0, and said so, with how many. */
+function NoAnswerNote({ rows }: { rows: readonly LeaderboardRow[] }) {
+  const all = rows.filter((r) => !r.baseline && r.sizeBucket === 'all');
+  const none = all.reduce((s, r) => s + r.noAnswer, 0);
+  if (none === 0) return null;
+  const total = all.reduce((s, r) => s + r.assemblies, 0);
+  return (
+    <p class="note">
+      {none} of the {total} assembl{total === 1 ? 'y' : 'ies'} {none === 1 ? 'is a' : 'are'} no answer (no output): scored 0 and counted in the assembly
+      means (column <em>No answer</em>).
+    </p>
+  );
+}
+
 /** Every run, page by page (the table and its download hold all of them, not the first page). */
 async function allRuns(database: Database): Promise<Runs> {
   const first = await listRuns(database, { limit: 500 });
@@ -83,6 +97,7 @@ function view(q: URLSearchParams, lb: Leaderboard, runs: Runs, colours: ColourMa
         render: (r) => (r.sameFamilyAsJudge ? <strong class="flag">same as judge ({lb.judgeFamily})</strong> : ''),
       },
       { key: 'assemblies', label: 'Assemblies', kind: 'int' },
+      { key: 'noAnswer', label: 'No answer', kind: 'int', help: 'of the assemblies, answers with no output (no_answer): each scored 0 and counted in the means' },
       ...METRICS.slice(1).map((m) => ({ key: m.key, label: m.label, kind: 'ci' as const, help: m.help, render: ciOrSmallN(m.key, (r) => (r.baseline ? null : r[m.n])) })),
     ],
     rows: lb.rows,
@@ -110,6 +125,7 @@ function view(q: URLSearchParams, lb: Leaderboard, runs: Runs, colours: ColourMa
               <code>assay grade --model M</code> (or <code>model</code> in <code>POST /api/grades</code>) to rank it.
             </p>
           ) : null}
+          <NoAnswerNote rows={lb.rows} />
           <JudgeNote judge={lb.judge} baseline={lb.judgeBaseline} />
           <DataTable table={board} search={q} />
           <h2>By puzzle size</h2>
