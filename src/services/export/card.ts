@@ -5,7 +5,7 @@ import type { TableSpec } from './tables.ts';
 
 /**
  * The dataset card (README.md) of a run export, in the Hugging Face Hub's form: YAML front matter with
- * the licence and one config per table (its Parquet file), then what a reader needs to use the data —
+ * the licence and one config per table (its Parquet file; its JSONL file in a `--format jsonl` export), then what a reader needs to use the data —
  * the rubrics as graded, every judge configuration with its hash, the label scales, the licence.
  */
 
@@ -16,12 +16,25 @@ const SCALE_OF_KEY = new Map([['answer:binary', 'binary (whole answer)'], ['answ
 const scaleOf = (item: string | null): string =>
   item === null ? 'whole answer' : (SCALE_OF_KEY.get(item) ?? (/^claim:\d+$/.test(item) ? 'claim marks (sentences of the answer)' : 'rubric item verdicts'));
 
-export function datasetCard(x: RunExport, counts: ReadonlyMap<string, number>, tables: readonly TableSpec[], opts: { license: string; exportedAt: string }): string {
+/** The files the export writes per table (write-export.ts EXPORT_FORMATS): the card names those and no others. */
+const FILES_TEXT = {
+  both: [
+    'Each table is a JSON Lines file and a Parquet file with the same rows (`answers.jsonl` leaves out null fields: it is the',
+    'input format of `assay import answers`). Nested values (tags, meta, items, claims) are JSON.',
+  ],
+  jsonl: ['Each table is a JSON Lines file (`answers.jsonl` leaves out null fields: it is the input format of `assay import answers`).', 'Nested values (tags, meta, items, claims) are JSON.'],
+  parquet: ['Each table is a Parquet file. Nested values (tags, meta, items, claims) are JSON columns.'],
+} as const;
+
+export function datasetCard(x: RunExport, counts: ReadonlyMap<string, number>, tables: readonly TableSpec[], opts: { license: string; exportedAt: string; format?: keyof typeof FILES_TEXT }): string {
+  const format = opts.format ?? 'both';
+  // A config's data files are the ones written: `--format jsonl` has no Parquet file, and a config naming one loads nothing on the Hub.
+  const ext = format === 'jsonl' ? 'jsonl' : 'parquet';
   const front = {
     license: opts.license,
     pretty_name: `assay run ${x.run.name}`,
     tags: ['assay', 'vision-language-models', 'llm-as-judge', 'evaluation'],
-    configs: tables.filter((t) => (counts.get(t.name) ?? 0) > 0).map((t) => ({ config_name: t.name, data_files: `${t.name}.parquet` })),
+    configs: tables.filter((t) => (counts.get(t.name) ?? 0) > 0).map((t) => ({ config_name: t.name, data_files: `${t.name}.${ext}` })),
   };
   const lines: string[] = ['---', stringify(front).trimEnd(), '---', '', `# ${x.run.name}`, ''];
   lines.push(
@@ -29,8 +42,7 @@ export function datasetCard(x: RunExport, counts: ReadonlyMap<string, number>, t
     '',
     '## Files',
     '',
-    'Each table is a JSON Lines file and a Parquet file with the same rows (`answers.jsonl` leaves out null fields: it is the',
-    'input format of `assay import answers`). Nested values (tags, meta, items, claims) are JSON.',
+    ...FILES_TEXT[format],
     '',
     '| table | rows | columns |',
     '|---|---|---|',

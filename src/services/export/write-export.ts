@@ -51,7 +51,7 @@ export async function exportRun(database: Database, q: { run: string; out: strin
   files['puzzles.jsonl'] = x.puzzles.map((p) => `${JSON.stringify(p)}\n`).join('');
   // The campaigns its labels were given in, with their part in this run: an import recreates or matches them.
   files['campaigns.jsonl'] = x.campaigns.map((c) => `${JSON.stringify(c)}\n`).join('');
-  files['README.md'] = datasetCard(x, new Map(Object.entries(rows)), TABLES, { license: q.license ?? 'other', exportedAt: (q.now ?? new Date()).toISOString() });
+  files['README.md'] = datasetCard(x, new Map(Object.entries(rows)), TABLES, { license: q.license ?? 'other', exportedAt: (q.now ?? new Date()).toISOString(), format });
   // Written beside DIR and moved into place in one rename: a failure part way leaves no half export
   // (which a later import would read as a run with some of its grades).
   const parent = dirname(resolve(q.out));
