@@ -45,7 +45,11 @@ function readArray(ix: IndexedTruth, rows: unknown[], problems: Problems): JsonF
   for (const row of rows as unknown[][]) {
     for (const v of row) {
       if (typeof v === 'string') tokens[cell] = v.trim() === '' ? null : v.trim();
-      else if (typeof v === 'number' && Number.isFinite(v)) tokens[cell] = String(v);
+      else if (typeof v === 'number' && Number.isFinite(v) && Math.abs(v) > Number.MAX_SAFE_INTEGER) {
+        // JSON.parse rounded it (9007199254740993 reads as …992): stringified it would name a piece the answer never wrote.
+        problems.add(`cell ${cellName(ix, cell)} holds ${v}, a number beyond ${Number.MAX_SAFE_INTEGER} that JSON does not hold exactly (not the number written): cell left blank`);
+        tokens[cell] = null;
+      } else if (typeof v === 'number' && Number.isFinite(v)) tokens[cell] = String(v);
       else {
         if (v !== null) problems.add(`cell ${cellName(ix, cell)} holds ${describe(v)}, not an id: cell left blank`);
         tokens[cell] = null;
