@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync, statSync, writeFileSync, chmodSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Database } from '../../db/client.ts';
 import { badInput } from '../../domain/errors.ts';
@@ -56,10 +57,16 @@ export async function exportRun(database: Database, q: { run: string; out: strin
   // (which a later import would read as a run with some of its grades).
   const parent = dirname(resolve(q.out));
   mkdirSync(parent, { recursive: true });
-  const tmp = mkdtempSync(join(parent, `.${basename(q.out)}.partial-`));
+  // mkdir, not mkdtemp: mkdtemp makes a 0700 directory whatever the umask, and the rename made that --out's mode.
+  const tmp = join(parent, `.${basename(q.out)}.partial-${randomBytes(6).toString('hex')}`);
+  mkdirSync(tmp);
   try {
     for (const [name, content] of Object.entries(files)) writeFileSync(join(tmp, name), content);
-    if (existsSync(q.out)) rmdirSync(q.out); // empty: checked above
+    if (existsSync(q.out)) {
+      // An empty directory the user made keeps its mode (a group may share it).
+      chmodSync(tmp, statSync(q.out).mode & 0o7777);
+      rmdirSync(q.out); // empty: checked above
+    }
     renameSync(tmp, q.out);
   } catch (e) {
     rmSync(tmp, { recursive: true, force: true });
