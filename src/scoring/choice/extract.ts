@@ -53,12 +53,12 @@ const unlatex = (text: string): string =>
   HAS_LATEX.test(text) ? text.replace(LATEX_WRAPPED, '$1').replace(DOLLARED, '$1').replace(DELIMITED, '$1') : text;
 const unwrap = (text: string): string => unlatex(text).replace(QUOTED, '$1');
 /**
- * A second option joined to the first ("A or B", "A, B", "(A) and (B)", "B/D" in a tag, "A B" in a tag),
+ * A second option joined to the first ("A or B", "A, B", "A; B", "A+B", "(A) and (B)", "B/D" in a tag, "A B" in a tag),
  * also as an alternative ("C, or perhaps D", "C or possibly D", "C (or D)"): a hedge between options is no
  * choice. Not when a verb follows ("C and D is a distractor" names one answer and discusses another) or
  * when a lowercase letter starts prose ("B and a half turn").
  */
-const JOIN = String.raw`(?:\([ \t]*)?(?:(?:,[ \t]*)?\b(?:and/or|or|and)\b|,|/|&)[ \t]*(?:(?:possibly|maybe|perhaps|probably|alternatively)[ \t]+)?`;
+const JOIN = String.raw`(?:\([ \t]*)?(?:(?:,[ \t]*)?\b(?:and/or|or|and)\b|,|/|&|\+|;)[ \t]*(?:(?:possibly|maybe|perhaps|probably|alternatively)[ \t]+)?`;
 // In a tag anything between two options joins them ("B; C", "(B)(C)"); in a statement a bracketed option
 // right after a bracketed one does ("Answer: (B) (C)").
 const JOINED = new RegExp(
