@@ -11,6 +11,9 @@ import { type GroupOptions, groupCommit } from './group-commit.ts';
  * new key, so it adds a grade and every earlier one stays stored; reads take the newest (docs/grades.md).
  * The same configuration, rubric version and answer is the same grade: grading it again replaces it in
  * place (same id), which is how a provider_error is retried and how a rerun never duplicates a grade.
+ * A failure (any status but ok) never replaces an ok grade, whoever writes it (a live regrade, a job, a
+ * panel): the ok grade stays with its id, scores and time, and the failed attempt is noted in its
+ * meta.lastAttempt {status, reason, at, calls}; the next grade written under the key (an ok regrade) drops the note.
  */
 
 /** A grades row as written (all columns but id and created_at). */
@@ -60,11 +63,14 @@ const COLUMNS: Array<[string, string, keyof GradeRow]> = [
 ];
 const names = COLUMNS.map(([c]) => c).join(', ');
 // The upsert replaces every column but the key, and stamps the time of the new grade (so it is the newest).
-// `keep`: the conflict's update happens only when the new grade is ok or the stored one is not final (the
-// rule the caller gives, SQL over "grades"): decided on the stored row as the statement finds it locked, so
-// a final grade another grader commits after the caller's last read is kept too, never replaced in place.
+// The conflict's update happens only when the new grade is ok or the stored one is not ok — with `keep`,
+// not final either (the rule the caller gives, SQL over "grades"): decided on the stored row as the
+// statement finds it locked, so a grade another grader commits after the caller's last read is kept too,
+// never replaced in place. A kept row gets the failed attempt in meta.lastAttempt (`a`: the rows the
+// statement's snapshot holds under a key it did not write; one committed after the snapshot is kept without the note).
 // Each row the lease check let through comes back: with the written id, or with none when it was kept.
 const KEY = 3;
+const sameKey = (a: string, b: string) => `${a}.answer_id = ${b}.answer_id and ${a}.judge_id = ${b}.judge_id and ${a}.rubric_version_id = ${b}.rubric_version_id`;
 const upsert = (leased: boolean, keep: string | null) => `
   with t as (
     select k, ${names} from jsonb_to_recordset($1::jsonb) as t(k int, ${COLUMNS.map(([c, t]) => `${c} ${t}`).join(', ')}${leased ? ', queue text, job_id uuid, token int' : ''})
@@ -75,8 +81,12 @@ const upsert = (leased: boolean, keep: string | null) => `
     order by k
     on conflict (answer_id, judge_id, rubric_version_id) do update set
       ${COLUMNS.slice(KEY).map(([c]) => `${c} = excluded.${c}`).join(', ')}, created_at = now()
-    ${keep === null ? '' : `where excluded.status = 'ok' or not ${keep}`}
-    returning id, answer_id, judge_id, rubric_version_id, created_at)
+    where excluded.status = 'ok' or not (grades.status = 'ok'${keep === null ? '' : ` or ${keep}`})
+    returning id, answer_id, judge_id, rubric_version_id, created_at),
+  a as (
+    update grades g set meta = coalesce(g.meta, '{}'::jsonb) || jsonb_build_object('lastAttempt', jsonb_build_object('status', t.status, 'reason', t.reason, 'at', now(), 'calls', t.meta->'calls'))
+    from t where ${sameKey('g', 't')} and not exists (select 1 from w where ${sameKey('w', 't')})
+    returning g.id)
   select t.answer_id, t.judge_id, t.rubric_version_id, w.id, w.created_at
   from t left join w on w.answer_id = t.answer_id and w.judge_id = t.judge_id and w.rubric_version_id is not distinct from t.rubric_version_id`;
 // A grade under a job lease is written only while that fetch of the job still holds it (the same check
@@ -95,21 +105,21 @@ export interface WrittenGrade {
 /** How a grade is written. */
 export interface UpsertOptions {
   /**
-   * A failed grade (any status but ok) does not replace a final grade stored under its key: nothing is
-   * written and the upsert resolves 'kept' (a queued job whose call failed, a panel's member sample).
+   * A failed grade (any status but ok) does not replace a final grade stored under its key either, not
+   * only an ok one: the upsert resolves 'kept' (a queued job whose call failed, a panel's member sample).
    */
   keepFinal?: boolean;
 }
 
-/** The grade upsert: the written row, 'kept' (keepFinal: a final grade stayed), null (the lease is not held, nothing written). */
-export interface GradeUpsert {
-  (row: GradeRow, lease?: JobLease): Promise<WrittenGrade | null>;
-  (row: GradeRow, lease: JobLease | undefined, o: UpsertOptions): Promise<WrittenGrade | 'kept' | null>;
-}
+/**
+ * The grade upsert: the written row; 'kept' (a failure met an ok grade — with keepFinal, any final grade —
+ * which stayed, its meta.lastAttempt noting the failure); null (the lease is not held, nothing written).
+ */
+export type GradeUpsert = (row: GradeRow, lease?: JobLease, o?: UpsertOptions) => Promise<WrittenGrade | 'kept' | null>;
 
 /**
  * Upserts a grade and resolves with its id and time, or null when `lease` is given and no longer held
- * (nothing written), or 'kept' (see keepFinal). Two grades of one key (answer, judge, rubric version) in a
+ * (nothing written), or 'kept' (see GradeUpsert). Two grades of one key (answer, judge, rubric version) in a
  * batch go in order. `isFinal`: SQL over "grades" saying the stored row is final (services/grading's rule,
  * needs-grading.ts isFinalGrade), needed by keepFinal.
  */
@@ -158,8 +168,8 @@ export function gradeUpserter(database: Database, group: GroupOptions = {}, o: {
     }
     return ids;
   }, group);
-  return ((row: GradeRow, lease?: JobLease, uo: UpsertOptions = {}) => {
+  return (row: GradeRow, lease?: JobLease, uo: UpsertOptions = {}) => {
     if (uo.keepFinal && !o.isFinal) return Promise.reject(new Error('gradeUpserter: keepFinal needs the isFinal rule'));
     return upsertGroup({ row, lease, keep: Boolean(uo.keepFinal) });
-  }) as GradeUpsert;
+  };
 }

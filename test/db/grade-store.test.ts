@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { gradeUpserter, type GradeRow } from '../../src/db/grade-store.ts';
+import { gradeUpserter, type GradeRow, type WrittenGrade } from '../../src/db/grade-store.ts';
 import { GRADE_QUEUE } from '../../src/jobs/boss.ts';
 import { leaseOf } from '../../src/jobs/leases.ts';
 import { type GradingQueue, gradingQueue } from '../../src/services/grading/queue.ts';
@@ -43,8 +43,9 @@ describeDb('grade store', (ctx) => {
     const version = (await queuedAnswerReader(ctx.database, judgeId)(answerIds[0]!))!.versionId!;
     const upsert = gradeUpserter(ctx.database);
     const ids = await Promise.all([upsert(row(answerIds[0]!, judgeId, version, 0.25)), upsert(row(answerIds[1]!, judgeId, version, 0.5)), upsert(row(answerIds[0]!, judgeId, version, 0.75))]);
-    expect(ids[0]!.id).toBe(ids[2]!.id);
-    expect(ids[1]!.id).not.toBe(ids[0]!.id);
+    const [first, second, third] = ids as WrittenGrade[];
+    expect(first!.id).toBe(third!.id);
+    expect(second!.id).not.toBe(first!.id);
     const stored = await ctx.database.execute(`select answer_id, f1, items, meta, raw_output, cost_usd from grades where judge_id = $1 and answer_id = any($2::int[]) order by answer_id`, [judgeId, answerIds]);
     expect(stored.rows.map((r) => [Number(r.answer_id), r.f1, r.meta, r.raw_output, r.cost_usd])).toEqual([
       [answerIds[0], 0.75, { n: 0.75 }, '{"f1":0.75}', 0.001],

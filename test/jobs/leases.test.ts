@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type PgBoss from 'pg-boss';
-import { gradeUpserter, type GradeRow } from '../../src/db/grade-store.ts';
+import { gradeUpserter, type GradeRow, type WrittenGrade } from '../../src/db/grade-store.ts';
 import { dbUsageLedger } from '../../src/db/judge-store.ts';
 import { GRADE_QUEUE, startBoss } from '../../src/jobs/boss.ts';
 import { completeLeased, failLeased, leaseOf, takeOverOrphans } from '../../src/jobs/leases.ts';
@@ -123,7 +123,7 @@ describeDb('job leases', (ctx) => {
     const written = await upsert(grade(0.5), now[0]);
     expect(written).toEqual({ id: expect.any(Number), createdAt: expect.any(Date) });
     expect(await upsert(grade(0.9), old[0])).toBeNull();
-    expect((await ctx.database.execute(`select f1 from grades where id = $1`, [written!.id])).rows[0].f1).toBe(0.5);
+    expect((await ctx.database.execute(`select f1 from grades where id = $1`, [(written as WrittenGrade).id])).rows[0].f1).toBe(0.5);
 
     expect(await failLeased(ctx.database, boss, old[1]!, 'late failure')).toBe(false);
     await completeLeased(ctx.database, [{ lease: old[0]!, outcome: 'ok' }]);

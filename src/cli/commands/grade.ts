@@ -12,13 +12,23 @@ import type { GradeDetail } from '../../services/grading/grade-detail.ts';
 /**
  * `assay grade`: one answer, one judge, stored in the database (ASSAY_DATA_DIR or DATABASE_URL).
  * Exit 0 when the grade is ok, 1 when the judge failed (the report, with its status and reason, is
- * still printed and stored), 2 on bad input.
+ * still printed and stored), 2 on bad input. A failed call never replaces a stored ok grade: that grade
+ * is printed (it is the one reports use), its meta.lastAttempt says this call failed and why, exit 1.
  */
+
+interface LastAttempt {
+  status: string;
+  reason: string | null;
+  at: string;
+}
+/** This call failed and the stored ok grade was kept (a grade just written carries no lastAttempt). */
+const failedAttempt = (g: GradeDetail): LastAttempt | null => (g.meta.lastAttempt as LastAttempt | undefined) ?? null;
 
 const num = (x: number | null): string => (x === null ? '—' : x.toFixed(4));
 
 function render(g: GradeDetail): string {
   const u = g.usage;
+  const failed = failedAttempt(g);
   const lines: string[] = [];
   if (g.judge.baseline) lines.push(`NOTE: ${g.judge.note} — scores are a floor, not a judgement.`, '');
   lines.push(
@@ -29,6 +39,7 @@ function render(g: GradeDetail): string {
       ['completeness', num(g.completeness)],
       ['correctness', num(g.correctness)],
       ['f1', num(g.f1)],
+      ...(failed ? ([['this call', `${failed.status}${failed.reason ? ` — ${failed.reason}` : ''}; the stored ok grade (written ${g.createdAt}) is kept`]] as Array<[string, string]>) : []),
       ...(typeof g.meta.label === 'string' ? ([['label', `${g.meta.label} — ${String(g.meta.rationale)}`]] as Array<[string, string]>) : []),
       ['calls', `${u.calls}${u.cached ? ' (cached verdict, no provider call)' : ''}`],
       ['tokens', `input ${u.input}, output ${u.output}, cache read ${u.cacheRead}, cache write ${u.cacheWrite}`],
@@ -100,7 +111,10 @@ const grade: Command = {
     return withDatabase(async (database) => {
       const g = await gradeAnswer(database, { judge, keys, rubric, answer, unverifiable: policy, ...(image ? { image } : {}) });
       // The one grade shape (docs/grades.md), as POST /api/grades returns it.
-      return { json: g, text: render(g), exitCode: g.status === 'ok' ? 0 : 1 };
+      const failed = failedAttempt(g);
+      // The reason on stderr too: stdout holds the kept grade, whose status is ok.
+      if (failed) process.stderr.write(`assay grade: the judge call failed (${failed.status}${failed.reason ? `: ${failed.reason}` : ''}); grade ${g.gradeId} (ok) is kept\n`);
+      return { json: g, text: render(g), exitCode: g.status === 'ok' && !failed ? 0 : 1 };
     });
   },
 };

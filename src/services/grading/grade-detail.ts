@@ -1,4 +1,4 @@
-import { desc, eq } from 'drizzle-orm';
+import { and, desc, eq } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import { grades, judges, rubrics, rubricVersions } from '../../db/schema.ts';
 import type { GradeStatus } from '../../domain/grades.ts';
@@ -84,6 +84,32 @@ export function toGradeDetail(row: GradeRowLike, rubric: { id: string; version: 
     createdAt: row.createdAt.toISOString(),
     panel: (panel as PanelDetail | undefined) ?? null,
   };
+}
+
+/**
+ * The grade a failed call left stored under its key (answer, judges row, rubric version), with the call in
+ * meta.lastAttempt: the upsert notes it there, except on a grade committed after the statement's snapshot
+ * (db/grade-store.ts), so the front is told of the failure either way.
+ */
+export async function keptGrade(
+  database: Database,
+  key: { answerId: number; judgeId: number; rubricVersionId: number },
+  rubric: { id: string; version: number },
+  attempt: { status: string; reason: string | null; calls: number },
+): Promise<GradeDetail> {
+  const g = await storedGrade(database, key, rubric);
+  return g.meta.lastAttempt ? g : { ...g, meta: { ...g.meta, lastAttempt: { ...attempt, at: new Date().toISOString() } } };
+}
+
+/** The grade stored under its key (answer, judges row, rubric version), which must exist. */
+export async function storedGrade(database: Database, key: { answerId: number; judgeId: number; rubricVersionId: number }, rubric: { id: string; version: number }): Promise<GradeDetail> {
+  const [row] = await database.db
+    .select({ g: grades, j: { slug: judges.slug, provider: judges.provider, model: judges.model, configHash: judges.configHash, config: judges.config } })
+    .from(grades)
+    .innerJoin(judges, eq(judges.id, grades.judgeId))
+    .where(and(eq(grades.answerId, key.answerId), eq(grades.judgeId, key.judgeId), eq(grades.rubricVersionId, key.rubricVersionId)));
+  if (!row) throw new Error(`no grade of answer ${key.answerId} by judges row ${key.judgeId} against rubric version ${key.rubricVersionId}`);
+  return toGradeDetail(row.g, rubric, row.j);
 }
 
 /** A stored grade with what the answer page shows beside it. */

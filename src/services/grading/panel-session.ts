@@ -10,7 +10,7 @@ import type { JobLease } from '../../judges/store.ts';
 import type { Judge } from '../../judges/types.ts';
 import { panelItemConfidence, panelItemOrders, type PanelSample, votePanel } from '../../scoring/panel/index.ts';
 import { parseMeta, scoreMeta } from '../../scoring/description/meta.ts';
-import { type GradeDetail, toGradeDetail } from './grade-detail.ts';
+import { type GradeDetail, keptGrade, toGradeDetail } from './grade-detail.ts';
 import { resolveJudgeExamples } from './judge-examples.ts';
 import { ensureJudgeRow, panelMemberJudges } from './judge-row.ts';
 import { panelDetail } from './panel-report.ts';
@@ -155,7 +155,9 @@ async function createPanelSession(database: Database, panel: LoadedPanel, o: Ope
     } satisfies GradeRow;
     const written = await upsertGrade(row, lease, { keepFinal });
     if (written === null) return 'lease lost';
-    if (written === 'kept') return 'already graded';
+    if (written === 'kept' && keepFinal) return 'already graded';
+    // A live grade whose vote failed met an ok panel grade, which stays (meta.lastAttempt says this vote failed).
+    if (written === 'kept') return keptGrade(database, { answerId: answer.id, judgeId: judgeRowId, rubricVersionId: versionId }, { id: rubric.id, version }, { status: row.status, reason: row.reason, calls: row.meta.calls });
     return toGradeDetail({ ...row, ...written }, { id: rubric.id, version });
   }
 

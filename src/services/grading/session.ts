@@ -12,7 +12,7 @@ import type { UnverifiablePolicy } from '../../scoring/description/score.ts';
 import type { JobLease } from '../../judges/store.ts';
 import type { Judge } from '../../judges/types.ts';
 import { getRubricVersionById, toRubric } from '../rubrics.ts';
-import { type GradeDetail, toGradeDetail } from './grade-detail.ts';
+import { type GradeDetail, keptGrade, toGradeDetail } from './grade-detail.ts';
 import { resolveJudgeExamples } from './judge-examples.ts';
 import { ensureJudgeRow } from './judge-row.ts';
 import { isFinalGrade, sqlText } from './needs-grading.ts';
@@ -96,7 +96,10 @@ export interface SampleResult {
   outcome: JudgeOutcome;
   /** null when the lease was lost before the call. */
   report: GradeReport | null;
-  /** The stored grade (store: true), null when not stored (or a final grade kept), 'lease lost' when nothing could be written. */
+  /**
+   * The stored grade (store: true), null when not stored or when the call failed and the stored grade was
+   * kept (an ok one; with keepFinal, any final one), 'lease lost' when nothing could be written.
+   */
   detail: GradeDetail | null | 'lease lost';
 }
 
@@ -226,7 +229,10 @@ export async function createGradingSession(database: Database, o: SessionOptions
     lease?: JobLease,
   ): Promise<GradeDetail | 'lease lost'> {
     const r = await gradeSample(answer, resolved, { store: true, ...(req.image ? { image: req.image } : {}), ...(req.unverifiable ? { unverifiable: req.unverifiable } : {}), ...(lease ? { lease } : {}) });
-    return r.detail!;
+    // A failed call met an ok grade, which stays: the front gets that grade, its meta.lastAttempt saying this call failed.
+    if (r.detail !== null) return r.detail;
+    const attempt = { status: r.report!.status, reason: r.outcome.reason, calls: r.outcome.calls };
+    return keptGrade(database, { answerId: answer.id, judgeId: judgeRowId, rubricVersionId: resolved.versionId }, { id: resolved.rubric.id, version: resolved.version }, attempt);
   }
 
   return { engine, judgeRowId, grade, gradeQueued, gradeSample };

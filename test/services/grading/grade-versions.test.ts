@@ -128,15 +128,17 @@ describeDb('versioned grades', (ctx) => {
     expect(r.f1Moves.top.map((m) => [m.answer, m.f1A, m.f1B])).toEqual([['a0', newest.f1, g.f1]]);
     expect(r.ungraded).toEqual({ a: 0, b: 1 });
 
-    // A provider failure is not a final grade: the answer counts as ungraded until it is graded again;
-    // written on the same key (answer, judge row, rubric version), it replaces that grade in place.
+    // A provider failure is not a final grade: an answer with only that grade counts as ungraded until it is
+    // graded again. Written on the key of an ok grade (answer, judge row, rubric version), it is kept out:
+    // a failure never replaces an ok grade.
     const version = await count(ctx.database, `select rubric_version_id as n from grades where id = $1`, [g.gradeId]);
-    const failed = await gradeUpserter(ctx.database)({
-      answerId: ids[0]!, judgeId: loose.judgeRowId, rubricVersionId: version, promptHash: null, status: 'provider_error', reason: 'HTTP 500', completeness: null, correctness: null, f1: null,
+    const failure = (answerId: number) => ({
+      answerId, judgeId: loose.judgeRowId, rubricVersionId: version, promptHash: null, status: 'provider_error', reason: 'HTTP 500', completeness: null, correctness: null, f1: null,
       items: null, claims: null, meta: {}, rawOutput: null, inputTokens: null, outputTokens: null, cacheReadTokens: null, cacheWriteTokens: null, costUsd: null, latencyMs: null,
     });
-    expect(failed!.id).toBe(g.gradeId);
+    expect(await gradeUpserter(ctx.database)(failure(ids[0]!))).toBe('kept');
     expect(await rowsOf(ids[0]!)).toBe(4);
-    expect((await judgeCompare(ctx.database, { run: 'gv', a: 'lexical', b: 'overlap-loose' })).ungraded).toEqual({ a: 0, b: 2 });
+    expect((await gradeUpserter(ctx.database)(failure(ids[1]!)))).toMatchObject({ id: expect.any(Number) });
+    expect((await judgeCompare(ctx.database, { run: 'gv', a: 'lexical', b: 'overlap-loose' })).ungraded).toEqual({ a: 0, b: 1 });
   });
 });
