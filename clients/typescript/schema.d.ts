@@ -1323,8 +1323,6 @@ export interface components {
             f1Low: number | null;
             f1High: number | null;
             assemblies: number;
-            /** @description Of the assemblies, answers stored no_answer (no output): scored 0 and counted in the means; 0 on baseline rows */
-            noAnswer: number;
             neighbour: number | null;
             neighbourLow: number | null;
             neighbourHigh: number | null;
@@ -2414,8 +2412,12 @@ export interface components {
             } | null;
         };
         CampaignLabelsSaved: {
+            /** @description Labels new to this annotator in this campaign */
             created: number;
+            /** @description Labels that replaced one of another value */
             updated: number;
+            /** @description Labels sent again as they were stored: nothing written */
+            unchanged: number;
             done: boolean;
         };
         CampaignLabels: {
@@ -7817,7 +7819,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description {created, updated, done} */
+            /** @description {created, updated, unchanged, done} */
             200: {
                 headers: {
                     [name: string]: unknown;

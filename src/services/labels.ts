@@ -116,9 +116,21 @@ export function checkItem(keys: Map<number, Set<string>>, loc: Located, rubricId
 /** The unique key of a label (migration 0010): a campaign's labels are apart from the plain ones (null, not distinct). */
 export const LABEL_KEY = [labels.answerId, labels.itemKey, labels.annotator, labels.campaignId];
 
-/** Insert or replace: callers decide beforehand whether replacing is allowed. */
-export async function upsertLabels(tx: Queryable, values: Array<typeof labels.$inferInsert>): Promise<{ inserted: number; updated: number }> {
-  if (values.length === 0) return { inserted: 0, updated: 0 };
+/** What a write of labels did: new labels, labels it replaced with another value, labels sent again as they are stored. */
+export interface LabelWrites {
+  inserted: number;
+  updated: number;
+  unchanged: number;
+}
+
+/**
+ * Insert or replace (one key per answer × item × annotator × campaign): callers decide beforehand whether
+ * replacing is allowed. A label sent again as it is stored (same label, kind, rubric version and claim
+ * sentence) is left as it is, its time included, and counted unchanged: a page saved twice or a client's
+ * retry changed nothing, and reporting it updated said otherwise.
+ */
+export async function upsertLabels(tx: Queryable, values: Array<typeof labels.$inferInsert>): Promise<LabelWrites> {
+  if (values.length === 0) return { inserted: 0, updated: 0, unchanged: 0 };
   const rows = await tx
     .insert(labels)
     .values(values)
@@ -126,11 +138,13 @@ export async function upsertLabels(tx: Queryable, values: Array<typeof labels.$i
       target: LABEL_KEY,
       // claim_sentence too: a replaced claim mark is one given on the sentence the new write says (null: unknown).
       set: { label: sql`excluded.label`, kind: sql`excluded.kind`, rubricVersionId: sql`excluded.rubric_version_id`, claimSentence: sql`excluded.claim_sentence`, createdAt: sql`now()` },
+      // An identical row is not rewritten, so it does not come back: values not returned are the unchanged ones.
+      where: sql`(${labels.label}, ${labels.kind}, ${labels.rubricVersionId}, ${labels.claimSentence}) is distinct from (excluded.label, excluded.kind, excluded.rubric_version_id, excluded.claim_sentence)`,
     })
     // xmax = 0 only on a freshly inserted row version: tells inserts from updates in one statement.
     .returning({ inserted: sql<boolean>`(xmax = 0)` });
   const inserted = rows.filter((r) => r.inserted).length;
-  return { inserted, updated: rows.length - inserted };
+  return { inserted, updated: rows.length - inserted, unchanged: values.length - rows.length };
 }
 
 /** One label, saved as the annotator goes (insert or replace): an item of the rubric's current version or an answer-level unit, with a label of its scale (label-values.ts). */

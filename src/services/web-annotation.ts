@@ -284,7 +284,7 @@ function markRow(m: AnnotationMark, items: AnnotatableItems | null, claims: numb
 export async function saveAnnotations(
   database: Database,
   input: { answerId: number; annotator: string; marks: AnnotationMark[]; expected?: Expected },
-): Promise<{ created: number; updated: number }> {
+): Promise<{ created: number; updated: number; unchanged: number }> {
   if (input.annotator.trim() === '') throw badInput('annotator: must not be empty');
   return database.db.transaction(async (tx) => {
     const [a] = await tx.select({ id: answers.id, task: answers.task, rubricId: answers.rubricId, text: answers.text }).from(answers).where(eq(answers.id, input.answerId));
@@ -315,7 +315,7 @@ export async function saveAnnotations(
     const rubricVersionId = items && items.versionId > 0 ? items.versionId : null;
     // A claim mark records the sentence it was given on, so a later change of the split cannot move it.
     const values = [...seen].map(([itemKey, label]) => ({ answerId: a.id, itemKey, annotator: input.annotator, kind: 'human' as const, label, rubricVersionId, claimSentence: claimStamp(itemKey, sentences) }));
-    return upsertLabels(tx, values).then((r) => ({ created: r.inserted, updated: r.updated }));
+    return upsertLabels(tx, values).then((r) => ({ created: r.inserted, updated: r.updated, unchanged: r.unchanged }));
   });
 }
 

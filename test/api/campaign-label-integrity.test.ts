@@ -36,7 +36,7 @@ describeDb('campaign label integrity over HTTP', (ctx) => {
     const { answerIds } = await seedCampaignWorld(ctx.database, { run: 'hold-run', n: 2, disagree: [] });
     const [q0, q1] = answerIds as [number, number];
     await create('hold', 'hold-run');
-    for (const who of ['ann', 'bea']) expect(await json(save(who, 'hold', q0, verdicts('correct', 'missing')))).toEqual({ created: 2, updated: 0, done: true });
+    for (const who of ['ann', 'bea']) expect(await json(save(who, 'hold', q0, verdicts('correct', 'missing')))).toEqual({ created: 2, updated: 0, unchanged: 0, done: true });
     // cai is refused a third slot of q0, and then labels it on the plain annotation route, which has no k.
     expect((await save('cai', 'hold', q0, verdicts('correct', 'correct'))).status).toBe(409);
     expect((await api.call(key.cai!, 'POST', '/api/annotations', { body: { answerId: q0, item: 'b', label: 'correct' } })).status).toBe(200);
@@ -92,7 +92,7 @@ describeDb('campaign label integrity over HTTP', (ctx) => {
     const unknown = await save('ann', 'drop', q0, [{ scale: 'verdict', item: 'zz', label: 'missing' }]);
     expect(((await unknown.json()) as Json).error.message).toBe(`answer ${q0}: item 'zz': unknown item for this answer's rubric; nothing saved`);
     expect(await rowCounts(ctx.database)).toEqual(before);
-    expect(await json(save('ann', 'drop', q0, [{ scale: 'verdict', item: 'c', label: 'correct' }]))).toEqual({ created: 1, updated: 0, done: true });
+    expect(await json(save('ann', 'drop', q0, [{ scale: 'verdict', item: 'c', label: 'correct' }]))).toEqual({ created: 1, updated: 0, unchanged: 0, done: true });
   });
 
   it('a new rubric version adds an item: finished answers are open again and come back to their annotators', async () => {
@@ -105,7 +105,7 @@ describeDb('campaign label integrity over HTTP', (ctx) => {
     const progress = await json(api.call(api.keys.admin, 'GET', '/api/campaigns/add'));
     expect([progress.complete, progress.perAnswer[0].annotators]).toEqual([0, [{ name: 'ann', done: false }, { name: 'bea', done: false }]]);
     expect((await json(api.call(key.ann!, 'GET', '/api/campaigns/add/next'))).next).toMatchObject({ answerId: q0, resumed: true });
-    expect(await json(save('ann', 'add', q0, [{ scale: 'verdict', item: 'c', label: 'missing' }]))).toEqual({ created: 1, updated: 0, done: true });
+    expect(await json(save('ann', 'add', q0, [{ scale: 'verdict', item: 'c', label: 'missing' }]))).toEqual({ created: 1, updated: 0, unchanged: 0, done: true });
     expect((await json(api.call(api.keys.admin, 'GET', '/api/campaigns/add'))).perAnswer[0].annotators).toEqual([{ name: 'ann', done: true }, { name: 'bea', done: false }]);
   });
 

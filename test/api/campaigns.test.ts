@@ -45,7 +45,7 @@ describeDb('campaign routes and pages', (ctx) => {
       const saved = await api.call(key[name]!, 'POST', '/api/campaigns/http/labels', {
         body: { answerId: answerIds[0], marks: [{ scale: 'verdict', item: 'a', label: 'correct' }, { scale: 'verdict', item: 'b', label: b }, { scale: 'binary', label: pass }] },
       });
-      expect(await saved.json()).toEqual({ created: 3, updated: 0, done: true });
+      expect(await saved.json()).toEqual({ created: 3, updated: 0, unchanged: 0, done: true });
     }
     // judy is no annotator of it: no queue for her.
     expect((await api.call(key.judy!, 'GET', '/api/campaigns/http/next')).status).toBe(403);

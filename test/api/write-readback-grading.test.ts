@@ -157,10 +157,10 @@ describeDb('write read-back: grading, queue, campaigns', (ctx) => {
     await refused('campaign labels: misspelled mark field', 400, people.ann, 'POST', '/api/campaigns/rb-study/labels', { answerId: a, marks: [{ scale: 'verdict', itme: 'barn', label: 'correct' }] });
     const saved = await r.send(people.ann, 'POST', '/api/campaigns/rb-study/labels', { answerId: a, marks });
     // done stays false: the verdict scale asks for every rubric item, and one is marked.
-    expect(saved.body).toEqual({ created: 3, updated: 0, done: false });
+    expect(saved.body).toEqual({ created: 3, updated: 0, unchanged: 0, done: false });
     const labelled = (await r.send(admin(), 'GET', '/api/labels?annotator=ann')).body.items.filter((l: { answerId: number }) => l.answerId === a);
     expect(labelled.map((l: { item: string; label: string }) => [l.item, l.label]).sort()).toEqual([['answer:binary', 'true'], ['answer:numeric', '3'], ['barn', 'correct']].sort());
-    expect((await r.send(people.ann, 'POST', '/api/campaigns/rb-study/labels', { answerId: a, marks })).body).toEqual({ created: 0, updated: 3, done: false }); // the same marks again: each row rewritten (its time renewed), none added
+    expect((await r.send(people.ann, 'POST', '/api/campaigns/rb-study/labels', { answerId: a, marks })).body).toEqual({ created: 0, updated: 0, unchanged: 3, done: false }); // the same marks again: nothing written, none added
     await r.send(people.bea, 'GET', '/api/campaigns/rb-study/next');
     expect((await r.send(people.bea, 'POST', '/api/campaigns/rb-study/labels', { answerId: a, marks: [{ scale: 'binary', label: false }] })).body).toMatchObject({ created: 1, updated: 0 });
     const adj = { answerId: a, unit: 'answer:binary', label: true, note: 'fence shown' };

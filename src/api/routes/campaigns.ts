@@ -55,6 +55,15 @@ const Workspace = z.object({
   numeric: z.object({ k: z.number().int(), anchors: z.array(z.string()) }).optional(),
   why: Reason,
 });
+// A label sent again as it is stored is unchanged (nothing written), not updated.
+const LabelsSaved = z
+  .object({
+    created: z.number().int().openapi({ description: 'Labels new to this annotator in this campaign' }),
+    updated: z.number().int().openapi({ description: 'Labels that replaced one of another value' }),
+    unchanged: z.number().int().openapi({ description: 'Labels sent again as they were stored: nothing written' }),
+    done: z.boolean(),
+  })
+  .openapi('CampaignLabelsSaved');
 const Next = z.object({ next: z.object({ answerId: z.number().int(), rank: z.number().int(), reason: Reason, resumed: z.boolean(), workspace: Workspace }).nullable() }).openapi('CampaignNext');
 
 const ExportRow = z
@@ -170,7 +179,7 @@ export function registerCampaigns(api: Api): void {
       tags: ['campaigns'],
       summary: "Save the key's labels of one campaign answer (any of the campaign's scales); all or nothing",
       request: { params: Ref, body: { required: true, content: { 'application/json': { schema: LabelsBody, example: CAMPAIGN_LABELS_EXAMPLE } } } },
-      responses: { 200: json('{created, updated, done}', z.object({ created: z.number().int(), updated: z.number().int(), done: z.boolean() }).openapi('CampaignLabelsSaved')), ...errorResponses, ...notFoundResponse, ...conflict, ...bodyResponses },
+      responses: { 200: json('{created, updated, unchanged, done}', LabelsSaved), ...errorResponses, ...notFoundResponse, ...conflict, ...bodyResponses },
     }),
     handler: async (c) => {
       const b = c.req.valid('json');

@@ -1,12 +1,12 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { Database, Queryable } from '../../db/client.ts';
-import { answers, campaignAnswers, campaignAssignments, labels } from '../../db/schema.ts';
+import { answers, campaignAnswers, campaignAssignments } from '../../db/schema.ts';
 import { ANSWER_SCALE_KEYS, type CampaignMark } from '../../domain/campaigns.ts';
 import { AssayError, badInput } from '../../domain/errors.ts';
 import { SCALES } from '../../domain/labels.ts';
 import { inTransaction, refuseChanged, type Expected } from '../label-expect.ts';
 import { claimStamp } from '../claim-marks.ts';
-import { LABEL_KEY } from '../labels.ts';
+import { upsertLabels } from '../labels.ts';
 import { annotatableItems, annotatorLabels, CLAIM_PREFIX, itemProblem, splitClaims, type AnnotatableItems } from '../web-annotation.ts';
 import { findCampaign, type Campaign } from './load.ts';
 import { requireAnnotator } from './next.ts';
@@ -57,7 +57,7 @@ async function answerFacts(tx: Queryable, answerId: number): Promise<AnswerFacts
 export async function saveCampaignLabels(
   database: Database,
   input: { campaign: number | string; answerId: number; annotator: string; marks: readonly CampaignMark[]; expected?: Expected },
-): Promise<{ created: number; updated: number; done: boolean }> {
+): Promise<{ created: number; updated: number; unchanged: number; done: boolean }> {
   if (input.marks.length === 0) throw badInput('marks: at least one label is required');
   return database.db.transaction(async (tx) => {
     const campaign = await findCampaign(tx, input.campaign);
@@ -90,20 +90,16 @@ export async function saveCampaignLabels(
     // The campaign is part of the label's key: this replaces the annotator's earlier label in this
     // campaign only, never what they said in another campaign or on the plain pages.
     const rubricVersionId = facts.items && facts.items.versionId > 0 ? facts.items.versionId : null;
-    const written = await tx
-      .insert(labels)
-      .values([...rows].map(([itemKey, label]) => ({ answerId: input.answerId, itemKey, annotator: input.annotator, kind: 'human' as const, label, campaignId: campaign.id, rubricVersionId, claimSentence: claimStamp(itemKey, facts.sentences) })))
-      .onConflictDoUpdate({
-        target: LABEL_KEY,
-        set: { label: sql`excluded.label`, kind: sql`excluded.kind`, rubricVersionId: sql`excluded.rubric_version_id`, claimSentence: sql`excluded.claim_sentence`, createdAt: sql`now()` },
-      })
-      .returning({ inserted: sql<boolean>`(xmax = 0)` });
+    // One write rule with the plain labels (upsertLabels): the same label sent again is unchanged, not updated.
+    const written = await upsertLabels(
+      tx,
+      [...rows].map(([itemKey, label]) => ({ answerId: input.answerId, itemKey, annotator: input.annotator, kind: 'human' as const, label, campaignId: campaign.id, rubricVersionId, claimSentence: claimStamp(itemKey, facts.sentences) })),
+    );
     await refreshDone(tx, campaign, input.annotator, [input.answerId]);
     const [after] = await tx
       .select({ doneAt: campaignAssignments.doneAt })
       .from(campaignAssignments)
       .where(and(eq(campaignAssignments.campaignId, campaign.id), eq(campaignAssignments.answerId, input.answerId), eq(campaignAssignments.annotator, input.annotator)));
-    const created = written.filter((w) => w.inserted).length;
-    return { created, updated: written.length - created, done: after?.doneAt != null };
+    return { created: written.inserted, updated: written.updated, unchanged: written.unchanged, done: after?.doneAt != null };
   });
 }
