@@ -1303,6 +1303,13 @@ export interface components {
             judgeBaseline: boolean;
             /** @description A sentence to show beside the report; null for an LLM judge */
             judgeNote: string | null;
+            /**
+             * @description The unverifiable-claims policy every F1 of the report is under (design §2.1): one definition of correctness, never a mix
+             * @enum {string}
+             */
+            unverifiable: "count" | "exclude";
+            /** @description How many grades the report left out because they hold the other policy's correctness and their stored claims cannot rescore them (panel grades); null when none */
+            unverifiableNote: string | null;
             /** @description Bootstrap seed of the intervals */
             seed: number;
             /** @description The judge's model family (unknown when no prefix matches); null when nothing is graded */
@@ -1365,6 +1372,13 @@ export interface components {
             judgeBaseline: boolean;
             /** @description A sentence to show beside the report; null for an LLM judge */
             judgeNote: string | null;
+            /**
+             * @description The unverifiable-claims policy every F1 of the report is under (design §2.1): one definition of correctness, never a mix
+             * @enum {string}
+             */
+            unverifiable: "count" | "exclude";
+            /** @description How many grades the report left out because they hold the other policy's correctness and their stored claims cannot rescore them (panel grades); null when none */
+            unverifiableNote: string | null;
             tag: string;
             rows: components["schemas"]["AblationRow"][];
         };
@@ -1391,6 +1405,13 @@ export interface components {
             judgeBaseline: boolean;
             /** @description A sentence to show beside the report; null for an LLM judge */
             judgeNote: string | null;
+            /**
+             * @description The unverifiable-claims policy every F1 of the report is under (design §2.1): one definition of correctness, never a mix
+             * @enum {string}
+             */
+            unverifiable: "count" | "exclude";
+            /** @description How many grades the report left out because they hold the other policy's correctness and their stored claims cannot rescore them (panel grades); null when none */
+            unverifiableNote: string | null;
             rows: components["schemas"]["EffortRow"][];
         };
         EffortRow: {
@@ -4412,6 +4433,8 @@ export interface operations {
                 judge?: string;
                 /** @description Bootstrap seed (default 1) */
                 seed?: number;
+                /** @description Unverifiable-claims policy of description F1 (default count, the grading default): grades are rescored from their stored claims; one that cannot be (a panel grade) counts only under its own policy, and unverifiableNote says how many are left out */
+                unverifiable?: "count" | "exclude";
             };
             header?: never;
             path?: never;
@@ -4576,6 +4599,8 @@ export interface operations {
                 judge?: string;
                 /** @description Bootstrap seed (default 1) */
                 seed?: number;
+                /** @description Unverifiable-claims policy of description F1 (default count, the grading default): grades are rescored from their stored claims; one that cannot be (a panel grade) counts only under its own policy, and unverifiableNote says how many are left out */
+                unverifiable?: "count" | "exclude";
                 /** @description Condition tag compared against runs without it */
                 tag?: string;
             };
@@ -4661,6 +4686,8 @@ export interface operations {
                 judge?: string;
                 /** @description Bootstrap seed (default 1) */
                 seed?: number;
+                /** @description Unverifiable-claims policy of description F1 (default count, the grading default): grades are rescored from their stored claims; one that cannot be (a panel grade) counts only under its own policy, and unverifiableNote says how many are left out */
+                unverifiable?: "count" | "exclude";
             };
             header?: never;
             path?: never;
@@ -4827,6 +4854,8 @@ export interface operations {
                 rubric?: string;
                 /** @description Judge slug (default: the judge with the most ok grades) */
                 judge?: string;
+                /** @description Unverifiable-claims policy of description F1 (default count, the grading default): grades are rescored from their stored claims; one that cannot be (a panel grade) counts only under its own policy, and unverifiableNote says how many are left out */
+                unverifiable?: "count" | "exclude";
                 perception?: "f1" | "label";
                 metric?: "neighbour" | "direct" | "proximity" | "adjacency" | "exactMatch";
                 /** @description τ for both sides (score ≥ τ is ok) */

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { judgeInfo, withInterval } from './report-schema.ts';
+import { judgeInfo, policyInfo, withInterval } from './report-schema.ts';
 
 /** The leaderboard (src/services/report-leaderboard.ts Leaderboard) as an OpenAPI schema; objects are not strict. */
 
@@ -22,6 +22,7 @@ const LeaderboardRow = z
 export const LeaderboardSchema = z
   .object({
     ...judgeInfo,
+    ...policyInfo,
     seed: z.number().int().openapi({ description: 'Bootstrap seed of the intervals' }),
     judgeFamily: z.string().nullable().openapi({ description: "The judge's model family (unknown when no prefix matches); null when nothing is graded" }),
     rows: z.array(LeaderboardRow),

@@ -19,6 +19,15 @@ export const judgeInfo = {
   judgeNote: z.string().nullable().openapi({ description: 'A sentence to show beside the report; null for an LLM judge' }),
 };
 
+/** What a report of description F1 says of the unverifiable-claims policy it reads the grades under (services/report-policy.ts). */
+export const policyInfo = {
+  unverifiable: z.enum(['count', 'exclude']).openapi({ description: 'The unverifiable-claims policy every F1 of the report is under (design §2.1): one definition of correctness, never a mix' }),
+  unverifiableNote: z
+    .string()
+    .nullable()
+    .openapi({ description: "How many grades the report left out because they hold the other policy's correctness and their stored claims cannot rescore them (panel grades); null when none" }),
+};
+
 const OrientationRow = z
   .object({
     model: z.string(),
@@ -46,7 +55,7 @@ const AblationRow = z
     neighbour: figure,
   })
   .openapi('AblationRow');
-export const AblationReportSchema = z.object({ ...judgeInfo, tag: z.string(), rows: z.array(AblationRow) }).openapi('AblationReport');
+export const AblationReportSchema = z.object({ ...judgeInfo, ...policyInfo, tag: z.string(), rows: z.array(AblationRow) }).openapi('AblationReport');
 
 const EffortRow = z
   .object({
@@ -62,4 +71,4 @@ const EffortRow = z
     medianOutputTokens: figure,
   })
   .openapi('EffortRow');
-export const EffortReportSchema = z.object({ ...judgeInfo, rows: z.array(EffortRow) }).openapi('EffortReport');
+export const EffortReportSchema = z.object({ ...judgeInfo, ...policyInfo, rows: z.array(EffortRow) }).openapi('EffortReport');

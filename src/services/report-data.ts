@@ -1,6 +1,8 @@
 import type { Database } from '../db/client.ts';
 import { notFound } from '../domain/errors.ts';
+import type { UnverifiablePolicy } from '../scoring/description/score.ts';
 import { cachedPart, reportKey } from './report-cache.ts';
+import { reportPolicy } from './report-policy.ts';
 import { assemblyFacts, descriptionFacts } from './report-facts.ts';
 import { assemblyRowsOf, descriptionRowsOf } from './report-rows.ts';
 
@@ -16,6 +18,8 @@ export interface ReportFilters {
   rubric?: string;
   /** Judge slug; default: the judge with the most ok grades. */
   judge?: string;
+  /** The unverifiable-claims policy description F1 is read under (report-policy.ts); default: the grading default, count. */
+  unverifiable?: UnverifiablePolicy;
 }
 
 /** What every report row knows about its answer and run. */
@@ -144,4 +148,4 @@ export async function assemblyRows(database: Database, f: ReportFilters): Promis
 }
 
 /** The filters that change a report, for its cache key (whatever else the caller's object carries). */
-export const filterKey = (f: ReportFilters) => ({ run: f.run, model: f.model, rubric: f.rubric, judge: f.judge });
+export const filterKey = (f: ReportFilters) => ({ run: f.run, model: f.model, rubric: f.rubric, judge: f.judge, unverifiable: reportPolicy(f.unverifiable) });

@@ -1,6 +1,7 @@
 import type { Database } from '../db/client.ts';
 import { cachedPart, reportKey, type ReportTable } from './report-cache.ts';
 import type { JudgeRef, ReportFilters } from './report-data.ts';
+import { policyF1Sql, policyInfo, reportPolicy, type PolicyInfo } from './report-policy.ts';
 import { ASSEMBLY_ANSWER_COLUMNS, DESCRIPTION_ANSWER_COLUMNS, GRADE_COLUMNS, SCORE_COLUMNS, type FactsText, type RowsInput } from './report-rows.ts';
 
 /**
@@ -91,26 +92,43 @@ const inScope = (f: ReportFilters, tasks: string, rubricOf: string) =>
 
 /**
  * Of each answer the judge graded, the newest grade (grades are versioned: an answer graded against two
- * rubric versions has two rows) as the report reads it: F1 only of an ok grade, the orientation and piece
- * count of its meta, the orientation of the rubric version it was judged against.
+ * rubric versions has two rows) as the report reads it: F1 only of an ok grade, under the report's
+ * unverifiable-claims policy (report-policy.ts), the orientation and piece count of its meta, the
+ * orientation of the rubric version it was judged against.
  */
+const newestGrades = (f: ReportFilters, judgeParam: string, lastParam: string | null) => `select distinct on (answer_id) answer_id, status, completeness, correctness, f1, claims, meta, rubric_version_id
+     from grades
+    where judge_id = ${judgeParam} ${inScope(f, `'describe', 'describe-then-solve'`, 'a.rubric_id')}
+      ${lastParam ? `and answer_id > ${lastParam}::int` : ''}
+    order by answer_id, created_at desc, id desc${lastParam ? ` limit ${CHUNK}` : ''}`;
+
 export function judgeGrades(database: Database, f: ReportFilters, judge: JudgeRef | null): Promise<FactsText> {
-  // Figures picked inside the distinct on (one pass over the judge's grades), the rubric version's orientation joined after.
-  const sql = `select g."answerId", g."gradeStatus", g.f1, rv.truth->>'orientation' as "truthOrientation", g."statedOrientation", g."orientationCorrect", g."pieceCountError"
-     from (select distinct on (answer_id) answer_id as "answerId", status as "gradeStatus", case when status = 'ok' then f1 end as f1,
-                  meta->'orientation'->>'stated' as "statedOrientation",
-                  (meta->'orientation'->>'correct')::boolean as "orientationCorrect",
-                  (meta->'pieceCount'->>'error')::float8 as "pieceCountError",
-                  rubric_version_id
-             from grades
-            where judge_id = $4 ${inScope(f, `'describe', 'describe-then-solve'`, 'a.rubric_id')}
-              and answer_id > $5::int
-            order by answer_id, created_at desc, id desc limit ${CHUNK}) g
+  const policy = reportPolicy(f.unverifiable);
+  const p = policyF1Sql('g', '$5::text');
+  // Figures picked inside the distinct on (one pass over the judge's grades), the policy's F1 and the rubric version's orientation after.
+  const sql = `select g.answer_id as "answerId", g.status as "gradeStatus", ${p.f1} as f1, rv.truth->>'orientation' as "truthOrientation",
+                      g.meta->'orientation'->>'stated' as "statedOrientation", (g.meta->'orientation'->>'correct')::boolean as "orientationCorrect",
+                      (g.meta->'pieceCount'->>'error')::float8 as "pieceCountError"
+     from (${newestGrades(f, '$4', '$6')}) g ${p.joins}
      left join rubric_versions rv on rv.id = g.rubric_version_id`;
   return cachedPart(
     database,
-    reportKey('facts:grades', [...filterParams(f), judge?.id ?? null]),
-    () => factsText(database, sql, ['answerId', ...GRADE_COLUMNS], [...filterParams(f), judge?.id ?? -1], { ordered: false }),
+    reportKey('facts:grades', [...filterParams(f), judge?.id ?? null, policy]),
+    () => factsText(database, sql, ['answerId', ...GRADE_COLUMNS], [...filterParams(f), judge?.id ?? -1, policy], { ordered: false }),
+    GRADE_TABLES,
+  );
+}
+
+/** Of the judge's newest grades in scope, how many an F1 report under its policy leaves out (report-policy.ts), with the note to show. */
+export function policyNote(database: Database, f: ReportFilters, judge: JudgeRef | null): Promise<PolicyInfo> {
+  const policy = reportPolicy(f.unverifiable);
+  if (!judge) return Promise.resolve(policyInfo(policy, 0));
+  const p = policyF1Sql('g', '$5::text');
+  const sql = `select count(*) filter (where ${p.leftOut})::int as n from (${newestGrades(f, '$4', null)}) g ${p.joins}`;
+  return cachedPart(
+    database,
+    reportKey('facts:policy-left-out', [...filterParams(f), judge.id, policy]),
+    async () => policyInfo(policy, Number((await database.execute(sql, [...filterParams(f), judge.id, policy])).rows[0]!.n)),
     GRADE_TABLES,
   );
 }

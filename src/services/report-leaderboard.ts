@@ -4,7 +4,8 @@ import { loadFamilies } from '../judges/families.ts';
 import { gridBaseline } from '../scoring/grid/baseline.ts';
 import { runInThread, taskModule } from '../threads/pool.ts';
 import { cachedPart, cachedReport, GRADED_TABLES, reportKey } from './report-cache.ts';
-import { ASSEMBLY_TABLES, assemblyFacts, DESCRIPTION_TABLES, descriptionFacts } from './report-facts.ts';
+import { ASSEMBLY_TABLES, assemblyFacts, DESCRIPTION_TABLES, descriptionFacts, policyNote } from './report-facts.ts';
+import { reportPolicy, type PolicyInfo } from './report-policy.ts';
 import { chooseJudge, filterKey, judgeInfo, type AssemblyRow, type DescriptionRow, type JudgeInfo, type ReportFilters } from './report-data.ts';
 import { NO_MODEL } from '../domain/answers.ts';
 import { assemblyBucket, compareBuckets, descriptionBucket, finite, groupInto, meanColumnsMany, seededOptions, type ReportOptions } from './report-stats.ts';
@@ -49,7 +50,7 @@ export interface LeaderboardRow {
   sameFamilyAsJudge: boolean;
 }
 
-export interface Leaderboard extends JudgeInfo {
+export interface Leaderboard extends JudgeInfo, PolicyInfo {
   seed: number;
   /** The judge's model family (judges/families.yaml; `unknown` when no prefix matches); null when nothing is graded. */
   judgeFamily: string | null;
@@ -244,10 +245,11 @@ export async function leaderboard(database: Database, f: ReportFilters = {}, opt
   return cachedReport(database, reportKey('leaderboard', [filterKey(f), o]), async () => {
     const judge = await chooseJudge(database, f.judge);
     const scope = [f.run ?? null, f.model ?? null, f.rubric ?? null, o];
-    const [dh, ah, unattributed] = await Promise.all([
+    const [dh, ah, unattributed, policy] = await Promise.all([
       cachedPart(
         database,
-        reportKey('leaderboard:descriptions', [...scope, judge?.id ?? null]),
+        // The F1 half is of one unverifiable-claims policy (report-policy.ts): its key says which.
+        reportKey('leaderboard:descriptions', [...scope, judge?.id ?? null, reportPolicy(f.unverifiable)]),
         async () => runInThread<DescriptionHalf>(REPORT_TASKS, 'descriptionHalfTask', { desc: await descriptionFacts(database, f, judge), opts: o }),
         DESCRIPTION_TABLES,
       ),
@@ -258,9 +260,10 @@ export async function leaderboard(database: Database, f: ReportFilters = {}, opt
         ASSEMBLY_TABLES,
       ),
       unattributedAnswers(database, f),
+      policyNote(database, f, judge),
     ]);
     const flagged = flagSelfPreference(joinHalves(dh, ah), judge ? await judgeModels(database, judge) : null, loadFamilies());
-    return { ...judgeInfo(judge), seed: o.seed!, judgeFamily: flagged.judgeFamily, rows: flagged.rows, unattributed };
+    return { ...judgeInfo(judge), ...policy, seed: o.seed!, judgeFamily: flagged.judgeFamily, rows: flagged.rows, unattributed };
   }, GRADED_TABLES);
 }
 

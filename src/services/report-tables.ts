@@ -1,7 +1,8 @@
 import type { Database } from '../db/client.ts';
 import { runInThread, taskModule } from '../threads/pool.ts';
 import { cachedReport, GRADED_TABLES, reportKey } from './report-cache.ts';
-import { assemblyFacts, descriptionFacts } from './report-facts.ts';
+import { assemblyFacts, descriptionFacts, policyNote } from './report-facts.ts';
+import type { PolicyInfo } from './report-policy.ts';
 import { chooseJudge, filterKey, judgeInfo, type AssemblyRow, type DescriptionRow, type JudgeInfo, type ReportFilters } from './report-data.ts';
 import { compareEffort, finite, groupInto, meanColumnsMany, median, rateColumns, seededOptions, type ReportOptions } from './report-stats.ts';
 
@@ -161,21 +162,21 @@ export async function ablationTable(
   database: Database,
   f: ReportFilters & { tag?: string } = {},
   opts: ReportOptions = {},
-): Promise<JudgeInfo & { tag: string; rows: AblationRow[] }> {
+): Promise<JudgeInfo & PolicyInfo & { tag: string; rows: AblationRow[] }> {
   const tag = f.tag ?? 'tagged';
   const o = seededOptions(opts);
   return cachedReport(database, reportKey('ablation', [filterKey(f), tag, o]), async () => {
     const judge = await chooseJudge(database, f.judge);
-    const [desc, asm] = await Promise.all([descriptionFacts(database, f, judge), assemblyFacts(database, f)]);
-    return { ...judgeInfo(judge), tag, rows: await runInThread<AblationRow[]>(REPORT_TASKS, 'ablationTask', { desc, asm, tag, opts: o }) };
+    const [desc, asm, policy] = await Promise.all([descriptionFacts(database, f, judge), assemblyFacts(database, f), policyNote(database, f, judge)]);
+    return { ...judgeInfo(judge), ...policy, tag, rows: await runInThread<AblationRow[]>(REPORT_TASKS, 'ablationTask', { desc, asm, tag, opts: o }) };
   }, GRADED_TABLES);
 }
 
-export async function effortTable(database: Database, f: ReportFilters = {}, opts: ReportOptions = {}): Promise<JudgeInfo & { rows: EffortRow[] }> {
+export async function effortTable(database: Database, f: ReportFilters = {}, opts: ReportOptions = {}): Promise<JudgeInfo & PolicyInfo & { rows: EffortRow[] }> {
   const o = seededOptions(opts);
   return cachedReport(database, reportKey('effort', [filterKey(f), o]), async () => {
     const judge = await chooseJudge(database, f.judge);
-    const [desc, asm] = await Promise.all([descriptionFacts(database, f, judge), assemblyFacts(database, f)]);
-    return { ...judgeInfo(judge), rows: await runInThread<EffortRow[]>(REPORT_TASKS, 'effortTask', { desc, asm, opts: o }) };
+    const [desc, asm, policy] = await Promise.all([descriptionFacts(database, f, judge), assemblyFacts(database, f), policyNote(database, f, judge)]);
+    return { ...judgeInfo(judge), ...policy, rows: await runInThread<EffortRow[]>(REPORT_TASKS, 'effortTask', { desc, asm, opts: o }) };
   }, GRADED_TABLES);
 }

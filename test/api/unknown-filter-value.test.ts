@@ -21,7 +21,7 @@ const NAMING = new Set(['run', 'model', 'rubric', 'puzzle', 'judge', 'annotator'
 /** Query parameters that name nothing stored: paging, enumerations, numbers, flags. */
 const NOT_NAMING = new Set([
   'limit', 'offset', 'cursor', 'status', 'task', 'kind', 'state', 'seed', 'scale', 'perception', 'metric',
-  'threshold', 'perceptionThreshold', 'answerThreshold', 'top', 'resamples', 'waiting', 'version', 'humans',
+  'threshold', 'perceptionThreshold', 'answerThreshold', 'top', 'resamples', 'waiting', 'version', 'humans', 'unverifiable',
 ]);
 /** Naming parameters not checked here, and why. */
 const EXEMPT: Record<string, string> = {

@@ -137,8 +137,9 @@ describe('query parameters', () => {
     ['/describe-then-solve?metric=speed', "metric: must be one of neighbour, direct, proximity, adjacency, exactMatch, got 'speed'"],
     ['/describe-then-solve?perception=vibes', "perception: must be one of f1, label, got 'vibes'"],
     ['/calibration?scale=likert', "scale: must be one of verdict, binary, numeric, got 'likert'"],
-    ['/?treshold=0.5', "unknown query parameter 'treshold' (this page takes judge, table, format)"],
-    ['/benchmarks?tags=x', "unknown query parameter 'tags' (this page takes tag, table, format)"],
+    ['/?treshold=0.5', "unknown query parameter 'treshold' (this page takes judge, unverifiable, table, format)"],
+    ['/?unverifiable=drop', "unverifiable: must be one of count, exclude, got 'drop'"],
+    ['/benchmarks?tags=x', "unknown query parameter 'tags' (this page takes tag, unverifiable, table, format)"],
     ['/judges/compare?run=r&a=x&c=y', "unknown query parameter 'c' (this page takes run, a, b, table, format)"],
     ['/answers?offset=1.5', "offset: must be a whole number from 0 to 2147483647, got '1.5'"],
     ['/answers?task=paint', "task: must be one of describe, assemble, describe-then-solve, choice, got 'paint'"],
@@ -154,6 +155,9 @@ describe('query parameters', () => {
   it('valid and blank values are read, not refused', async () => {
     expect((await get('/describe-then-solve?threshold=0.6&metric=direct&perception=')).status).toBe(200);
     expect((await get('/answers?task=&offset=0')).status).toBe(200);
+    // The F1 pages say the unverifiable-claims policy of their F1 (services/report-policy.ts).
+    expect(await (await get('/?unverifiable=exclude')).text()).toContain('unverifiable claims <strong>excluded from</strong> correctness');
+    expect(await (await get('/benchmarks')).text()).toContain('unverifiable claims <strong>counted in</strong> correctness');
   });
 
   it('the API equivalents answer 400 too', async () => {

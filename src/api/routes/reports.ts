@@ -12,6 +12,7 @@ import {
   orientationTable,
 } from '../../services/reports.ts';
 import { respondRows } from '../csv.ts';
+import { UNVERIFIABLE_POLICIES } from '../../services/report-policy.ts';
 import { defineRoute, type Api } from '../define-route.ts';
 import { requireNamed, type FilterKind } from '../../services/filter-values.ts';
 import { CalibrationReportSchema, ExcludedExamplesField, HumansField } from '../calibration-schema.ts';
@@ -31,6 +32,13 @@ const Filters = z.object({
   judge: Name.optional().openapi({ description: 'Judge slug (default: the judge with the most ok grades)' }),
 });
 const Seeded = Filters.extend({ seed: querySeed(1).openapi({ description: 'Bootstrap seed (default 1)' }) });
+/** The reports of description F1 read every grade under one unverifiable-claims policy (services/report-policy.ts). */
+const Policy = {
+  unverifiable: z.enum(UNVERIFIABLE_POLICIES).optional().openapi({
+    description: 'Unverifiable-claims policy of description F1 (default count, the grading default): grades are rescored from their stored claims; one that cannot be (a panel grade) counts only under its own policy, and unverifiableNote says how many are left out',
+  }),
+};
+const F1Seeded = Seeded.extend(Policy);
 /** τ, from −1 to 1 (proximity can be negative); blank is not given (schemas.ts queryNumber). */
 const tau = (fallback?: number) => queryNumber(z.number().min(-1).max(1), fallback);
 const StoredCalibrationSchema = CalibrationReportSchema.extend({
@@ -55,11 +63,11 @@ export function registerReports(api: Api): void {
       '/api/reports/leaderboard',
       'getLeaderboard',
       'Per model × size bucket: mean description F1, neighbour, direct, proximity with 95% bootstrap intervals; random-baseline rows',
-      Seeded,
+      F1Seeded,
       rows(LeaderboardSchema),
     ),
     handler: async (c) => {
-      const q = await named(c.req.valid('query') as z.infer<typeof Seeded>);
+      const q = await named(c.req.valid('query') as z.infer<typeof F1Seeded>);
       return respondRows(c, await leaderboard(database, q, { seed: q.seed }), LeaderboardSchema);
     },
   });
@@ -70,7 +78,7 @@ export function registerReports(api: Api): void {
     handler: async (c) => respondRows(c, await orientationTable(database, await named(c.req.valid('query') as z.infer<typeof Filters>)), OrientationReportSchema),
   });
 
-  const AblationQuery = Seeded.extend({ tag: Name.default('tagged').openapi({ description: 'Condition tag compared against runs without it' }) });
+  const AblationQuery = F1Seeded.extend({ tag: Name.default('tagged').openapi({ description: 'Condition tag compared against runs without it' }) });
   defineRoute(api, {
     scope: 'read',
     route: tableRoute('/api/reports/ablation', 'getAblationReport', 'Condition ablation (e.g. tagged vs plain): F1 and piece-count error per model', AblationQuery, rows(AblationReportSchema)),
@@ -83,9 +91,9 @@ export function registerReports(api: Api): void {
 
   defineRoute(api, {
     scope: 'read',
-    route: tableRoute('/api/reports/effort', 'getEffortReport', 'Per model × effort level: scores, median output tokens, missing answers', Seeded, rows(EffortReportSchema)),
+    route: tableRoute('/api/reports/effort', 'getEffortReport', 'Per model × effort level: scores, median output tokens, missing answers', F1Seeded, rows(EffortReportSchema)),
     handler: async (c) => {
-      const q = await named(c.req.valid('query') as z.infer<typeof Seeded>);
+      const q = await named(c.req.valid('query') as z.infer<typeof F1Seeded>);
       return respondRows(c, await effortTable(database, q, { seed: q.seed }), EffortReportSchema);
     },
   });
@@ -104,6 +112,7 @@ export function registerReports(api: Api): void {
   });
 
   const DtsQuery = Filters.extend({
+    ...Policy,
     perception: z.enum(['f1', 'label']).default('f1'),
     metric: z.enum(DTS_METRICS).default('neighbour'),
     threshold: tau(DTS_DEFAULT_THRESHOLD).openapi({ description: 'τ for both sides (score ≥ τ is ok)' }),

@@ -5,7 +5,9 @@ import { runTags } from '../../services/runs.ts';
 import { JudgeNote } from '../judge-note.tsx';
 import type { PageSpec } from '../respond.tsx';
 import { DataTable, type Table } from '../table.tsx';
-import { cachedPage, param } from './report-page.ts';
+import { cachedPage, oneOf, param } from './report-page.ts';
+import { PolicyNote } from '../policy-note.tsx';
+import { REPORT_UNVERIFIABLE_DEFAULT, UNVERIFIABLE_POLICIES } from '../../services/report-policy.ts';
 import { declareQuery } from '../page-query.ts';
 import { ciOrSmallN, SmallNNote } from '../small-n.tsx';
 
@@ -14,7 +16,7 @@ import { ciOrSmallN, SmallNNote } from '../small-n.tsx';
 const frac = (k: string, n: string) => (r: Record<string, unknown>) => `${String(r[k] ?? 0)} / ${String(r[n] ?? 0)}`;
 
 /** The page's query parameters (page-query.ts: any other name is refused). */
-export const BENCHMARKS_QUERY = declareQuery(['tag'], { downloads: true });
+export const BENCHMARKS_QUERY = declareQuery(['tag', 'unverifiable'], { downloads: true });
 
 export async function benchmarksPage(q: URLSearchParams, database: Database): Promise<PageSpec> {
   const asked = param(q, 'tag');
@@ -24,7 +26,8 @@ export async function benchmarksPage(q: URLSearchParams, database: Database): Pr
     if (!tags.includes(asked)) throw notFound(`tag: no run has the condition tag '${asked.slice(0, 40)}' (tags: ${tags.join(', ') || 'none'})`);
   }
   const tag = asked ?? 'tagged';
-  const load = () => Promise.all([orientationTable(database), ablationTable(database, { tag }, { seed: 1 }), effortTable(database, {}, { seed: 1 })]);
+  const unverifiable = oneOf(q, 'unverifiable', UNVERIFIABLE_POLICIES, REPORT_UNVERIFIABLE_DEFAULT);
+  const load = () => Promise.all([orientationTable(database), ablationTable(database, { tag, unverifiable }, { seed: 1 }), effortTable(database, { unverifiable }, { seed: 1 })]);
   return cachedPage(database, 'benchmarks', q, load, (tables) => view(q, tag, tables));
 }
 
@@ -85,8 +88,11 @@ function view(q: URLSearchParams, tag: string, [o, a, e]: Tables): PageSpec {
         <form method="get" class="filters">
           <label for="tag">Condition tag</label>
           <input id="tag" name="tag" value={tag} />
+          {param(q, 'unverifiable') ? <input type="hidden" name="unverifiable" value={a.unverifiable} /> : null}
           <button type="submit">Compare</button>
         </form>
+        {/* Ablation and effort read the same judge's grades under one policy: one note for both F1 columns. */}
+        <PolicyNote unverifiable={a.unverifiable} unverifiableNote={a.unverifiableNote} />
         <DataTable table={ablation} search={q} />
         <DataTable table={effort} search={q} />
       </>

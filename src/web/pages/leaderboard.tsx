@@ -13,7 +13,9 @@ import { Figure } from '../layout.tsx';
 import type { PageSpec } from '../respond.tsx';
 import { DataTable, type Table } from '../table.tsx';
 import { charts, type DotChartInput } from './report-charts.ts';
-import { cachedPage, param } from './report-page.ts';
+import { cachedPage, oneOf, param } from './report-page.ts';
+import { PolicyNote } from '../policy-note.tsx';
+import { REPORT_UNVERIFIABLE_DEFAULT, UNVERIFIABLE_POLICIES } from '../../services/report-policy.ts';
 import { declareQuery } from '../page-query.ts';
 
 /** Runs and the leaderboard: per model × size bucket, with a dot-and-interval chart of each metric by size. */
@@ -31,12 +33,13 @@ const BASELINE_SERIES = 'random arrangement';
 type Runs = Awaited<ReturnType<typeof listRuns>>;
 
 /** The page's query parameters (page-query.ts: any other name is refused). */
-export const LEADERBOARD_QUERY = declareQuery(['judge'], { downloads: true });
+export const LEADERBOARD_QUERY = declareQuery(['judge', 'unverifiable'], { downloads: true });
 
 export async function leaderboardPage(_c: Context, q: URLSearchParams, database: Database): Promise<PageSpec> {
   const judge = param(q, 'judge');
+  const unverifiable = oneOf(q, 'unverifiable', UNVERIFIABLE_POLICIES, REPORT_UNVERIFIABLE_DEFAULT);
   const load = async () => {
-    const [lb, runs, models] = await Promise.all([leaderboard(database, judge ? { judge } : {}, { seed: 1 }), allRuns(database), reportModels(database)]);
+    const [lb, runs, models] = await Promise.all([leaderboard(database, { ...(judge ? { judge } : {}), unverifiable }, { seed: 1 }), allRuns(database), reportModels(database)]);
     return { lb, runs, models };
   };
   return cachedPage(database, 'leaderboard', q, load, ({ lb, runs, models }) => view(q, lb, runs, modelColours(models, { [BASELINE_SERIES]: BASELINE_COLOUR })));
@@ -127,6 +130,7 @@ function view(q: URLSearchParams, lb: Leaderboard, runs: Runs, colours: ColourMa
           ) : null}
           <NoAnswerNote rows={lb.rows} />
           <JudgeNote judge={lb.judge} baseline={lb.judgeBaseline} />
+          <PolicyNote unverifiable={lb.unverifiable} unverifiableNote={lb.unverifiableNote} />
           <DataTable table={board} search={q} />
           <h2>By puzzle size</h2>
           <div class="charts">
