@@ -2032,10 +2032,12 @@ export interface components {
                 cacheRead: number;
                 cacheWrite: number;
             };
-            /** @description Cost of the priced calls (USD); the whole cost only when unpricedCalls is 0 */
+            /** @description Cost of the priced calls of known usage (USD); the whole cost only when unpricedCalls and unknownCostCalls are 0 */
             costUsd: number;
             /** @description Calls of a model with no price in judges/prices.yaml (cost null): left out of costUsd, so the cost is unknown */
             unpricedCalls: number;
+            /** @description Calls sent whose tokens are unknown (a timeout, a lost connection, a reply without usage): most likely billed, left out of tokens and costUsd, which are then lower bounds */
+            unknownCostCalls: number;
         };
         GradingJobs: {
             counts: {

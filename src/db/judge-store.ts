@@ -48,6 +48,15 @@ export interface LedgerOwner {
   workerId?: string | null;
 }
 
+/**
+ * The stored status of a ledger row. usage_ledger has no column for "tokens unknown" (the token columns are
+ * NOT NULL, and no migration adds one), so a call of unknown usage is `<outcome>:<reason>`: its outcome
+ * (ok, retryable_error, …) and why its figures are unknown (timeout | aborted | no_usage), with cost_usd
+ * null and the token columns holding the pending estimate, an upper bound. Totals leave such a row's
+ * tokens and cost out and count it as a call of unknown cost (services/grading/progress.ts).
+ */
+export const ledgerStatus = (e: Pick<LedgerEntry, 'status' | 'usageUnknown'>): string => (e.usageUnknown ? `${e.status}:${e.usageUnknown}` : e.status);
+
 const LEDGER_COLUMNS = `call_key, provider, model, judge_id, answer_id, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, latency_ms, status, worker_id`;
 const LEDGER_TYPES = `k int, call_key text, provider text, model text, judge_id int, answer_id int, input_tokens int, output_tokens int,
   cache_read_tokens int, cache_write_tokens int, cost_usd float8, latency_ms int, status text, worker_id text`;
@@ -69,7 +78,7 @@ const ledgerRow = (e: LedgerEntry, owner: LedgerOwner, k: number) => ({
   cache_write_tokens: e.usage.cacheWrite,
   cost_usd: e.costUsd,
   latency_ms: Math.round(e.latencyMs),
-  status: e.status,
+  status: ledgerStatus(e),
   worker_id: owner.workerId ?? null,
 });
 

@@ -13,7 +13,7 @@ import { loadPrices, costUsd, type PriceTable } from './prices.ts';
 import { assemblePrompt, type AssembledPrompt, type JudgeImage, loadTemplate, type PromptTemplate } from './prompt.ts';
 import { DEFAULT_BACKOFF, retryDelayMs, type BackoffOptions } from './retry.ts';
 import type { CachedResponse, JobLease, LedgerEntry, ResponseCache, UsageLedger } from './store.ts';
-import { addUsage, type Judge, type JudgeReply, type JudgeRequest, ProviderCallError, type TokenUsage, ZERO_USAGE } from './types.ts';
+import { addUsage, type Judge, type JudgeReply, type JudgeRequest, ProviderCallError, type TokenUsage, type UsageUnknownReason, ZERO_USAGE } from './types.ts';
 import { tracedJudgeCall } from './telemetry.ts';
 
 /**
@@ -42,8 +42,15 @@ export interface JudgeOutcome {
   cached: boolean;
   /** Provider calls made for this answer (0 on a cache hit). */
   calls: number;
+  /** Tokens of the calls whose usage the provider reported (those of unknown cost are not in it). */
   usage: TokenUsage;
+  /** Null when a call's model has no price or any call's cost is unknown (unknownCostCalls). */
   costUsd: number | null;
+  /**
+   * Calls sent whose tokens are unknown (a timeout, a lost connection, a reply without usage): most likely
+   * billed, so the cost is unknown, never $0 (docs/data-safety.md, "Calls of unknown cost").
+   */
+  unknownCostCalls: number;
   latencyMs: number;
   promptHash: string;
   staticHash: string;
@@ -124,7 +131,7 @@ const realSleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r
 async function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const backstop = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new ProviderCallError('retryable', `timeout: no reply within ${ms} ms`)), ms);
+    timer = setTimeout(() => reject(new ProviderCallError('retryable', `timeout: no reply within ${ms} ms`, undefined, undefined, 'timeout')), ms);
   });
   try {
     return await Promise.race([p, backstop]);
@@ -199,6 +206,7 @@ export function createJudgeEngine(o: EngineOptions): JudgeEngine {
     let usage: TokenUsage = { ...ZERO_USAGE };
     let cost: number | null = 0;
     let calls = 0;
+    let unknownCostCalls = 0;
     const base = { promptHash: prompt.promptHash, staticHash: prompt.staticHash, answerHash, cacheKey, neutralised: prompt.neutralised, judge: identity };
     const finish = (status: GradeStatus, reason: string | null, output: JudgeOutput | null, raw: string | null, extra: Partial<JudgeOutcome> = {}): JudgeOutcome => ({
       status,
@@ -209,6 +217,7 @@ export function createJudgeEngine(o: EngineOptions): JudgeEngine {
       calls,
       usage,
       costUsd: cost,
+      unknownCostCalls,
       latencyMs: clock() - started,
       stopRun: false,
       ...base,
@@ -239,27 +248,36 @@ export function createJudgeEngine(o: EngineOptions): JudgeEngine {
     let attempt = 0;
     let lastRaw: string | null = null;
 
-    const entryFor = (status: string, u: TokenUsage, latencyMs: number, error?: string): LedgerEntry => ({
-      callKey: adapter.sharedCallKey?.(req) ?? `${cacheKey.slice(0, 16)}:${requestId}:${calls}`,
-      provider: cfg.provider,
-      model: cfg.model,
-      judgeId: cfg.id,
-      judgeConfigHash: judge.configHash,
-      answerHash,
-      ...(input.answerId ? { answerId: input.answerId } : {}),
-      usage: u,
-      costUsd: costUsd(pricesOf(req), cfg.model, u),
-      latencyMs,
-      status,
-      ...(error ? { error } : {}),
-    });
-    const account = (status: string, u: TokenUsage, latencyMs: number, error?: string): LedgerEntry => {
-      const e = entryFor(status, u, latencyMs, error);
+    // A call of unknown usage keeps the pending estimate in its row (the columns take a number: an upper
+    // bound, not a count), with a null cost and the reason; it adds nothing to the grade's tokens.
+    const entryFor = (status: string, u: TokenUsage | null, latencyMs: number, error?: string, unknown?: UsageUnknownReason): LedgerEntry => {
+      const why = u === null ? (unknown ?? 'no_usage') : undefined;
+      const figures = u ?? pendingEstimate(req, cfg.params.max_tokens);
+      return {
+        callKey: adapter.sharedCallKey?.(req) ?? `${cacheKey.slice(0, 16)}:${requestId}:${calls}`,
+        provider: cfg.provider,
+        model: cfg.model,
+        judgeId: cfg.id,
+        judgeConfigHash: judge.configHash,
+        answerHash,
+        ...(input.answerId ? { answerId: input.answerId } : {}),
+        usage: figures,
+        costUsd: why ? null : costUsd(pricesOf(req), cfg.model, figures),
+        latencyMs,
+        status,
+        ...(why ? { usageUnknown: why } : {}),
+        ...(error ? { error } : {}),
+      };
+    };
+    const account = (status: string, u: TokenUsage | null, latencyMs: number, error?: string, unknown?: UsageUnknownReason): LedgerEntry => {
+      const e = entryFor(status, u, latencyMs, error, unknown);
       cost = cost === null || e.costUsd === null ? null : Number((cost + e.costUsd).toFixed(9));
-      usage = addUsage(usage, u);
+      if (e.usageUnknown) unknownCostCalls++;
+      else usage = addUsage(usage, e.usage);
       return e;
     };
-    const record = (status: string, u: TokenUsage, latencyMs: number, error?: string): Promise<void> => ledger.record(account(status, u, latencyMs, error));
+    const record = (status: string, u: TokenUsage | null, latencyMs: number, error?: string, unknown?: UsageUnknownReason): Promise<void> =>
+      ledger.record(account(status, u, latencyMs, error, unknown));
     const gate: CallGate = o.gate ?? ((_req, send) => send());
     // The pending row is written just before the request leaves; `begun` says whether this attempt's was.
     let begun = false;
@@ -294,13 +312,16 @@ export function createJudgeEngine(o: EngineOptions): JudgeEngine {
       try {
         reply = storableReply(await gate(req, send));
       } catch (e) {
-        const err = e instanceof ProviderCallError ? e : new ProviderCallError('fatal', `adapter error: ${(e as Error)?.message ?? String(e)}`);
+        // An error the adapter did not classify came after the request may have left: its cost is unknown.
+        const err = e instanceof ProviderCallError ? e : new ProviderCallError('fatal', `adapter error: ${(e as Error)?.message ?? String(e)}`, undefined, undefined, 'aborted');
         // Nothing was sent (refused at the gate or lease lost): no call to count or record.
         if (!begun) calls--;
         if (cachedHit) return finish('ok', null, cachedHit.output, cachedHit.raw, { cached: true, ...(cachedHit.confidence ? { confidence: cachedHit.confidence } : {}) });
         if (leaseLost) return finish('provider_error', err.message, null, lastRaw, { leaseLost: true });
         const kindStatus = { retryable: 'retryable_error', fatal: 'fatal_error', 'stop-run': 'stop_run' }[err.kind];
-        if (begun) await record(kindStatus, ZERO_USAGE, clock() - t0, err.message);
+        // A provider's error reply (HTTP 4xx/5xx) is not billed: 0 tokens. A call that may have been taken
+        // and got no reply (a timeout, a lost connection) has unknown usage, never 0.
+        if (begun) await record(kindStatus, err.usageUnknown ? null : ZERO_USAGE, clock() - t0, err.message, err.usageUnknown);
         if (err.kind === 'retryable' && attempt < cfg.params.max_attempts) {
           await sleep(retryDelayMs(attempt, err, rng, backoff));
           continue;

@@ -45,6 +45,9 @@ export function buildReport(rubric: Rubric, answer: string, o: JudgeOutcome, opt
   const usage = { calls: o.calls, cached: o.cached, ...o.usage, costUsd: o.costUsd, latencyMs: o.latencyMs };
   const meta: Record<string, unknown> = { reason: o.reason, promptHash: o.promptHash, cacheKey: o.cacheKey, neutralised: o.neutralised };
   if (o.stopRun) meta.stopRun = true;
+  // Calls sent whose tokens are unknown (a timeout, no usage in the reply): usage counts the others, and
+  // costUsd is null because of these, not a missing price (docs/data-safety.md, "Calls of unknown cost").
+  if (o.unknownCostCalls > 0) meta.unknownCostCalls = o.unknownCostCalls;
   const empty = { completeness: null, correctness: null, f1: null, items: [], claims: [] };
   if (o.status !== 'ok' || !o.output) return { status: o.status, ...empty, meta, usage, judge: o.judge };
 

@@ -32,6 +32,25 @@ export interface HttpFailure {
   detail?: string;
   connection?: boolean;
   timeout?: boolean;
+  /** The SDK error's cause (a connection error): its code tells a request that never left from one cut off. */
+  cause?: unknown;
+  /** An error the SDK did not classify: whether the request reached the provider is not known. */
+  unclassified?: boolean;
+}
+
+// Codes of a connection that failed before the request was written (name lookup, connect, TLS handshake):
+// nothing reached the provider, so nothing can be billed. Any other connection error may follow the request.
+const NEVER_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'UND_ERR_CONNECT_TIMEOUT', 'ERR_INVALID_URL', 'CERT_HAS_EXPIRED', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'ERR_TLS_CERT_ALTNAME_INVALID']);
+
+/** True when an error's cause chain names a failure before the request left (NEVER_SENT). */
+export function neverSent(cause: unknown): boolean {
+  for (let c = cause, depth = 0; c && typeof c === 'object' && depth < 8; c = (c as { cause?: unknown }).cause, depth++) {
+    const code = (c as { code?: unknown }).code;
+    if (typeof code === 'string' && NEVER_SENT.has(code)) return true;
+    const errors = (c as { errors?: unknown }).errors;
+    if (Array.isArray(errors) && errors.length > 0 && errors.every((x) => neverSent(x))) return true;
+  }
+  return false;
 }
 
 function header(h: HttpFailure['headers'], name: string): string | undefined {
@@ -55,8 +74,11 @@ export function retryAfterMs(h: HttpFailure['headers'], now: number = Date.now()
 }
 
 export function classifyFailure(f: HttpFailure, message: string): ProviderCallError {
-  if (f.timeout) return new ProviderCallError('retryable', `timeout: ${message}`);
-  if (f.connection || f.status === undefined) return new ProviderCallError('retryable', `connection error: ${message}`);
+  // A timeout or a lost connection may come after the provider took the request (and billed it): its
+  // usage is unknown, never 0 (docs/data-safety.md, "Calls of unknown cost").
+  if (f.timeout) return new ProviderCallError('retryable', `timeout: ${message}`, undefined, undefined, 'timeout');
+  if (f.unclassified) return new ProviderCallError('fatal', message, undefined, undefined, 'aborted');
+  if (f.connection || f.status === undefined) return new ProviderCallError('retryable', `connection error: ${message}`, undefined, undefined, neverSent(f.cause) ? undefined : 'aborted');
   const s = f.status;
   if (s === 429 && QUOTA.test(`${f.detail ?? ''} ${message}`)) {
     return new ProviderCallError('stop-run', `quota exhausted (HTTP 429): ${message}`, s);

@@ -1,5 +1,5 @@
 import type { JudgeOutput } from './contract.ts';
-import type { StopKind, TokenUsage } from './types.ts';
+import type { StopKind, TokenUsage, UsageUnknownReason } from './types.ts';
 
 /**
  * The engine's two side effects, as interfaces: src/db/judge-store.ts implements them over the
@@ -38,9 +38,16 @@ export interface LedgerEntry {
   judgeConfigHash: string;
   answerHash: string;
   answerId?: string;
+  /** The provider's figures; with `usageUnknown`, the pending estimate (an upper bound, not a count). */
   usage: TokenUsage;
+  /** Null: no price for the model, or `usageUnknown`. */
   costUsd: number | null;
   latencyMs: number;
+  /**
+   * Set when the call was sent but its tokens are unknown (a timeout, a lost connection, a reply without
+   * usage): its cost is null and no total counts it as $0 (docs/data-safety.md, "Calls of unknown cost").
+   */
+  usageUnknown?: UsageUnknownReason;
   /**
    * pending (written before the request is sent; usage and cost are then an estimate) | ok | truncated |
    * refused | invalid_output | retryable_error | fatal_error | stop_run

@@ -56,11 +56,16 @@ export function tracedJudgeCall(cfg: Pick<JudgeConfig, 'id' | 'provider' | 'mode
       const u = reply.usage;
       s.setAttributes({
         // The conventions' input_tokens counts every input token, cached ones included (the ledger's
-        // `input` is the uncached part only); the cache reads and writes are parts of it.
-        'gen_ai.usage.input_tokens': u.input + u.cacheRead + u.cacheWrite,
-        'gen_ai.usage.cache_read.input_tokens': u.cacheRead,
-        'gen_ai.usage.cache_creation.input_tokens': u.cacheWrite,
-        'gen_ai.usage.output_tokens': u.output,
+        // `input` is the uncached part only); the cache reads and writes are parts of it. A reply without
+        // usage figures has no usage attributes (not zeros) and says so.
+        ...(u
+          ? {
+              'gen_ai.usage.input_tokens': u.input + u.cacheRead + u.cacheWrite,
+              'gen_ai.usage.cache_read.input_tokens': u.cacheRead,
+              'gen_ai.usage.cache_creation.input_tokens': u.cacheWrite,
+              'gen_ai.usage.output_tokens': u.output,
+            }
+          : { 'assay.usage_unknown': 'no_usage' }),
         'gen_ai.response.finish_reasons': [reply.stopDetail ?? reply.stop],
         'assay.stop': reply.stop,
       });

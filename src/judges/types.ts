@@ -15,6 +15,15 @@ export interface TokenUsage {
   cacheWrite: number;
 }
 
+/**
+ * Why a call's tokens and cost are unknown although it was sent (docs/data-safety.md, "Calls of unknown
+ * cost"): `timeout` — no reply within the deadline; `aborted` — the call ended after the request left with
+ * no reply read (connection lost, an adapter failure); `no_usage` — a reply without usage figures. The
+ * provider most likely billed each: they are never counted as 0 tokens, $0.
+ */
+export const USAGE_UNKNOWN_REASONS = ['timeout', 'aborted', 'no_usage'] as const;
+export type UsageUnknownReason = (typeof USAGE_UNKNOWN_REASONS)[number];
+
 export const ZERO_USAGE: TokenUsage = Object.freeze({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0 });
 
 export const addUsage = (a: TokenUsage, b: TokenUsage): TokenUsage => ({
@@ -49,7 +58,8 @@ export interface JudgeReply {
   stop: StopKind;
   /** Provider's own words for the stop (stop_reason / finish_reason / refusal text). */
   stopDetail?: string;
-  usage: TokenUsage;
+  /** The provider's token counts; null when the reply carried none (cost unknown, never read as 0). */
+  usage: TokenUsage | null;
   /**
    * Why the reply cannot be read as one verdict although it is well-formed (Anthropic: the verdict tool
    * called twice with different input): invalid output, re-asked like a validation error.
@@ -85,6 +95,8 @@ export class ProviderCallError extends Error {
     readonly status?: number,
     /** Server-requested delay (retry-after-ms / retry-after), already in milliseconds. */
     readonly retryAfterMs?: number,
+    /** Set when the request may have reached the provider (a timeout, a connection lost mid-call): its cost is unknown, not 0. */
+    readonly usageUnknown?: Exclude<UsageUnknownReason, 'no_usage'>,
   ) {
     super(message);
     this.name = 'ProviderCallError';

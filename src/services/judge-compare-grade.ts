@@ -45,6 +45,8 @@ export interface CompareGrading {
   costUsd: number;
   /** Calls of a model with no price (judges/prices.yaml): costUsd leaves them out. */
   unpricedCalls: number;
+  /** Calls sent whose usage is unknown (a timeout, no usage in the reply): costUsd leaves them out, a lower bound. */
+  unknownCostCalls: number;
 }
 
 export type GradedJudgeCompareReport = JudgeCompareReport & { grading: { a: CompareGrading; b: CompareGrading } };
@@ -87,5 +89,5 @@ async function gradeOne(database: Database, queue: ReturnType<typeof gradingQueu
     await worker.stop({ graceful: false }).catch(() => {});
   }
   const p = await report();
-  return { judge: e.judge.slug, needed: e.jobs, done: p.done, failed: p.failed, remaining: p.remaining, calls: p.calls, costUsd: p.costUsd, unpricedCalls: p.unpricedCalls };
+  return { judge: e.judge.slug, needed: e.jobs, done: p.done, failed: p.failed, remaining: p.remaining, calls: p.calls, costUsd: p.costUsd, unpricedCalls: p.unpricedCalls, unknownCostCalls: p.unknownCostCalls };
 }

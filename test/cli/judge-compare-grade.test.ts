@@ -102,8 +102,8 @@ describe('assay judge compare --grade', () => {
     expect([callsTo('jcg-model-a'), callsTo('jcg-model-b')]).toEqual([4, 4]);
     const { grading, ...doc } = r.json();
     expect(grading).toEqual({
-      a: { judge: 'jcg-a', needed: 2, done: 4, failed: 0, remaining: 0, calls: 4, costUsd: 0, unpricedCalls: 4 },
-      b: { judge: 'jcg-b', needed: 3, done: 4, failed: 0, remaining: 0, calls: 4, costUsd: 0, unpricedCalls: 4 },
+      a: { judge: 'jcg-a', needed: 2, done: 4, failed: 0, remaining: 0, calls: 4, costUsd: 0, unpricedCalls: 4, unknownCostCalls: 0 },
+      b: { judge: 'jcg-b', needed: 3, done: 4, failed: 0, remaining: 0, calls: 4, costUsd: 0, unpricedCalls: 4, unknownCostCalls: 0 },
     });
     expect(doc).toMatchObject({ run: 'jcg', judgeA: 'jcg-a', judgeB: 'jcg-b', units: 6, answers: 3, humanLabelledPairs: 6, ungraded: { a: 0, b: 0 } });
     expect(doc.a.agreement).toBeCloseTo(4 / 6, 12);

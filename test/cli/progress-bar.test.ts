@@ -22,6 +22,7 @@ const p: Progress = {
   tokens: { input: 1000, output: 200, cacheRead: 3000, cacheWrite: 500 },
   costUsd: 0.12345,
   unpricedCalls: 0,
+  unknownCostCalls: 0,
 };
 
 describe('progress line', () => {
@@ -37,8 +38,13 @@ describe('progress line', () => {
 
   it('a cost over calls of no known price reads unknown, with the priced part when there is one', () => {
     expect(progressLine({ ...p, costUsd: 0, unpricedCalls: 104 })).toMatch(/tokens  cost unknown \(104 calls of a model not in judges\/prices\.yaml\)$/);
-    expect(costText({ costUsd: 0.5, unpricedCalls: 1 })).toBe('cost unknown (1 call of a model not in judges/prices.yaml; $0.5000 for the rest)');
-    expect(costText({ costUsd: 0, unpricedCalls: 0 })).toBe('$0.0000');
+    expect(costText({ costUsd: 0.5, unpricedCalls: 1, unknownCostCalls: 0 })).toBe('cost unknown (1 call of a model not in judges/prices.yaml; $0.5000 for the rest)');
+    expect(costText({ costUsd: 0, unpricedCalls: 0, unknownCostCalls: 0 })).toBe('$0.0000');
+  });
+
+  it('calls of unknown cost (sent, no usage reported) make the cost and the tokens lower bounds, never $0 as fact', () => {
+    expect(progressLine({ ...p, costUsd: 0, unknownCostCalls: 2 })).toMatch(/ETA 40s  at least 4700 tokens  at least \$0\.0000 \(2 calls of unknown cost: sent, no usage reported\)$/);
+    expect(costText({ costUsd: 0.5, unpricedCalls: 1, unknownCostCalls: 1 })).toBe('cost unknown (1 call of a model not in judges/prices.yaml; 1 call of unknown cost: sent, no usage reported; $0.5000 for the rest)');
   });
 
   it('formats durations', () => {

@@ -215,6 +215,8 @@ class GradingProgress(TypedDict):
     tokens: ProgressTokens
     costUsd: float
     unpricedCalls: int
+    # Calls sent whose usage is unknown (timeout, no usage in the reply): tokens and costUsd leave them out.
+    unknownCostCalls: int
 
 
 # --- reports ----------------------------------------------------------------------------------------

@@ -53,8 +53,12 @@ const Progress = z
       .object({ calls: z.number().int(), costUsd: z.number() })
       .openapi({ description: 'Calls sent by a worker that died before the reply: likely billed, never settled; costUsd is their estimate (included in costUsd)' }),
     tokens: z.object({ input: z.number(), output: z.number(), cacheRead: z.number(), cacheWrite: z.number() }),
-    costUsd: z.number().openapi({ description: 'Cost of the priced calls (USD); the whole cost only when unpricedCalls is 0' }),
+    costUsd: z.number().openapi({ description: 'Cost of the priced calls of known usage (USD); the whole cost only when unpricedCalls and unknownCostCalls are 0' }),
     unpricedCalls: z.number().int().openapi({ description: 'Calls of a model with no price in judges/prices.yaml (cost null): left out of costUsd, so the cost is unknown' }),
+    unknownCostCalls: z
+      .number()
+      .int()
+      .openapi({ description: 'Calls sent whose tokens are unknown (a timeout, a lost connection, a reply without usage): most likely billed, left out of tokens and costUsd, which are then lower bounds' }),
   })
   .openapi('GradingProgress');
 

@@ -29,8 +29,10 @@ function skippedLine(s: { task: number; noText: number; noRubric: number }): str
  * What the usage ledger holds for the run × judge (services/grading/progress.ts runUsage): the one summary
  * line of both paths, the queue's and --batch's, from the same numbers.
  */
-function usageLine(p: { calls: number; tokens: { input: number; output: number; cacheRead: number; cacheWrite: number }; costUsd: number; unpricedCalls: number }, costText: (p: { costUsd: number; unpricedCalls: number }) => string): string {
-  return `${p.calls} provider call${p.calls === 1 ? '' : 's'}, ${p.tokens.input} input + ${p.tokens.cacheRead} cache-read + ${p.tokens.cacheWrite} cache-write + ${p.tokens.output} output tokens, ${costText(p)}`;
+type UsageFigures = { calls: number; tokens: { input: number; output: number; cacheRead: number; cacheWrite: number }; costUsd: number; unpricedCalls: number; unknownCostCalls: number };
+// Calls of unknown cost are in `calls` but not in the tokens or the cost: both then read "at least".
+function usageLine(p: UsageFigures, costText: (p: UsageFigures) => string): string {
+  return `${p.calls} provider call${p.calls === 1 ? '' : 's'}, ${p.unknownCostCalls ? 'at least ' : ''}${p.tokens.input} input + ${p.tokens.cacheRead} cache-read + ${p.tokens.cacheWrite} cache-write + ${p.tokens.output} output tokens, ${costText(p)}`;
 }
 
 /**

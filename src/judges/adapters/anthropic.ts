@@ -51,11 +51,13 @@ function reaskTurns(req: JudgeRequest): Array<{ role: 'assistant' | 'user'; cont
 
 export function toCallError(e: unknown): Error {
   if (e instanceof APIConnectionTimeoutError) return classifyFailure({ timeout: true }, e.message);
-  if (e instanceof APIConnectionError) return classifyFailure({ connection: true }, e.message);
+  if (e instanceof APIConnectionError) return classifyFailure({ connection: true, cause: e.cause }, e.message);
   if (e instanceof APIError && e.status !== undefined) {
     return classifyFailure({ status: e.status, headers: e.headers, detail: JSON.stringify(e.error ?? '') }, e.message);
   }
-  return classifyFailure({ status: 400 }, (e as Error)?.message ?? String(e));
+  // Not an API error: the SDK failed in a way it does not classify (reading a reply's body, say), so whether
+  // the request reached the provider is unknown: fatal, and its cost unknown rather than $0.
+  return classifyFailure({ unclassified: true }, (e as Error)?.message ?? String(e));
 }
 
 /** The Messages request body for one judge request (shared with the Message Batches client). */
@@ -80,7 +82,9 @@ export function anthropicReply(res: Anthropic.Message): JudgeReply {
   // neither is the judge's answer (a re-ask replays and answers the first). The same input twice is one.
   const different = new Set(calls.map((b) => JSON.stringify(b.input))).size > 1;
   const text = content.filter((b) => b.type === 'text').map((b) => b.text ?? '').join('\n');
-  const u = res.usage ?? ({} as Partial<Anthropic.Usage>);
+  const u = (res.usage ?? {}) as Partial<Anthropic.Usage>;
+  // Without its input and output counts a reply's usage is unknown (null), never 0 tokens and $0.
+  const known = typeof u.input_tokens === 'number' && typeof u.output_tokens === 'number';
   const stopReason = String(res.stop_reason ?? '');
   return {
     ...(tool ? { structured: tool.input, toolUseId: tool.id } : {}),
@@ -88,12 +92,9 @@ export function anthropicReply(res: Anthropic.Message): JudgeReply {
     text: different ? JSON.stringify(calls.map((b) => b.input)) : tool ? JSON.stringify(tool.input) : text,
     stop: STOPS[stopReason] ?? 'complete',
     stopDetail: stopReason === 'refusal' && text ? `${stopReason}: ${text.slice(0, 300)}` : stopReason,
-    usage: {
-      input: u.input_tokens ?? 0,
-      output: u.output_tokens ?? 0,
-      cacheRead: u.cache_read_input_tokens ?? 0,
-      cacheWrite: u.cache_creation_input_tokens ?? 0,
-    },
+    usage: known
+      ? { input: u.input_tokens!, output: u.output_tokens!, cacheRead: u.cache_read_input_tokens ?? 0, cacheWrite: u.cache_creation_input_tokens ?? 0 }
+      : null,
   };
 }
 

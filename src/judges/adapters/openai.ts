@@ -39,11 +39,13 @@ type Part = Record<string, unknown>;
 
 export function toCallError(e: unknown): Error {
   if (e instanceof APIConnectionTimeoutError) return classifyFailure({ timeout: true }, e.message);
-  if (e instanceof APIConnectionError) return classifyFailure({ connection: true }, e.message);
+  if (e instanceof APIConnectionError) return classifyFailure({ connection: true, cause: e.cause }, e.message);
   if (e instanceof APIError && e.status !== undefined) {
     return classifyFailure({ status: e.status, headers: e.headers, detail: `${e.code ?? ''} ${e.type ?? ''}` }, e.message);
   }
-  return classifyFailure({ status: 400 }, (e as Error)?.message ?? String(e));
+  // Not an API error: the SDK failed in a way it does not classify (reading a reply's body, say), so whether
+  // the request reached the provider is unknown: fatal, and its cost unknown rather than $0.
+  return classifyFailure({ unclassified: true }, (e as Error)?.message ?? String(e));
 }
 
 /** The Chat Completions request body for one judge request (shared with the Batch client). */
@@ -100,8 +102,12 @@ export function openaiReply(res: OpenAI.ChatCompletion, opts: { logprobs?: boole
     text: choice?.message?.content ?? refusal ?? '',
     stop: refusal ? 'refused' : (FINISH[finish] ?? 'complete'),
     stopDetail: refusal ? `refusal: ${refusal.slice(0, 300)}` : finish,
-    // prompt_tokens includes the cached ones; the ledger counts uncached input separately.
-    usage: { input: Math.max(0, (u?.prompt_tokens ?? 0) - cached), output: u?.completion_tokens ?? 0, cacheRead: cached, cacheWrite: 0 },
+    // prompt_tokens includes the cached ones; the ledger counts uncached input separately. A reply without
+    // the counts (OpenAI-compatible servers may leave usage out) has unknown usage (null), never 0 tokens.
+    usage:
+      typeof u?.prompt_tokens === 'number' && typeof u.completion_tokens === 'number'
+        ? { input: Math.max(0, u.prompt_tokens - cached), output: u.completion_tokens, cacheRead: cached, cacheWrite: 0 }
+        : null,
   };
   if (opts.logprobs) {
     const content = choice?.message?.content;

@@ -1,5 +1,6 @@
 import { and, inArray, ne } from 'drizzle-orm';
 import type { Database, Queryable } from '../../db/client.ts';
+import { ledgerStatus } from '../../db/judge-store.ts';
 import { answers, usageLedger } from '../../db/schema.ts';
 import { costUsd, type PriceTable } from '../../judges/prices.ts';
 import type { TokenUsage } from '../../judges/types.ts';
@@ -25,7 +26,8 @@ export async function settledKeys(database: Database, keys: string[]): Promise<s
 export interface PaidLine {
   callKey: string;
   answerId: number;
-  usage: TokenUsage;
+  /** Null: the result carried no usage figures (the row's cost is unknown, not $0). */
+  usage: TokenUsage | null;
 }
 
 /** Those of `ids` that are answers still (one may be deleted while its batch runs). */
@@ -49,13 +51,14 @@ export async function recordDiscardedLines(q: Queryable, who: { provider: string
         model: who.model,
         judgeId: who.judgeId,
         answerId: existing.has(l.answerId) ? l.answerId : null,
-        inputTokens: l.usage.input,
-        outputTokens: l.usage.output,
-        cacheReadTokens: l.usage.cacheRead,
-        cacheWriteTokens: l.usage.cacheWrite,
-        costUsd: costUsd(who.prices, who.model, l.usage),
+        // No figures: 0 in the NOT NULL columns, cost null and the status saying why (judge-store.ts ledgerStatus).
+        inputTokens: l.usage?.input ?? 0,
+        outputTokens: l.usage?.output ?? 0,
+        cacheReadTokens: l.usage?.cacheRead ?? 0,
+        cacheWriteTokens: l.usage?.cacheWrite ?? 0,
+        costUsd: l.usage ? costUsd(who.prices, who.model, l.usage) : null,
         latencyMs: 0,
-        status: 'discarded',
+        status: ledgerStatus({ status: 'discarded', ...(l.usage ? {} : { usageUnknown: 'no_usage' as const }) }),
         settledAt: now,
       })),
     )

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import { badInput, notFound } from '../../domain/errors.ts';
+import { USAGE_UNKNOWN_REASONS } from '../../judges/types.ts';
 import { GRADE_JOBS } from '../../jobs/archive.ts';
 import { GRADE_QUEUE } from '../../jobs/boss.ts';
 import { LIVE } from '../../jobs/leases.ts';
@@ -23,6 +24,9 @@ import type { RunAndJudge } from './run-queue.ts';
  *   of live workers;
  * - unpricedCalls: calls of a model judges/prices.yaml has no price for (cost_usd null): costUsd sums
  *   the priced calls only, so with any of these the run's cost is unknown, not costUsd.
+ * - unknownCostCalls: calls sent whose tokens nobody knows (a timeout, a lost connection, a reply without
+ *   usage; judge-store.ts ledgerStatus): most likely billed, so tokens and costUsd leave them out and are
+ *   a lower bound whenever this is not 0 (docs/data-safety.md, "Calls of unknown cost").
  */
 
 export interface Progress extends RunAndJudge {
@@ -46,6 +50,8 @@ export interface Progress extends RunAndJudge {
   costUsd: number;
   /** Calls with no known price (their model is not in judges/prices.yaml), left out of costUsd. */
   unpricedCalls: number;
+  /** Calls sent whose usage is unknown (timeout, lost connection, no usage in the reply): left out of tokens and costUsd, which are then lower bounds. */
+  unknownCostCalls: number;
 }
 
 /** A pending row of no worker (an interactive grade) is taken as unsettled after this long. */
@@ -58,6 +64,9 @@ const ORPHAN_PENDING_S = 600;
 export const UNSETTLED = `l.status = 'pending' and case when l.worker_id is null then l.created_at < now() - make_interval(secs => ${ORPHAN_PENDING_S})
   else not exists (select 1 from workers w where w.id = l.worker_id and ${LIVE}) end`;
 
+/** SQL condition on a usage_ledger row `l`: a call of unknown usage (`<outcome>:<reason>`, judge-store.ts ledgerStatus). */
+export const USAGE_UNKNOWN = `l.status ~ ':(${USAGE_UNKNOWN_REASONS.join('|')})$'`;
+
 const RATE_WINDOW_S = 30;
 
 // The rule's SQL, rendered once into the text statements below (grading_runs gr in scope).
@@ -69,7 +78,7 @@ const RECENT = `(select count(*)::int ${GRADED_ANSWERS} and ${sqlText(
 const FINAL_BY_JOB_JUDGE = sqlText(hasFinalGrade(sql.raw('$3::int')));
 
 /** The usage part of a progress report: what the ledger holds for a run's answers under a judges row. */
-export type RunUsage = Pick<Progress, 'calls' | 'inFlightCalls' | 'unsettled' | 'tokens' | 'costUsd' | 'unpricedCalls'>;
+export type RunUsage = Pick<Progress, 'calls' | 'inFlightCalls' | 'unsettled' | 'tokens' | 'costUsd' | 'unpricedCalls' | 'unknownCostCalls'>;
 
 /**
  * Calls, tokens and cost of a run × judges row from the usage ledger (settled or not): the queue's
@@ -77,9 +86,13 @@ export type RunUsage = Pick<Progress, 'calls' | 'inFlightCalls' | 'unsettled' | 
  */
 export async function runUsage(database: Database, judgeId: number, runId: number): Promise<RunUsage> {
   const usage = await database.execute(
-    `select count(*)::int as calls, coalesce(sum(input_tokens), 0)::float8 as input, coalesce(sum(output_tokens), 0)::float8 as output,
-       coalesce(sum(cache_read_tokens), 0)::float8 as cache_read, coalesce(sum(cache_write_tokens), 0)::float8 as cache_write, coalesce(sum(cost_usd), 0)::float8 as cost,
-       count(*) filter (where l.status = 'pending')::int as pending, count(*) filter (where l.cost_usd is null)::int as unpriced,
+    // A row of unknown usage holds an estimate, not figures: its tokens are left out like its (null) cost.
+    `select count(*)::int as calls, coalesce(sum(input_tokens) filter (where not ${USAGE_UNKNOWN}), 0)::float8 as input,
+       coalesce(sum(output_tokens) filter (where not ${USAGE_UNKNOWN}), 0)::float8 as output,
+       coalesce(sum(cache_read_tokens) filter (where not ${USAGE_UNKNOWN}), 0)::float8 as cache_read,
+       coalesce(sum(cache_write_tokens) filter (where not ${USAGE_UNKNOWN}), 0)::float8 as cache_write, coalesce(sum(cost_usd), 0)::float8 as cost,
+       count(*) filter (where l.status = 'pending')::int as pending, count(*) filter (where l.cost_usd is null and not ${USAGE_UNKNOWN})::int as unpriced,
+       count(*) filter (where ${USAGE_UNKNOWN})::int as unknown_cost,
        count(*) filter (where ${UNSETTLED})::int as unsettled,
        coalesce(sum(cost_usd) filter (where ${UNSETTLED}), 0)::float8 as unsettled_cost
      from usage_ledger l where l.judge_id = $1 and l.answer_id in (select id from answers where run_id = $2)`,
@@ -93,6 +106,7 @@ export async function runUsage(database: Database, judgeId: number, runId: numbe
     tokens: { input: Number(u.input ?? 0), output: Number(u.output ?? 0), cacheRead: Number(u.cache_read ?? 0), cacheWrite: Number(u.cache_write ?? 0) },
     costUsd: Number(Number(u.cost ?? 0).toFixed(6)),
     unpricedCalls: Number(u.unpriced ?? 0),
+    unknownCostCalls: Number(u.unknown_cost ?? 0),
   };
 }
 

@@ -118,6 +118,9 @@ export function GradeSection(props: { grade: AnswerGradeView; tables: Table[]; s
   const u = g.usage;
   const reason = typeof g.meta.reason === 'string' ? g.meta.reason : null;
   const promptHash = typeof g.meta.promptHash === 'string' ? g.meta.promptHash : null;
+  // Calls sent with no usage reported (docs/data-safety.md#calls-of-unknown-cost): the tokens leave them out, the cost is unknown.
+  const unknownCalls = typeof g.meta.unknownCostCalls === 'number' ? g.meta.unknownCostCalls : 0;
+  const unknownText = `${unknownCalls} call${unknownCalls === 1 ? '' : 's'} of unknown cost: sent, no usage reported`;
   return (
     <section class="grade" aria-label={`Grade by ${g.judge.id}`}>
       <h2>
@@ -138,11 +141,12 @@ export function GradeSection(props: { grade: AnswerGradeView; tables: Table[]; s
         <dd>{g.rubric ? `${g.rubric.id} v${g.rubric.version}` : '—'}</dd>
         <dt>Tokens</dt>
         <dd>
+          {unknownCalls ? 'at least ' : ''}
           {int(u.input)} in, {int(u.output)} out{u.cacheRead ? `, ${int(u.cacheRead)} cache read` : ''}
           {u.cacheWrite ? `, ${int(u.cacheWrite)} cache write` : ''}
         </dd>
         <dt>Cost</dt>
-        <dd>{usd(u.costUsd)}</dd>
+        <dd>{unknownCalls ? `unknown (${unknownText})` : usd(u.costUsd)}</dd>
         {reason ? (
           <>
             <dt>Reason</dt>
