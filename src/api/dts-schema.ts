@@ -62,7 +62,11 @@ export const DtsResultSchema = z
     perception: z.enum(['f1', 'label']),
     metric: z.enum(DTS_METRICS),
     paired: z.number().int().openapi({ description: 'Scored assemblies paired with a description of the same puzzle in their run' }),
-    unpaired: z.number().int(),
+    unpaired: z.number().int().openapi({ description: 'Scored assemblies left out: no graded (or labelled) description of their puzzle in their run, or several (ambiguous)' }),
+    ambiguous: z.number().int().openapi({
+      description:
+        'Of the unpaired, those whose run holds two or more descriptions of the puzzle with a perception (graded ok by the judge, or labelled): which one the assembly followed is unknown, so none is taken',
+    }),
     report: z.union([DtsReport, z.null()]),
     reason: z.string().optional().openapi({ description: 'Why report is null' }),
     rows: z.array(DtsRow),

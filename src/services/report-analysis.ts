@@ -109,6 +109,8 @@ export interface DtsResult extends JudgeInfo {
   /** Scored assemblies paired with a description, and those left without one. */
   paired: number;
   unpaired: number;
+  /** Of the unpaired, those left out because their run holds two or more candidate descriptions of the puzzle (report-tasks.ts dtsTask). */
+  ambiguous: number;
   report: DtsReport | null;
   reason?: string;
 }
@@ -142,9 +144,13 @@ export async function describeThenSolveReport(database: Database, o: DtsOptions 
       assemblyFacts(database, o),
       perception === 'label' ? wholeAnswerLabels(database, o) : Promise.resolve([]),
     ]);
-    const r = await runInThread<{ paired: number; unpaired: number; report: DtsReport | null }>(REPORT_TASKS, 'dtsTask', { desc, asm, labels, perception, metric, ...t });
-    const base = { ...judgeInfo(judge), perception, metric, paired: r.paired, unpaired: r.unpaired };
-    if (!r.report) return { ...base, report: null, reason: 'no scored assembly has a graded (or labelled) description of the same puzzle in its run' };
+    const r = await runInThread<{ paired: number; unpaired: number; ambiguous: number; report: DtsReport | null }>(REPORT_TASKS, 'dtsTask', { desc, asm, labels, perception, metric, ...t });
+    const base = { ...judgeInfo(judge), perception, metric, paired: r.paired, unpaired: r.unpaired, ambiguous: r.ambiguous };
+    if (!r.report) {
+      // All left out for several candidates is another reason than none: say how many.
+      const several = r.ambiguous > 0 ? `; ${r.ambiguous} left out as ambiguous (two or more of their puzzle in the run)` : '';
+      return { ...base, report: null, reason: `no scored assembly has one graded (or labelled) description of the same puzzle in its run${several}` };
+    }
     return { ...base, report: r.report };
   }, perception === 'label' ? [...GRADED_TABLES, 'labels'] : GRADED_TABLES);
 }

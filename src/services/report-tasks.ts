@@ -80,19 +80,20 @@ export interface DtsTaskInput extends Rows {
 }
 
 /**
- * Per run, the description of each answer id, and the first description with a perception of each puzzle
- * and rubric: the pairing's three lookups. A description without one (ungraded, its grade failed,
- * unlabelled) is still the answer's own, but not the puzzle's: it would hide a graded one of the same puzzle.
+ * Per run, the description of each answer id, and the descriptions with a perception of each puzzle and
+ * rubric: the pairing's three lookups. A description without one (ungraded by the report's judge, its grade
+ * failed, unlabelled) is still the answer's own, but no candidate for the puzzle: it would hide a graded one.
  */
 function descriptionIndex(desc: readonly DescriptionRow[], perceived: (d: DescriptionRow) => boolean) {
-  const byRun = new Map<string, { answer: Map<number, DescriptionRow>; puzzle: Map<number, DescriptionRow>; rubric: Map<number, DescriptionRow> }>();
+  const byRun = new Map<string, { answer: Map<number, DescriptionRow>; puzzle: Map<number, DescriptionRow[]>; rubric: Map<number, DescriptionRow[]> }>();
+  const add = (m: Map<number, DescriptionRow[]>, k: number, d: DescriptionRow) => (m.get(k) ?? m.set(k, []).get(k)!).push(d);
   for (const d of desc) {
     let ix = byRun.get(d.run);
     if (!ix) byRun.set(d.run, (ix = { answer: new Map(), puzzle: new Map(), rubric: new Map() }));
     if (!ix.answer.has(d.answerId)) ix.answer.set(d.answerId, d);
     if (!perceived(d)) continue;
-    if (d.puzzleId !== null && !ix.puzzle.has(d.puzzleId)) ix.puzzle.set(d.puzzleId, d);
-    if (d.rubricId !== null && !ix.rubric.has(d.rubricId)) ix.rubric.set(d.rubricId, d);
+    if (d.puzzleId !== null) add(ix.puzzle, d.puzzleId, d);
+    if (d.rubricId !== null) add(ix.rubric, d.rubricId, d);
   }
   return byRun;
 }
@@ -119,9 +120,13 @@ function binaryMajority(labels: ReadonlyArray<[number, string, string]>): Map<nu
 
 /**
  * Pairs each scored assembly with the description of the same puzzle by the same run (the answer
- * itself, else the puzzle, else its rubric), then runs describe-then-solve over the pairs.
+ * itself, else the puzzle's, else its rubric's), then runs describe-then-solve over the pairs. Only a
+ * description with a perception is a candidate (a grade by the report's judge, or a labels majority). Two
+ * or more candidates (two descriptions of the puzzle in the run) leave the assembly out, counted in
+ * `ambiguous` (a subset of `unpaired`): which one it followed is unknown, and taking the first would
+ * report a perception the assembly may not rest on (docs/analysis.md).
  */
-export function dtsTask(x: DtsTaskInput): { paired: number; unpaired: number; report: DtsReport | null } {
+export function dtsTask(x: DtsTaskInput): { paired: number; unpaired: number; ambiguous: number; report: DtsReport | null } {
   const desc = descriptions(x.desc);
   const asm = assemblies(x.asm);
   const labels = binaryMajority(x.labels);
@@ -129,16 +134,20 @@ export function dtsTask(x: DtsTaskInput): { paired: number; unpaired: number; re
   const index = descriptionIndex(desc, (d) => perceptionOf(d) !== null);
   const scored = asm.filter((a) => a.scoreStatus !== null && a[x.metric] !== null);
   const rows: DtsRow[] = [];
+  let ambiguous = 0;
   for (const a of scored) {
     const ix = index.get(a.run);
-    const d = ix && (ix.answer.get(a.answerId) ?? ix.puzzle.get(a.puzzleId) ?? (a.puzzleRubricId === null ? undefined : ix.rubric.get(a.puzzleRubricId)));
-    if (!d) continue;
-    const p = perceptionOf(d);
+    if (!ix) continue;
+    const own = ix.answer.get(a.answerId);
+    const candidates = own ? [own] : (ix.puzzle.get(a.puzzleId) ?? (a.puzzleRubricId === null ? undefined : ix.rubric.get(a.puzzleRubricId)) ?? []);
+    if (candidates.length > 1) ambiguous++;
+    if (candidates.length !== 1) continue;
+    const p = perceptionOf(candidates[0]!);
     if (p === null) continue;
     // The answer id names the item: '<run>/<external id>' is ambiguous when either holds a '/'.
     rows.push({ model: a.model, item: `answer ${a.answerId}`, slice: assemblyBucket(a), perception: p, answer: a[x.metric]! });
   }
-  const counts = { paired: rows.length, unpaired: scored.length - rows.length };
+  const counts = { paired: rows.length, unpaired: scored.length - rows.length, ambiguous };
   if (rows.length === 0) return { ...counts, report: null };
   return { ...counts, report: describeThenSolve(rows, { perceptionThreshold: x.perceptionThreshold, answerThreshold: x.answerThreshold, source: 'stored answers' }) };
 }

@@ -62,3 +62,33 @@ describe('describe-then-solve pairing: one row per assembly', () => {
     expect([r.report!.overall.n, r.report!.overall.answer.successes]).toEqual([2, 1]);
   });
 });
+
+describe('describe-then-solve pairing: several candidate descriptions', () => {
+  it('an assembly whose run has two graded descriptions of its puzzle is left out and counted as ambiguous, not paired with the first', () => {
+    // d1 (F1 0.9) and d2 (F1 0.1) both describe puzzle 10 in r1: which one the assembly followed is unknown.
+    // Before, it was paired with d1 (lower id) and counted as a right perception, with no word of d2.
+    const d = [desc(1, 'r1', 10, 0.9, 'ok'), desc(2, 'r1', 10, 0.1, 'ok'), desc(4, 'r1', 11, 0.2, 'ok')];
+    const r = dtsTask(input(d, [asm(3, 'r1', 10, 0.9), asm(5, 'r1', 11, 0.9)]));
+    expect([r.paired, r.unpaired, r.ambiguous]).toEqual([1, 1, 1]);
+    // Only answer 5 with d4: P✗ (0.2 < 0.5), A✓ (0.9).
+    expect([r.report!.overall.n, r.report!.overall.perception.successes, r.report!.overall.answerGivenNoPerception.successes]).toEqual([1, 0, 1]);
+  });
+
+  it('several descriptions of the puzzle’s rubric (no description of the puzzle itself) are ambiguous too', () => {
+    // Puzzles 20 and 21 share rubric 120; the assembly is of 21 and only 20 has descriptions (two).
+    const d = [{ ...desc(1, 'r1', 20, 0.9, 'ok'), rubricId: 120 }, { ...desc(2, 'r1', 20, 0.1, 'ok'), rubricId: 120 }];
+    const r = dtsTask(input(d, [{ ...asm(3, 'r1', 21, 0.9), puzzleRubricId: 120 }]));
+    expect([r.paired, r.unpaired, r.ambiguous]).toEqual([0, 1, 1]);
+    expect(r.report).toBeNull();
+  });
+
+  it('an ungraded second description is no candidate; a describe-then-solve answer’s own description is never ambiguous', () => {
+    const d = [desc(1, 'r1', 10, 0.9, 'ok'), desc(2, 'r1', 10, null, null), desc(3, 'r1', 10, 0.1, 'ok')];
+    // Answer 3 is a describe-then-solve answer (its own description decides); answer 4 an assembly with candidates 1 and 3.
+    const r = dtsTask(input(d.slice(0, 2), [asm(4, 'r1', 10, 0.9)]));
+    expect([r.paired, r.unpaired, r.ambiguous]).toEqual([1, 0, 0]);
+    const own = dtsTask(input(d, [asm(3, 'r1', 10, 0.9), asm(4, 'r1', 10, 0.9)]));
+    expect([own.paired, own.unpaired, own.ambiguous]).toEqual([1, 1, 1]);
+    expect(own.report!.overall.perception.successes).toBe(0);
+  });
+});

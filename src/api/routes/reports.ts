@@ -124,7 +124,8 @@ export function registerReports(api: Api): void {
     route: tableRoute('/api/reports/describe-then-solve', 'getDescribeThenSolveReport', 'P(A✓|P✓), P(A✓|P✗), P(P✓), P(A✓) with Wilson intervals, per model and size bucket', DtsQuery, rows(DtsResultSchema)),
     handler: async (c) => {
       const r = await describeThenSolveReport(database, await named(c.req.valid('query') as z.infer<typeof DtsQuery>));
-      return respondRows(c, { ...r, rows: flattenDts(r.report) });
+      // The schema names the CSV's columns when there are no rows: a header line, not an empty file.
+      return respondRows(c, { ...r, rows: flattenDts(r.report) }, DtsResultSchema);
     },
   });
 

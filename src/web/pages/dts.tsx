@@ -7,9 +7,11 @@ import type { PageSpec } from '../respond.tsx';
 import { SelectField } from '../select-field.tsx';
 import { DataTable, type Table } from '../table.tsx';
 import { charts } from './report-charts.ts';
-import { cachedPage, numberIn, oneOf } from './report-page.ts';
+import { cachedPage, numberIn, oneOf, param } from './report-page.ts';
 import { declareQuery } from '../page-query.ts';
 import { reportModels } from '../../services/report-models.ts';
+import { gradedJudges, type GradedJudge } from '../../services/report-judges.ts';
+import { requireNamed } from '../../services/filter-values.ts';
 import { colourScale, modelColours, type ColourMap } from '../model-colours.ts';
 import { ciOrSmallN, isSmallN, SmallNNote } from '../small-n.tsx';
 
@@ -21,20 +23,51 @@ const MEASURES = ['P(P✓)', 'P(A✓|P✓)', 'P(A✓|P✗)'] as const;
 const threshold = (q: URLSearchParams): number => numberIn(q, 'threshold', -1, 1, DTS_DEFAULT_THRESHOLD);
 
 /** The page's query parameters (page-query.ts: any other name is refused). */
-export const DTS_QUERY = declareQuery(['metric', 'perception', 'threshold'], { downloads: true });
+export const DTS_QUERY = declareQuery(['metric', 'perception', 'threshold', 'judge'], { downloads: true });
 
 export async function dtsPage(q: URLSearchParams, database: Database): Promise<PageSpec> {
   const metric = oneOf<DtsMetric>(q, 'metric', DTS_METRICS, 'neighbour');
   const perception = oneOf(q, 'perception', ['f1', 'label'] as const, 'f1');
   const tau = threshold(q);
+  // The judge whose grades are the perception: ?judge= (blank: the default, the judge with the most answers
+  // graded ok), as the API's; one that names nothing is a 404 (filter-values.ts), not the default's report.
+  const judge = param(q, 'judge');
+  if (judge) await requireNamed(database, { judge }, { judge: 'judge' });
   const load = async () => {
-    const [r, models] = await Promise.all([describeThenSolveReport(database, { metric, perception, threshold: tau }), reportModels(database)]);
-    return { r, models };
+    const [r, models, judges] = await Promise.all([
+      describeThenSolveReport(database, { metric, perception, threshold: tau, ...(judge ? { judge } : {}) }),
+      reportModels(database),
+      gradedJudges(database),
+    ]);
+    return { r, models, judges };
   };
-  return cachedPage(database, 'describe-then-solve', q, load, ({ r, models }) => view(q, metric, perception, tau, r, modelColours(models)));
+  return cachedPage(database, 'describe-then-solve', q, load, ({ r, models, judges }) => view(q, { metric, perception, tau, judge }, r, judges, modelColours(models)));
 }
 
-function view(q: URLSearchParams, metric: DtsMetric, perception: 'f1' | 'label', tau: number, r: DtsResult, colours: ColourMap): PageSpec {
+interface Choice {
+  metric: DtsMetric;
+  perception: 'f1' | 'label';
+  tau: number;
+  /** The judge asked for; undefined: the default. */
+  judge: string | undefined;
+}
+
+/** The judge picker's options: the default first (it names the judge it stands for), then every judge with ok grades. */
+function judgeOptions(judges: readonly GradedJudge[], defaultJudge: string | null, chosen: string | undefined) {
+  const plural = (n: number) => `${n} answer${n === 1 ? '' : 's'} graded`;
+  // A judge asked for that graded nothing ok is still the one shown selected, never the default in its place.
+  const unlisted = chosen !== undefined && !judges.some((j) => j.slug === chosen) ? [{ value: chosen, label: `${chosen} (no answers graded)` }] : [];
+  return [
+    { value: '', label: defaultJudge ? `default: ${defaultJudge} (most answers graded)` : 'default: no judge has graded yet' },
+    ...judges.map((j) => ({ value: j.slug, label: `${j.slug} (${plural(j.answers)}${j.provider === 'imported' ? ', imported scores' : ''})` })),
+    ...unlisted,
+  ];
+}
+
+function view(q: URLSearchParams, choice: Choice, r: DtsResult, judges: readonly GradedJudge[], colours: ColourMap): PageSpec {
+  const { metric, perception, tau } = choice;
+  // Without ?judge= the report's judge is the default; with it, the report names the judge asked for.
+  const defaultJudge = choice.judge === undefined ? r.judge : (judges.find((j) => j.provider !== 'imported')?.slug ?? null);
   const table: Table = {
     id: 'describe-then-solve',
     caption: `Per model and size bucket (P✓: ${perception === 'f1' ? `description F1 ≥ ${tau}` : 'human label'}; A✓: ${metric} ≥ ${tau})`,
@@ -63,6 +96,7 @@ function view(q: URLSearchParams, metric: DtsMetric, perception: 'f1' | 'label',
         ]}
         selected={perception}
       />
+      <SelectField name="judge" label="Judge (description F1)" options={judgeOptions(judges, defaultJudge, choice.judge)} selected={choice.judge ?? ''} />
       <label for="threshold">Threshold τ</label>
       <input id="threshold" name="threshold" type="number" step="0.05" min="-1" max="1" value={String(tau)} />
       <button type="submit">Show</button>
@@ -86,8 +120,14 @@ function view(q: URLSearchParams, metric: DtsMetric, perception: 'f1' | 'label',
           {form}
           <JudgeNote judge={r.judge} baseline={r.judgeBaseline} what="Description F1 (perception) from grades by" />
           <p class="lede">
-            Each assembly is paired with its run’s description of the same puzzle ({r.paired} paired, {r.unpaired} without a {perception === 'f1' ? 'graded' : 'human-labelled'} description). P(A✓|P✓)
-            well above P(A✓|P✗) means the models that see the picture right also assemble it right.
+            Each assembly is paired with its run’s description of the same puzzle ({r.paired} paired, {r.unpaired - r.ambiguous} without a{' '}
+            {perception === 'f1' ? 'graded' : 'human-labelled'} description, {r.ambiguous} left out as ambiguous). P(A✓|P✓) well above P(A✓|P✗) means the models that see
+            the picture right also assemble it right.
+          </p>
+          <p class="note pairing-rule">
+            Pairing: a describe-then-solve answer with its own description; an assembly with the one description of its puzzle in its run
+            {perception === 'f1' ? ` graded ok by ${r.judge ?? 'the judge'}` : ' with a human-label majority'} (else of its picture’s rubric). An assembly whose run holds two or
+            more such descriptions is left out (ambiguous): which one it followed is unknown.
           </p>
           <SmallNNote />
           {svg ? <Figure caption="Per model (one colour per model, as on every chart): P(P✓), P(A✓|P✓) and P(A✓|P✗) with 95% Wilson intervals; hollow dots rest on fewer than 5 answers." svg={svg} /> : null}
