@@ -1508,6 +1508,8 @@ export interface components {
                 };
             };
             byItem: {
+                /** @description The item's rubric (id); null when the label rows name none. Rubrics share item ids, so a row is one (rubric, item) */
+                rubric: string | null;
                 item: string;
                 n: number;
                 disagreements: number;
@@ -1613,10 +1615,7 @@ export interface components {
             metric: "neighbour" | "direct" | "proximity" | "adjacency" | "exactMatch";
             /** @description Scored assemblies paired with a description of the same puzzle in their run */
             paired: number;
-            /** @description Scored assemblies left out: no graded (or labelled) description of their puzzle in their run, or several (ambiguous) */
             unpaired: number;
-            /** @description Of the unpaired, those whose run holds two or more descriptions of the puzzle with a perception (graded ok by the judge, or labelled): which one the assembly followed is unknown, so none is taken */
-            ambiguous: number;
             report: components["schemas"]["DtsReport"] | null;
             /** @description Why report is null */
             reason?: string;
@@ -1819,6 +1818,8 @@ export interface components {
                 awayFromHuman: number;
                 neither: number;
                 items: {
+                    /** @description The item's rubric (id): rubrics share item ids, so a row is one (rubric, item) */
+                    rubric: string | null;
                     item: string;
                     units: number;
                     flips: number;
@@ -2293,6 +2294,8 @@ export interface components {
             labels: {
                 /** @description the graded answer (one model output) */
                 answer: string | number;
+                /** @description the rubric of the answer (its id): per-item figures are per (rubric, item), so rubrics sharing an item id are told apart; absent: items are told apart by id alone */
+                rubric?: string;
                 /** @description rubric item id; absent when the label is for the whole answer */
                 item?: string | number;
                 /** @description the model that wrote the answer */

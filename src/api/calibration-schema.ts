@@ -58,6 +58,7 @@ const Judge = z
     byModel: z.record(z.string(), z.object(comparison)),
     byItem: z.array(
       z.object({
+        rubric: z.string().nullable().openapi({ description: "The item's rubric (id); null when the label rows name none. Rubrics share item ids, so a row is one (rubric, item)" }),
         item: z.string(),
         n: z.number().int(),
         disagreements: z.number().int(),

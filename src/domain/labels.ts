@@ -16,6 +16,9 @@ const Id = z.union([Fields.answerExternalId, z.number()]);
 export const LabelRowSchema = z
   .object({
     answer: Id.describe('the graded answer (one model output)'),
+    rubric: Fields.ref
+      .optional()
+      .describe("the rubric of the answer (its id): per-item figures are per (rubric, item), so rubrics sharing an item id are told apart; absent: items are told apart by id alone"),
     item: Id.optional().describe('rubric item id; absent when the label is for the whole answer'),
     model: Fields.model.optional().describe('the model that wrote the answer'),
     rater: Fields.annotator.describe('who labelled: a person or a judge id'),
@@ -32,6 +35,8 @@ export type LabelRowInput = z.infer<typeof LabelRowSchema>;
 /** A parsed row: ids as strings, plus the source line for error messages. */
 export interface LabelRow {
   answer: string;
+  /** The answer's rubric (id): an item is the item of a rubric, and rubrics share item ids. */
+  rubric?: string;
   item?: string;
   model?: string;
   rater: string;
@@ -115,6 +120,7 @@ export function firstIssue(error: z.ZodError): string {
 
 function fromInput(r: LabelRowInput, line?: number): LabelRow {
   const row: LabelRow = { answer: String(r.answer), rater: r.rater, kind: r.kind, label: r.label, ...(line === undefined ? {} : { line }) };
+  if (r.rubric !== undefined) row.rubric = r.rubric;
   if (r.item !== undefined) row.item = String(r.item);
   if (r.model !== undefined) row.model = r.model;
   return row;
@@ -187,7 +193,7 @@ function csvFields(line: string): string[] | null {
   }
 }
 
-const CSV_COLUMNS = ['answer', 'item', 'model', 'rater', 'kind', 'label', 'note'];
+const CSV_COLUMNS = ['answer', 'rubric', 'item', 'model', 'rater', 'kind', 'label', 'note'];
 
 /** CSV label file: a header row naming the columns, then one row per label; empty cells are absent. */
 export function parseLabelsCsv(text: string, source: string, scale?: LabelScale): LabelRow[] {

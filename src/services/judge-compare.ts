@@ -105,7 +105,7 @@ export async function judgeCompare(database: Database, query: JudgeCompareQuery)
   // are compared only where both were given against the same wording of it (label-versions.ts).
   const set = await calibrationLabelSet(database, { key: 'externalId', run: run.name, judges: [q.a, q.b], scale: 'verdict', humanLabelledOnly: true });
   const humans: HumanItemLabel[] = set.rows.flatMap((l) =>
-    l.kind === 'human' && l.item !== undefined && !shown.has(l.answer) ? [{ answer: l.answer, item: l.item, rater: l.rater, label: String(l.label) }] : [],
+    l.kind === 'human' && l.item !== undefined && !shown.has(l.answer) ? [{ answer: l.answer, rubric: l.rubric ?? null, item: l.item, rater: l.rater, label: String(l.label) }] : [],
   );
   // A judge's verdict of an item left out for its version is no verdict of the unit (counted in the notes).
   const kept = keptJudgeItems(set.rows);

@@ -95,8 +95,9 @@ describe('judge compare (hand-checked)', () => {
       awayFromHuman: 1,
       neither: 0,
       items: [
-        { item: 'i1', units: 3, flips: 1, towardHuman: 0, awayFromHuman: 1, neither: 0, transitions: [{ from: 'partial', to: 'correct', count: 1 }] },
+        { rubric: null, item: 'i1', units: 3, flips: 1, towardHuman: 0, awayFromHuman: 1, neither: 0, transitions: [{ from: 'partial', to: 'correct', count: 1 }] },
         {
+          rubric: null,
           item: 'i2',
           units: 3,
           flips: 2,

@@ -53,7 +53,8 @@ describeDb('judge compare over HTTP', (ctx) => {
     }
     const csv = await api.call(api.keys.read, 'GET', '/judges/compare?run=jc&a=old&b=new&table=flips&format=csv');
     expect(csv.status).toBe(200);
-    expect((await csv.text()).split('\r\n')[0]).toBe('item,units,flips,towardHuman,awayFromHuman,neither,transitions');
+    // A row is one (rubric, item): rubrics share item ids, so the download names the rubric too.
+    expect((await csv.text()).split('\r\n')[0]).toBe('rubric,item,units,flips,towardHuman,awayFromHuman,neither,transitions');
     const refused = await page('/judges/compare?run=jc&a=old&b=idle');
     expect(refused.status).toBe(400);
     expect(refused.html).toContain('grade it first: assay run --run jc --judge idle');

@@ -328,6 +328,8 @@ class TopConfusion(TypedDict):
 
 
 class ItemCalibration(TypedDict):
+    # The item's rubric (id), null when the label rows name none: rubrics share item ids, so a row is one (rubric, item).
+    rubric: Optional[str]
     item: str
     n: int
     disagreements: int

@@ -17,10 +17,14 @@ export function compareJudge(
   return { vsHumans, vsMajority: comparePair(mine, consensus, table.scale, keys) };
 }
 
+/** The per-item table's key: an item of a rubric (rubrics share item ids: 'sky' in ~25 ImageInWords rubrics). */
+const rubricItemKey = (u: Unit): string | null => (u.item === null ? null : JSON.stringify([u.rubric, u.item]));
+
 /**
- * Per rubric item, ranked by how often the judge departs from the human majority: the rubric author's
- * to-do list (an item near the top is ambiguous, or the judge misreads it). Ties in the share break on
- * more units first, then item id. Numeric labels rank by mean absolute difference instead.
+ * Per rubric item — per (rubric, item) where the rows name the answers' rubrics — ranked by how often the
+ * judge departs from the human majority: the rubric author's to-do list (an item near the top is ambiguous,
+ * or the judge misreads it). Ties in the share break on more units first, then rubric and item id.
+ * Numeric labels rank by mean absolute difference instead.
  */
 export function itemDisagreements(
   table: LabelTable,
@@ -28,7 +32,8 @@ export function itemDisagreements(
   consensus: ReadonlyMap<string, NormalLabel>,
 ): ItemDisagreement[] {
   const mine = table.labels.get(judge)!;
-  const rows = groupBy(table.units, (u) => u.item).map(([item, units]): ItemDisagreement => {
+  const rows = groupBy(table.units, rubricItemKey).map(([, units]): ItemDisagreement => {
+    const { rubric, item } = units[0]! as Unit & { item: string };
     const cmp = compareJudge(table, judge, consensus, units);
     const pairs = new Map<string, { judge: string | number; majority: string | number; count: number }>();
     let n = 0;
@@ -48,6 +53,7 @@ export function itemDisagreements(
     const top = [...pairs.values()].sort((a, b) => b.count - a.count)[0] ?? null;
     const disagreement = table.scale === 'numeric' ? (cmp.vsMajority.mae ?? null) : n ? differ / n : null;
     return {
+      rubric,
       item,
       n,
       disagreements: differ,
@@ -57,6 +63,7 @@ export function itemDisagreements(
     };
   });
   return rows.sort(
-    (a, b) => (b.disagreement ?? -1) - (a.disagreement ?? -1) || b.n - a.n || a.item.localeCompare(b.item),
+    (a, b) =>
+      (b.disagreement ?? -1) - (a.disagreement ?? -1) || b.n - a.n || (a.rubric ?? '').localeCompare(b.rubric ?? '') || a.item.localeCompare(b.item),
   );
 }

@@ -66,7 +66,8 @@ export function calibrate(rows: readonly LabelRow[], opts: CalibrateOptions): Ca
   if (consensus.singleRater) notes.push(`${consensus.singleRater} unit(s) were labelled by one human only; that label is their reference`);
 
   const answers = new Set(table.units.map((u) => u.answer));
-  const items = new Set(table.units.flatMap((u) => (u.item === null ? [] : [u.item])));
+  // Items of distinct rubrics are distinct items, though they share an id (as the per-item table keys them).
+  const items = new Set(table.units.flatMap((u) => (u.item === null ? [] : [JSON.stringify([u.rubric, u.item])])));
   const models = [...new Set(table.units.flatMap((u) => (u.model === null ? [] : [u.model])))].sort();
   return {
     scale: table.scale,

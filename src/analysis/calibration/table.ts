@@ -16,6 +16,7 @@ export function buildLabelTable(rows: readonly LabelRow[], scale: LabelScale, so
   if (rows.length === 0) throw badInput(`${source}: no label rows`);
   const units = new Map<string, Unit>();
   const modelAt = new Map<string, string>();
+  const rubricAt = new Map<string, { rubric: string; at: string }>();
   const kinds = new Map<string, { kind: LabelRow['kind']; at: string }>();
   const labels = new Map<string, Map<string, NormalLabel>>();
   const firstAt = new Map<string, string>();
@@ -39,7 +40,7 @@ export function buildLabelTable(rows: readonly LabelRow[], scale: LabelScale, so
 
     let unit = units.get(key);
     if (!unit) {
-      unit = { key, answer: row.answer, item: row.item ?? null, model: null };
+      unit = { key, answer: row.answer, rubric: null, item: row.item ?? null, model: null };
       units.set(key, unit);
     }
     if (row.model !== undefined) {
@@ -49,13 +50,24 @@ export function buildLabelTable(rows: readonly LabelRow[], scale: LabelScale, so
       }
       modelAt.set(row.answer, row.model);
     }
+    // An answer is graded against one rubric: its items are that rubric's (the per-item table's key).
+    if (row.rubric !== undefined) {
+      const prev = rubricAt.get(row.answer);
+      if (prev !== undefined && prev.rubric !== row.rubric) {
+        throw badInput(`${source}: ${at}: answer '${row.answer}' is of rubric '${row.rubric}' here but '${prev.rubric}' elsewhere`);
+      }
+      if (!prev) rubricAt.set(row.answer, { rubric: row.rubric, at });
+    }
 
     let mine = labels.get(row.rater);
     if (!mine) labels.set(row.rater, (mine = new Map()));
     mine.set(key, normal);
   });
 
-  for (const u of units.values()) u.model = modelAt.get(u.answer) ?? null;
+  for (const u of units.values()) {
+    u.model = modelAt.get(u.answer) ?? null;
+    u.rubric = rubricAt.get(u.answer)?.rubric ?? null;
+  }
   const byKind = (k: LabelRow['kind']) => [...kinds].filter(([, v]) => v.kind === k).map(([r]) => r).sort();
   const humans = byKind('human');
   if (humans.length === 0) throw badInput(`${source}: no human rater (every row has kind 'judge'); calibration needs human labels`);

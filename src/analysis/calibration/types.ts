@@ -4,6 +4,8 @@ import type { LabelScale, NormalLabel } from '../../domain/labels.ts';
 export interface Unit {
   key: string;
   answer: string;
+  /** The answer's rubric, when the rows name it: an item id means an item of that rubric only. */
+  rubric: string | null;
   item: string | null;
   model: string | null;
 }
@@ -58,6 +60,8 @@ export interface Comparison {
 }
 
 export interface ItemDisagreement extends Comparison {
+  /** The item's rubric (null when the rows name none): rubrics share item ids, so a row is one (rubric, item). */
+  rubric: string | null;
   item: string;
   /** Units of this item with a human majority that the judge labelled. */
   n: number;

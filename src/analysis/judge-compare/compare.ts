@@ -62,6 +62,8 @@ export interface FlipCounts {
 }
 
 export interface ItemFlips extends FlipCounts {
+  /** The item's rubric (null when unknown): rubrics share item ids, so a row is one (rubric, item). */
+  rubric: string | null;
   item: string;
   /** A→B verdict pairs that differ, most frequent first. */
   transitions: Transition[];
@@ -142,12 +144,17 @@ function countFlips(units: readonly CompareUnit[]): FlipCounts {
   return out;
 }
 
+/** Per (rubric, item), by rubric then item id: the ImageInWords rubrics share ids ('sky'), which name no one item. */
 function itemFlips(units: readonly CompareUnit[]): ItemFlips[] {
   const byItem = new Map<string, CompareUnit[]>();
-  for (const u of units) byItem.set(u.item, [...(byItem.get(u.item) ?? []), u]);
-  return [...byItem.entries()]
-    .sort(([x], [y]) => x.localeCompare(y))
-    .map(([item, list]) => {
+  for (const u of units) {
+    const key = JSON.stringify([u.rubric, u.item]);
+    byItem.set(key, [...(byItem.get(key) ?? []), u]);
+  }
+  return [...byItem.values()]
+    .sort(([x], [y]) => (x!.rubric ?? '').localeCompare(y!.rubric ?? '') || x!.item.localeCompare(y!.item))
+    .map((list) => {
+      const { rubric, item } = list[0]!;
       const pairs = new Map<string, Transition>();
       for (const u of list) {
         if (u.a === u.b) continue;
@@ -157,7 +164,7 @@ function itemFlips(units: readonly CompareUnit[]): ItemFlips[] {
         pairs.set(key, t);
       }
       const transitions = [...pairs.values()].sort((x, y) => y.count - x.count || x.from.localeCompare(y.from) || x.to.localeCompare(y.to));
-      return { item, ...countFlips(list), transitions };
+      return { rubric, item, ...countFlips(list), transitions };
     });
 }
 

@@ -9,6 +9,8 @@ import type { ItemVerdict } from '../../domain/verdicts.ts';
 
 export interface HumanItemLabel {
   answer: string;
+  /** The answer's rubric, when known: the per-item flips are per (rubric, item), rubrics sharing item ids. */
+  rubric?: string | null;
   item: string;
   rater: string;
   label: string;
@@ -23,6 +25,7 @@ export interface JudgeGrade {
 
 export interface CompareUnit {
   answer: string;
+  rubric: string | null;
   item: string;
   a: ItemVerdict;
   b: ItemVerdict;
@@ -101,12 +104,12 @@ export function buildUnits(
   gradesA: ReadonlyMap<string, JudgeGrade>,
   gradesB: ReadonlyMap<string, JudgeGrade>,
 ): UnitSet {
-  const pairs = new Map<string, { answer: string; item: string; labels: string[] }>();
+  const pairs = new Map<string, { answer: string; rubric: string | null; item: string; labels: string[] }>();
   for (const h of humans) {
     const key = JSON.stringify([h.answer, h.item]);
     const p = pairs.get(key);
     if (p) p.labels.push(h.label);
-    else pairs.set(key, { answer: h.answer, item: h.item, labels: [h.label] });
+    else pairs.set(key, { answer: h.answer, rubric: h.rubric ?? null, item: h.item, labels: [h.label] });
   }
   const dropped = Object.fromEntries(DROP_REASONS.map((r) => [r, 0])) as Record<DropReason, number>;
   const units: CompareUnit[] = [];
@@ -117,7 +120,7 @@ export function buildUnits(
     const b = judgeVerdict('b', gradesB.get(p.answer), p.item);
     const reason = human === 'tie' ? 'humanTie' : human === 'invalid' ? 'humanNotAVerdict' : isReason(a) ? a : isReason(b) ? b : null;
     if (reason !== null) dropped[reason]++;
-    else units.push({ answer: p.answer, item: p.item, a: a as ItemVerdict, b: b as ItemVerdict, human: human as ItemVerdict });
+    else units.push({ answer: p.answer, rubric: p.rubric, item: p.item, a: a as ItemVerdict, b: b as ItemVerdict, human: human as ItemVerdict });
   }
   return { units, labelled: pairs.size, dropped };
 }

@@ -48,7 +48,7 @@ export const JudgeCompareSchema = z
     bootstrap: z.object({ seed: z.number().int(), resamples: z.number().int(), confidence: z.number(), unit: z.literal('answer') }).strict(),
     flips: z.object({
       ...Counts,
-      items: z.array(z.object({ item: z.string(), ...Counts, transitions: z.array(z.object({ from: Verdict, to: Verdict, count: z.number().int() }).strict()) }).strict()),
+      items: z.array(z.object({ rubric: z.string().nullable().openapi({ description: "The item's rubric (id): rubrics share item ids, so a row is one (rubric, item)" }), item: z.string(), ...Counts, transitions: z.array(z.object({ from: Verdict, to: Verdict, count: z.number().int() }).strict()) }).strict()),
     }).strict(),
     f1Moves: z.object({
       graded: z.number().int(),

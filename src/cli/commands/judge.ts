@@ -57,10 +57,12 @@ function formatJudgeCompare(r: JudgeCompareReport): string {
     ['ungraded answers', `${r.judgeA} ${r.ungraded.a}, ${r.judgeB} ${r.ungraded.b}`],
   ]);
   const dropped = r.dropped.byReason.map((d) => `  ${d.count}  ${d.description}`);
+  // Rubrics share item ids ('sky' in ~25 ImageInWords rubrics): a row is one rubric's item, named by both.
+  const rubric = r.flips.items.some((i) => i.rubric !== null);
   const flips = table(
-    ['item', 'units', 'flips', 'toward human', 'away from human', 'neither', 'A→B'],
+    [rubric ? 'rubric/item' : 'item', 'units', 'flips', 'toward human', 'away from human', 'neither', 'A→B'],
     [
-      ...r.flips.items.map((i) => [i.item, i.units, i.flips, i.towardHuman, i.awayFromHuman, i.neither, i.transitions.map((t) => `${t.from}→${t.to} ${t.count}`).join(', ')]),
+      ...r.flips.items.map((i) => [rubric ? `${i.rubric ?? '—'}/${i.item}` : i.item, i.units, i.flips, i.towardHuman, i.awayFromHuman, i.neither, i.transitions.map((t) => `${t.from}→${t.to} ${t.count}`).join(', ')]),
       ['all', r.flips.units, r.flips.flips, r.flips.towardHuman, r.flips.awayFromHuman, r.flips.neither, ''],
     ] as Cell[][],
   );

@@ -85,12 +85,16 @@ function judgeSection(report: CalibrationReport, j: JudgeReport): string {
   }
   if (j.byItem.length) {
     parts.push('', `  By rubric item, most disagreement with the ${ref} first`);
-    const header = report.scale === 'numeric' ? ['item', 'n', 'MAE', 'bias'] : ['item', 'n', 'disagree', 'share', 'kappa', 'commonest (judge → majority)'];
+    // Rows that name their rubric are per (rubric, item): rubrics share item ids, so the rubric is shown
+    // with the item, in the one left-aligned column.
+    const rubric = j.byItem.some((it) => it.rubric !== null);
+    const key = (it: (typeof j.byItem)[number]): Cell[] => [rubric ? `${it.rubric ?? '—'}/${it.item}` : it.item];
+    const header = [rubric ? 'rubric/item' : 'item', ...(report.scale === 'numeric' ? ['n', 'MAE', 'bias'] : ['n', 'disagree', 'share', 'kappa', 'commonest (judge → majority)'])];
     const rows = j.byItem.map((it): Cell[] =>
       report.scale === 'numeric'
-        ? [it.item, it.n, num(it.disagreement), num(it.vsMajority.bias)]
+        ? [...key(it), it.n, num(it.disagreement), num(it.vsMajority.bias)]
         : [
-            it.item,
+            ...key(it),
             it.n,
             it.disagreements,
             num(it.disagreement),

@@ -56,7 +56,7 @@ export function applyHumans(rows: readonly LabelRow[], mode: HumansMode, finals:
     const label = final.get(k) ?? majority(scale, given);
     if (label === null) continue;
     const first = given[0]!;
-    out.push({ answer: first.answer, ...(first.item !== undefined ? { item: first.item } : {}), ...(first.model !== undefined ? { model: first.model } : {}), rater: mode, kind: 'human', label });
+    out.push({ answer: first.answer, ...(first.rubric !== undefined ? { rubric: first.rubric } : {}), ...(first.item !== undefined ? { item: first.item } : {}), ...(first.model !== undefined ? { model: first.model } : {}), rater: mode, kind: 'human', label });
   }
   return out;
 }

@@ -14,6 +14,7 @@ import { answerLevelUnit, humansRows } from '../campaigns/calibration-humans.ts'
 import { findRun } from './run-ref.ts';
 import { cachedPart, reportKey, type ReportTable } from '../report-cache.ts';
 import { inRubricSql } from './rubric-scope.ts';
+import { nameRubrics } from './answer-rubrics.ts';
 import { dropExampleRows, exampleAnswers, excludedCount } from './example-exclusion.ts';
 import { onePerPerson, voteUnit, type StoredLabel } from './calibration-votes.ts';
 import { settleVersions, versionNotes, versionTexts, type LabelVersionFacts, type VersionedRow } from './label-versions.ts';
@@ -149,6 +150,8 @@ export async function calibrationLabelSet(database: Database, q: CalibrationLabe
     if (onScale && !onScale.has(answer)) continue;
     for (const l of judgeLabels(q.scale, { items, label, f1 })) versioned.push({ row: { answer, model, rater: judge, kind: 'judge', ...l }, answerId, versionId });
   }
+  // Each row names its answer's rubric: the per-item figures are per (rubric, item) (answer-rubrics.ts).
+  await nameRubrics(database, versioned);
   // A label of an item is compared only with rows given against the same wording of it (label-versions.ts);
   // on the binary and numeric scales item rows are no units (rowsOnScale sets them aside), so nothing to check.
   const itemScale = q.scale === undefined || q.scale === 'verdict';

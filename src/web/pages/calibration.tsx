@@ -75,6 +75,8 @@ function tables(r: CalibrationReport): Table[] {
     caption: 'Rubric items with the most disagreement (judge vs human majority)',
     columns: [
       { key: 'judge', label: 'Judge' },
+      // Rubrics share item ids ('sky' in ~25 ImageInWords rubrics): a row is one rubric's item.
+      { key: 'rubric', label: 'Rubric' },
       { key: 'item', label: 'Item' },
       { key: 'n', label: 'Units', kind: 'int' },
       { key: 'disagreements', label: 'Disagreements', kind: 'int' },
@@ -84,6 +86,7 @@ function tables(r: CalibrationReport): Table[] {
     rows: r.judgeReports.flatMap((j) =>
       j.byItem.map((it) => ({
         judge: j.rater,
+        rubric: it.rubric,
         item: it.item,
         n: it.n,
         disagreements: it.disagreements,

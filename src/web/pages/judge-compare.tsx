@@ -83,6 +83,8 @@ function tables(r: JudgeCompareReport): Table[] {
     id: 'flips',
     caption: 'Verdict flips from A to B per rubric item',
     columns: [
+      // Rubrics share item ids ('sky' in ~25 ImageInWords rubrics): a row is one rubric's item.
+      { key: 'rubric', label: 'Rubric' },
       { key: 'item', label: 'Item' },
       { key: 'units', label: 'Units', kind: 'int' },
       { key: 'flips', label: 'Flips', kind: 'int' },
