@@ -1615,7 +1615,10 @@ export interface components {
             metric: "neighbour" | "direct" | "proximity" | "adjacency" | "exactMatch";
             /** @description Scored assemblies paired with a description of the same puzzle in their run */
             paired: number;
+            /** @description Scored assemblies left out: no graded (or labelled) description of their puzzle in their run, or several (ambiguous) */
             unpaired: number;
+            /** @description Of the unpaired, those whose run holds two or more descriptions of the puzzle with a perception (graded ok by the judge, or labelled): which one the assembly followed is unknown, so none is taken */
+            ambiguous: number;
             report: components["schemas"]["DtsReport"] | null;
             /** @description Why report is null */
             reason?: string;
