@@ -1330,6 +1330,8 @@ export interface components {
             f1Low: number | null;
             f1High: number | null;
             assemblies: number;
+            /** @description Of the assemblies, answers stored no_answer (no output): scored 0 and counted in the means; 0 on baseline rows */
+            noAnswer: number;
             neighbour: number | null;
             neighbourLow: number | null;
             neighbourHigh: number | null;
@@ -1993,9 +1995,10 @@ export interface components {
             resumed: number;
             retried: number;
         };
-        /** @description Answers of the run no judge grades, by reason (each counted once, in this order): task — a task graded without a judge (assemble, choice); noText — no or blank text; noRubric — a describe answer that names no rubric */
+        /** @description Answers of the run no judge grades, by reason (each counted once, in this order): task — a task graded without a judge (assemble, choice); answerError — an answer whose model call ended in error (status error), whatever text it kept; noText — no or blank text; noRubric — a describe answer that names no rubric */
         GradingSkipped: {
             task: number;
+            answerError: number;
             noText: number;
             noRubric: number;
         };

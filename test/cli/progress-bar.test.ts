@@ -7,7 +7,7 @@ const p: Progress = {
   judge: { id: 2, slug: 'claude' },
   status: 'active',
   total: 200,
-  skipped: { task: 0, noText: 0, noRubric: 0 },
+  skipped: { task: 0, answerError: 0, noText: 0, noRubric: 0 },
   done: 90,
   failed: 10,
   remaining: 100,

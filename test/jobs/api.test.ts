@@ -34,7 +34,7 @@ describeDb('jobs API', (ctx) => {
     const r = await call('POST', '/api/runs/api-run/grade', writeKey, { judge: 'lexical' });
     expect(r.status).toBe(202);
     const enq = (await r.json()) as { gradingRunId: number };
-    expect(enq).toEqual({ gradingRunId: expect.any(Number), total: 12, skipped: { task: 0, noText: 0, noRubric: 0 }, alreadyGraded: 0, jobs: 12, resumed: 0, retried: 0 });
+    expect(enq).toEqual({ gradingRunId: expect.any(Number), total: 12, skipped: { task: 0, answerError: 0, noText: 0, noRubric: 0 }, alreadyGraded: 0, jobs: 12, resumed: 0, retried: 0 });
 
     const before = (await (await call('GET', '/api/runs/api-run/progress', readKey)).json()) as any;
     expect(before).toMatchObject({ total: 12, done: 0, failed: 0, remaining: 12, jobs: { queued: 12, retrying: 0, active: 0 }, ratePerSecond: null, etaSeconds: null });

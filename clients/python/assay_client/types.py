@@ -151,6 +151,8 @@ class GradePage(TypedDict):
 
 class GradingSkipped(TypedDict):
     task: int
+    # Answers whose model call ended in error (status error), whatever text they kept.
+    answerError: int
     noText: int
     noRubric: int
 

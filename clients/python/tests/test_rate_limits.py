@@ -14,7 +14,7 @@ import server  # noqa: F401 (puts clients/python on sys.path)
 
 from assay_client import CLEAR, Client
 
-ENQUEUED = {"gradingRunId": 1, "total": 0, "skipped": {"task": 0, "noText": 0, "noRubric": 0}, "alreadyGraded": 0, "jobs": 0}
+ENQUEUED = {"gradingRunId": 1, "total": 0, "skipped": {"task": 0, "answerError": 0, "noText": 0, "noRubric": 0}, "alreadyGraded": 0, "jobs": 0}
 
 
 class Recorder(http.server.BaseHTTPRequestHandler):

@@ -26,10 +26,10 @@ const Rpm = Rate.min(1);
 const LIMIT_NOTE = "Stored for the judge's provider:model (all workers apply it): a number sets it, null clears it, absent keeps the stored value";
 
 const Skipped = z
-  .object({ task: z.number().int(), noText: z.number().int(), noRubric: z.number().int() })
+  .object({ task: z.number().int(), answerError: z.number().int(), noText: z.number().int(), noRubric: z.number().int() })
   .openapi('GradingSkipped', {
     description:
-      'Answers of the run no judge grades, by reason (each counted once, in this order): task — a task graded without a judge (assemble, choice); noText — no or blank text; noRubric — a describe answer that names no rubric',
+      'Answers of the run no judge grades, by reason (each counted once, in this order): task — a task graded without a judge (assemble, choice); answerError — an answer whose model call ended in error (status error), whatever text it kept; noText — no or blank text; noRubric — a describe answer that names no rubric',
   });
 
 const Progress = z

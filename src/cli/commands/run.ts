@@ -12,12 +12,13 @@ import { numberFlag, requireFlag } from '../io.ts';
  */
 
 /** Answers the judge was not asked about, and why (the needs-grading rule); nothing when there are none. */
-function skippedLine(s: { task: number; noText: number; noRubric: number }): string[] {
-  const n = s.task + s.noText + s.noRubric;
+function skippedLine(s: { task: number; answerError: number; noText: number; noRubric: number }): string[] {
+  const n = s.task + s.answerError + s.noText + s.noRubric;
   if (n === 0) return [];
   // Reasons with no answer are left out: "0 without text" is noise on a run of assemblies.
   const reasons = [
     [s.task, 'of a task scored without a judge (assemble, choice)'],
+    [s.answerError, 'whose call ended in error'],
     [s.noText, 'without text'],
     [s.noRubric, 'without a rubric'],
   ] as const;

@@ -10,7 +10,11 @@ import { NO_QUORUM_STATUS } from '../../domain/panel.ts';
  * progress (what counts towards total and done).
  *
  * An answer is graded by a judge when its task has a rubric to be judged against (`describe`, and the
- * description half of `describe-then-solve`), it has text, and it names a rubric. It still needs a
+ * description half of `describe-then-solve`), its call did not end in error, it has text, and it names a
+ * rubric. An `error` answer may keep text (Inspect keeps the last output of a sample that errored
+ * mid-agent, promptfoo the output of a provider that failed after answering): that is not the model's
+ * answer, and graded it entered the leaderboard as one. A `truncated` answer is graded: its text is the
+ * model's own output, cut off, and a cut description is a worse one. It still needs a
  * grade from a judge until that judge (its judges row: this configuration) gave it a final grade against
  * the latest version of its rubric — grades are versioned (docs/grades.md), so after the rubric is edited
  * the answer needs grading again and the earlier grade stays stored. Final is any status but `provider_error` (a
@@ -26,21 +30,23 @@ import { NO_QUORUM_STATUS } from '../../domain/panel.ts';
 /** Tasks whose answers a judge grades against a rubric; assemblies and multiple choice are scored, not judged. */
 export const GRADED_TASKS = ['describe', 'describe-then-solve'] as const;
 
-/** Why an answer is not graded by any judge. */
-export type SkipReason = 'task' | 'noText' | 'noRubric';
+/** Why an answer is not graded by any judge, in the order the reasons are tried. */
+export const SKIP_REASONS = ['task', 'answerError', 'noText', 'noRubric'] as const;
+export type SkipReason = (typeof SKIP_REASONS)[number];
 /** Answers of a run left out of grading, by reason (each answer counted once, under the first reason that applies). */
 export type SkippedCounts = Record<SkipReason, number>;
-export const SKIP_REASONS: readonly SkipReason[] = ['task', 'noText', 'noRubric'];
 
 const gradedTasks = sql.raw(GRADED_TASKS.map((t) => `'${t}'`).join(', '));
 
 /**
- * The reason an answer is not graded ('task': a task no judge grades; 'noText': no or blank text;
- * 'noRubric': a graded task that names no rubric), or null when it is graded. In that order: an
- * assembly without text counts under 'task'.
+ * The reason an answer is not graded ('task': a task no judge grades; 'answerError': the model's call
+ * ended in error (status error), with or without text; 'noText': no or blank text; 'noRubric': a graded
+ * task that names no rubric), or null when it is graded. In that order: an assembly without text counts
+ * under 'task', an error answer without text under 'answerError'.
  */
 export const skipReason: SQL<SkipReason | null> = sql<SkipReason | null>`(case
   when ${answers.task} not in (${gradedTasks}) then 'task'
+  when ${answers.status} = 'error' then 'answerError'
   when coalesce(btrim(${answers.text}), '') = '' then 'noText'
   when ${answers.rubricId} is null then 'noRubric' end)`;
 
@@ -95,7 +101,7 @@ export async function runSelection(db: Queryable, runId: number): Promise<RunSel
     .from(answers)
     .where(eq(answers.runId, runId))
     .groupBy(skipReason);
-  const skipped: SkippedCounts = { task: 0, noText: 0, noRubric: 0 };
+  const skipped = Object.fromEntries(SKIP_REASONS.map((r) => [r, 0])) as SkippedCounts;
   let total = 0;
   for (const r of rows) {
     if (r.reason === null) total += Number(r.n);

@@ -63,8 +63,8 @@ export function runModelProblem(run: string, runModel: string | undefined, model
 }
 
 /**
- * A stored answer a judge grades (needs-grading.ts): bad input for a task no judge grades or an answer
- * without text. One without a rubric is graded against the rubric the request names (rubricRef).
+ * A stored answer a judge grades (needs-grading.ts): bad input for a task no judge grades, an answer
+ * whose call ended in error (whatever text it kept) or an answer without text. One without a rubric is graded against the rubric the request names (rubricRef).
  */
 export async function gradableAnswer(database: Database, id: number): Promise<{ id: number; text: string; rubric: string | null }> {
   const [a] = await database.db
@@ -74,6 +74,7 @@ export async function gradableAnswer(database: Database, id: number): Promise<{ 
     .where(eq(answers.id, id));
   if (!a) throw notFound(`answer ${id} not found`);
   if (a.skip === 'task') throw badInput(`answer ${id}: task ${a.task} is not graded by a judge (only ${GRADED_TASKS.join(' and ')} answers are)`);
+  if (a.skip === 'answerError') throw badInput(`answer ${id}: its call ended in error (status error): its text is not the model's answer, so no judge grades it`);
   if (a.skip === 'noText') throw badInput(`answer ${id}: has no text to grade (status ${a.status})`);
   return { id, text: a.text!, rubric: a.rubric };
 }

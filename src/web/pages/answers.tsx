@@ -138,7 +138,10 @@ async function detailPage(id: number, q: URLSearchParams, web: Web): Promise<Pag
         <pre class="answer" tabindex={0} aria-label="Answer text">
           {a.text ?? '(no text)'}
         </pre>
-        {d.grades.length === 0 && a.task !== 'assemble' ? (
+        {d.grades.length === 0 && a.task !== 'assemble' && a.status === 'error' ? (
+          // The one rule (services/grading/needs-grading.ts): an error answer's kept text is never graded.
+          <p class="empty">Not graded: the model's call ended in error (status error), so the text it kept is not its answer and no judge grades it.</p>
+        ) : d.grades.length === 0 && a.task !== 'assemble' ? (
           <p class="empty">
             Not graded yet. Grade it with <code>{`bin/assay grade --rubric ${a.rubric ?? "SLUG"} --answer ${a.id}`}</code> (the lexical baseline works offline).
           </p>

@@ -30,7 +30,14 @@ describe('assay run on a mixed run (CLI)', () => {
     const again = runCli(['run', '--run', 'mixed-cli', '--judge', 'lexical'], { env });
     expect(again.code).toBe(0);
     expect(again.stdout).toContain('run mixed-cli, judge lexical: 4 of 4 graded, 0 failed, 0 remaining');
-    expect(again.stdout).toContain('skipped 5 answers that no judge grades: 3 of a task scored without a judge (assemble, choice), 1 without text, 1 without a rubric');
+    expect(again.stdout).toContain('skipped 6 answers that no judge grades: 3 of a task scored without a judge (assemble, choice), 1 whose call ended in error, 1 without text, 1 without a rubric');
+
+    // The errored answer asked for by id: bad input, nothing graded.
+    const errored = seeded.notGraded.at(-1)!;
+    const g = runCli(['grade', '--rubric', 'farmyard-54', '--answer', String(errored), '--judge', 'lexical'], { env });
+    expect(g.code).toBe(2);
+    expect(g.stdout).toBe('');
+    expect(g.stderr.trim()).toBe(`assay grade: answer ${errored}: its call ended in error (status error): its text is not the model's answer, so no judge grades it`);
 
     const after = await openDatabase({ dataDir: env.ASSAY_DATA_DIR });
     try {

@@ -6,10 +6,12 @@ import { farmyard } from '../../judges/harness.ts';
 
 /**
  * A run as the import format allows it: descriptions beside assemblies (which carry their puzzle's
- * rubric), a multiple-choice answer, a description without text and one without a rubric. Only the
- * describe and describe-then-solve answers with text and a rubric are graded by a judge.
+ * rubric), a multiple-choice answer, a description without text, one without a rubric, and one whose
+ * call ended in error but kept text (Inspect keeps a sample's last output when it errors mid-agent). Only
+ * the describe and describe-then-solve answers with text, a rubric and a status other than error are
+ * graded by a judge.
  */
-export const MIXED_EXPECTED = { total: 4, skipped: { task: 3, noText: 1, noRubric: 1 } };
+export const MIXED_EXPECTED = { total: 4, skipped: { task: 3, answerError: 1, noText: 1, noRubric: 1 } };
 
 export async function seedMixedRun(database: Database, name: string): Promise<{ runId: number; graded: number[]; notGraded: number[] }> {
   const { rubricId } = await database.db.transaction((tx) => storeRubric(tx, farmyard));
@@ -25,6 +27,7 @@ export async function seedMixedRun(database: Database, name: string): Promise<{ 
     { externalId: 'c1', task: 'choice' as const, rubricId: null, text: '<answer>B</answer>', graded: false },
     { externalId: 'blank', task: 'describe' as const, rubricId, text: '   ', graded: false },
     { externalId: 'norubric', task: 'describe' as const, rubricId: null, text: 'A barn with no rubric to judge it by.', graded: false },
+    { externalId: 'errored', task: 'describe' as const, rubricId, status: 'error' as const, text: 'I will zoom into the left half first: a red barn and', graded: false },
   ];
   const inserted = await database.db
     .insert(answers)

@@ -3,7 +3,10 @@ import { createApp } from '../../../src/app.ts';
 import { GRADE_QUEUE } from '../../../src/jobs/boss.ts';
 import { loadJudge } from '../../../src/judges/config.ts';
 import { ensureJudgeRow } from '../../../src/services/grading/judge-row.ts';
-import { runSelection } from '../../../src/services/grading/needs-grading.ts';
+import { answersNeedingGrade, runSelection } from '../../../src/services/grading/needs-grading.ts';
+import { answers, runs } from '../../../src/db/schema.ts';
+import { storeRubric } from '../../../src/services/rubrics.ts';
+import { farmyard } from '../../judges/harness.ts';
 import { type GradingQueue, gradingQueue } from '../../../src/services/grading/queue.ts';
 import { createGradingSession } from '../../../src/services/grading/session.ts';
 import { startWorker } from '../../../src/services/grading/worker.ts';
@@ -53,6 +56,11 @@ describeDb('needs grading (API and queue)', (ctx) => {
     expect(w.stats).toMatchObject({ graded: 4, skipped: 0, failed: 0 });
     expect(await gradedAmong(ctx.database, [...graded, ...notGraded])).toEqual(graded);
 
+    // The leaderboard's descriptions are the four graded ones: the errored answer's text is not the model's answer.
+    const lb = await call('GET', '/api/reports/leaderboard?judge=lexical');
+    expect(lb.status).toBe(200);
+    expect(lb.body.rows.find((r: any) => r.model === 'model-x' && r.sizeBucket === 'all' && !r.baseline)).toMatchObject({ descriptions: 4 });
+
     const p = await call('GET', '/api/runs/mixed-api/progress');
     expect(p.status).toBe(200);
     expect(p.body).toMatchObject({ ...MIXED_EXPECTED, done: 4, failed: 0, remaining: 0, calls: 4 });
@@ -69,9 +77,33 @@ describeDb('needs grading (API and queue)', (ctx) => {
     for (const id of notGraded) expect(await session.gradeQueued(id)).toBe('not graded');
     expect(await gradedAmong(ctx.database, notGraded)).toEqual([]);
 
+    const errored = notGraded.at(-1)!;
+    const e = await call('POST', '/api/grades', { answerId: errored, rubric: 'farmyard-54', judge: 'lexical' });
+    expect(e.status).toBe(400);
+    expect(e.body.error.message).toBe(`answer ${errored}: its call ended in error (status error): its text is not the model's answer, so no judge grades it`);
+    expect(await gradedAmong(ctx.database, [errored])).toEqual([]);
+
     const assembly = notGraded[0]!;
     const r = await call('POST', '/api/grades', { answerId: assembly, rubric: 'farmyard-54', judge: 'lexical' });
     expect(r.status).toBe(400);
     expect(r.body.error.message).toBe(`answer ${assembly}: task assemble is not graded by a judge (only describe and describe-then-solve answers are)`);
+  }, 60_000);
+
+  it('a truncated answer is graded (the model\'s own, cut output); an error answer is not, with or without text', async () => {
+    const { rubricId } = await ctx.database.db.transaction((tx) => storeRubric(tx, farmyard));
+    const [run] = await ctx.database.db.insert(runs).values({ name: 'statuses', model: 'model-s' }).returning({ id: runs.id });
+    const rows = await ctx.database.db
+      .insert(answers)
+      .values([
+        { runId: run!.id, externalId: 'ok', task: 'describe', rubricId, text: 'A red barn and a cow.' },
+        { runId: run!.id, externalId: 'cut', task: 'describe', rubricId, status: 'truncated', text: 'A red barn and a co' },
+        { runId: run!.id, externalId: 'err-text', task: 'describe-then-solve', rubricId, status: 'error', text: 'Looking at the pieces' },
+        { runId: run!.id, externalId: 'err-none', task: 'describe', rubricId, status: 'error', text: null },
+        { runId: run!.id, externalId: 'none', task: 'describe', rubricId, status: 'no_answer', text: null },
+      ])
+      .returning({ id: answers.id });
+    expect(await runSelection(ctx.database.db, run!.id)).toEqual({ total: 2, skipped: { task: 0, answerError: 2, noText: 1, noRubric: 0 } });
+    const judgeRow = await ensureJudgeRow(ctx.database, loadJudge('lexical'));
+    expect(await answersNeedingGrade(ctx.database.db, run!.id, judgeRow)).toEqual([rows[0]!.id, rows[1]!.id]);
   }, 60_000);
 });
