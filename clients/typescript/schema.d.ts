@@ -1611,6 +1611,13 @@ export interface components {
             judgeBaseline: boolean;
             /** @description A sentence to show beside the report; null for an LLM judge */
             judgeNote: string | null;
+            /**
+             * @description The unverifiable-claims policy every F1 of the report is under (design §2.1): one definition of correctness, never a mix
+             * @enum {string}
+             */
+            unverifiable: "count" | "exclude";
+            /** @description How many grades the report left out because they hold the other policy's correctness and their stored claims cannot rescore them (panel grades); null when none */
+            unverifiableNote: string | null;
             /** @enum {string} */
             perception: "f1" | "label";
             /** @enum {string} */

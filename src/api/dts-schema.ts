@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { DTS_METRICS } from '../services/reports.ts';
-import { judgeInfo, withInterval } from './report-schema.ts';
+import { judgeInfo, policyInfo, withInterval } from './report-schema.ts';
 
 /**
  * The describe-then-solve report (src/services/report-analysis.ts DtsResult, analysis/describe-then-solve
@@ -59,6 +59,7 @@ const DtsRow = z
 export const DtsResultSchema = z
   .object({
     ...judgeInfo,
+    ...policyInfo,
     perception: z.enum(['f1', 'label']),
     metric: z.enum(DTS_METRICS),
     paired: z.number().int().openapi({ description: 'Scored assemblies paired with a description of the same puzzle in their run' }),

@@ -9,7 +9,8 @@ import { versionNotes } from './grading/label-versions.ts';
 import { CALIBRATION_TABLES, cachedPart, cachedReport, GRADED_TABLES, memoLast, reportKey } from './report-cache.ts';
 import { exampleAnswers, excludedByJudge } from './grading/example-exclusion.ts';
 import { badInput } from '../domain/errors.ts';
-import { assemblyFacts, descriptionFacts } from './report-facts.ts';
+import { assemblyFacts, descriptionFacts, policyNote } from './report-facts.ts';
+import type { PolicyInfo } from './report-policy.ts';
 import { baselineNotes, chooseJudge, filterKey, judgeInfo, type JudgeInfo, type ReportFilters } from './report-data.ts';
 
 const REPORT_TASKS = taskModule('report-tasks', import.meta.url);
@@ -103,7 +104,8 @@ export interface DtsOptions extends ReportFilters {
   answerThreshold?: number;
 }
 
-export interface DtsResult extends JudgeInfo {
+/** Of description F1 perception under one unverifiable-claims policy (report-policy.ts): it says which, and what it left out. */
+export interface DtsResult extends JudgeInfo, PolicyInfo {
   perception: 'f1' | 'label';
   metric: DtsMetric;
   /** Scored assemblies paired with a description, and those left without one. */
@@ -139,13 +141,14 @@ export async function describeThenSolveReport(database: Database, o: DtsOptions 
   const t = { perceptionThreshold: o.perceptionThreshold ?? threshold, answerThreshold: o.answerThreshold ?? threshold };
   return cachedReport(database, reportKey('describe-then-solve', [filterKey(o), perception, metric, t]), async () => {
     const judge = await chooseJudge(database, o.judge);
-    const [desc, asm, labels] = await Promise.all([
+    const [desc, asm, labels, policy] = await Promise.all([
       descriptionFacts(database, o, judge),
       assemblyFacts(database, o),
       perception === 'label' ? wholeAnswerLabels(database, o) : Promise.resolve([]),
+      policyNote(database, o, judge),
     ]);
     const r = await runInThread<{ paired: number; unpaired: number; ambiguous: number; report: DtsReport | null }>(REPORT_TASKS, 'dtsTask', { desc, asm, labels, perception, metric, ...t });
-    const base = { ...judgeInfo(judge), perception, metric, paired: r.paired, unpaired: r.unpaired, ambiguous: r.ambiguous };
+    const base = { ...judgeInfo(judge), ...policy, perception, metric, paired: r.paired, unpaired: r.unpaired, ambiguous: r.ambiguous };
     if (!r.report) {
       // All left out for several candidates is another reason than none: say how many.
       const several = r.ambiguous > 0 ? `; ${r.ambiguous} left out as ambiguous (two or more of their puzzle in the run)` : '';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Database } from '../../src/db/client.ts';
-import { ablationTable, effortTable, leaderboard } from '../../src/services/reports.ts';
+import { ablationTable, describeThenSolveReport, effortTable, leaderboard } from '../../src/services/reports.ts';
 import { stopThreads } from '../../src/threads/pool.ts';
 import { useApi } from '../api/app-fixture.ts';
 import { describeDb } from '../helpers/db.ts';
@@ -93,6 +93,19 @@ describeDb('description F1 under one unverifiable-claims policy', (ctx) => {
     expect(effort.unverifiable).toBe('exclude');
     const ablation = await ablationTable(ctx.database, { judge: 'jp' });
     expect(ablation.rows.find((r) => r.model === 'm1' && r.condition === 'plain')!.f1).toBeCloseTo(103 / 186, 12);
+  });
+
+  it('describe-then-solve says its policy and how many grades it left out, as the leaderboard does (API too)', async () => {
+    const count = await describeThenSolveReport(ctx.database, { judge: 'pp' });
+    expect([count.unverifiable, count.unverifiableNote]).toEqual(['count', '1 grade left out: computed with unverifiable claims excluded, and its stored claims cannot rescore it under count (a panel grade keeps none)']);
+    const exclude = await describeThenSolveReport(ctx.database, { judge: 'jp', unverifiable: 'exclude' });
+    expect([exclude.unverifiable, exclude.unverifiableNote]).toEqual(['exclude', null]);
+    const res = await api.call(api.keys.read, 'GET', '/api/reports/describe-then-solve?judge=pp&unverifiable=exclude');
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({
+      unverifiable: 'exclude',
+      unverifiableNote: '1 grade left out: computed with unverifiable claims counted, and its stored claims cannot rescore it under exclude (a panel grade keeps none)',
+    });
   });
 
   it('GET /api/reports/leaderboard?unverifiable=exclude; an unknown policy is 400 with the envelope', async () => {

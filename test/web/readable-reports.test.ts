@@ -139,6 +139,8 @@ describe('query parameters', () => {
     ['/calibration?scale=likert', "scale: must be one of verdict, binary, numeric, got 'likert'"],
     ['/?treshold=0.5', "unknown query parameter 'treshold' (this page takes judge, unverifiable, table, format)"],
     ['/?unverifiable=drop', "unverifiable: must be one of count, exclude, got 'drop'"],
+    ['/describe-then-solve?unverifiable=drop', "unverifiable: must be one of count, exclude, got 'drop'"],
+    ['/describe-then-solve?metrics=x', "unknown query parameter 'metrics' (this page takes metric, perception, threshold, judge, unverifiable, table, format)"],
     ['/benchmarks?tags=x', "unknown query parameter 'tags' (this page takes tag, unverifiable, table, format)"],
     ['/judges/compare?run=r&a=x&c=y', "unknown query parameter 'c' (this page takes run, a, b, table, format)"],
     ['/answers?offset=1.5', "offset: must be a whole number from 0 to 2147483647, got '1.5'"],
@@ -158,6 +160,7 @@ describe('query parameters', () => {
     // The F1 pages say the unverifiable-claims policy of their F1 (services/report-policy.ts).
     expect(await (await get('/?unverifiable=exclude')).text()).toContain('unverifiable claims <strong>excluded from</strong> correctness');
     expect(await (await get('/benchmarks')).text()).toContain('unverifiable claims <strong>counted in</strong> correctness');
+    expect(await (await get('/describe-then-solve?unverifiable=exclude')).text()).toContain('unverifiable claims <strong>excluded from</strong> correctness');
   });
 
   it('the API equivalents answer 400 too', async () => {

@@ -2,6 +2,8 @@ import type { Database } from '../../db/client.ts';
 import { describeThenSolveReport, DTS_DEFAULT_THRESHOLD, DTS_METRICS, flattenDts, type DtsMetric, type DtsResult } from '../../services/reports.ts';
 import type { IntervalPoint } from '../charts.ts';
 import { JudgeNote } from '../judge-note.tsx';
+import { PolicyNote } from '../policy-note.tsx';
+import { REPORT_UNVERIFIABLE_DEFAULT, UNVERIFIABLE_POLICIES } from '../../services/report-policy.ts';
 import { Figure } from '../layout.tsx';
 import type { PageSpec } from '../respond.tsx';
 import { SelectField } from '../select-field.tsx';
@@ -23,19 +25,20 @@ const MEASURES = ['P(P✓)', 'P(A✓|P✓)', 'P(A✓|P✗)'] as const;
 const threshold = (q: URLSearchParams): number => numberIn(q, 'threshold', -1, 1, DTS_DEFAULT_THRESHOLD);
 
 /** The page's query parameters (page-query.ts: any other name is refused). */
-export const DTS_QUERY = declareQuery(['metric', 'perception', 'threshold', 'judge'], { downloads: true });
+export const DTS_QUERY = declareQuery(['metric', 'perception', 'threshold', 'judge', 'unverifiable'], { downloads: true });
 
 export async function dtsPage(q: URLSearchParams, database: Database): Promise<PageSpec> {
   const metric = oneOf<DtsMetric>(q, 'metric', DTS_METRICS, 'neighbour');
   const perception = oneOf(q, 'perception', ['f1', 'label'] as const, 'f1');
   const tau = threshold(q);
+  const unverifiable = oneOf(q, 'unverifiable', UNVERIFIABLE_POLICIES, REPORT_UNVERIFIABLE_DEFAULT);
   // The judge whose grades are the perception: ?judge= (blank: the default, the judge with the most answers
   // graded ok), as the API's; one that names nothing is a 404 (filter-values.ts), not the default's report.
   const judge = param(q, 'judge');
   if (judge) await requireNamed(database, { judge }, { judge: 'judge' });
   const load = async () => {
     const [r, models, judges] = await Promise.all([
-      describeThenSolveReport(database, { metric, perception, threshold: tau, ...(judge ? { judge } : {}) }),
+      describeThenSolveReport(database, { metric, perception, threshold: tau, unverifiable, ...(judge ? { judge } : {}) }),
       reportModels(database),
       gradedJudges(database),
     ]);
@@ -99,6 +102,7 @@ function view(q: URLSearchParams, choice: Choice, r: DtsResult, judges: readonly
       <SelectField name="judge" label="Judge (description F1)" options={judgeOptions(judges, defaultJudge, choice.judge)} selected={choice.judge ?? ''} />
       <label for="threshold">Threshold τ</label>
       <input id="threshold" name="threshold" type="number" step="0.05" min="-1" max="1" value={String(tau)} />
+      {param(q, 'unverifiable') ? <input type="hidden" name="unverifiable" value={r.unverifiable} /> : null}
       <button type="submit">Show</button>
     </form>
   );
@@ -119,6 +123,8 @@ function view(q: URLSearchParams, choice: Choice, r: DtsResult, judges: readonly
         <>
           {form}
           <JudgeNote judge={r.judge} baseline={r.judgeBaseline} what="Description F1 (perception) from grades by" />
+          {/* Human-label perception reads no F1: the policy only matters for perception from F1. */}
+          {perception === 'f1' ? <PolicyNote unverifiable={r.unverifiable} unverifiableNote={r.unverifiableNote} /> : null}
           <p class="lede">
             Each assembly is paired with its run’s description of the same puzzle ({r.paired} paired, {r.unpaired - r.ambiguous} without a{' '}
             {perception === 'f1' ? 'graded' : 'human-labelled'} description, {r.ambiguous} left out as ambiguous). P(A✓|P✓) well above P(A✓|P✗) means the models that see
