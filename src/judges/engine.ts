@@ -13,7 +13,7 @@ import { loadPrices, costUsd, type PriceTable } from './prices.ts';
 import { assemblePrompt, type AssembledPrompt, type JudgeImage, loadTemplate, type PromptTemplate } from './prompt.ts';
 import { DEFAULT_BACKOFF, retryDelayMs, type BackoffOptions } from './retry.ts';
 import type { CachedResponse, JobLease, LedgerEntry, ResponseCache, UsageLedger } from './store.ts';
-import { addUsage, type Judge, type JudgeReply, type JudgeRequest, ProviderCallError, type TokenUsage, type UsageUnknownReason, ZERO_USAGE } from './types.ts';
+import { addUsage, type Judge, type JudgeReply, type JudgeRequest, ProviderCallError, type TokenUsage, type UnknownCostReasons, type UsageUnknownReason, ZERO_USAGE } from './types.ts';
 import { tracedJudgeCall } from './telemetry.ts';
 
 /**
@@ -51,6 +51,8 @@ export interface JudgeOutcome {
    * billed, so the cost is unknown, never $0 (docs/data-safety.md, "Calls of unknown cost").
    */
   unknownCostCalls: number;
+  /** unknownCostCalls by reason (timeout | aborted | no_usage): what `assay grade` and the grade page tell. */
+  unknownCostReasons: UnknownCostReasons;
   latencyMs: number;
   promptHash: string;
   staticHash: string;
@@ -207,6 +209,7 @@ export function createJudgeEngine(o: EngineOptions): JudgeEngine {
     let cost: number | null = 0;
     let calls = 0;
     let unknownCostCalls = 0;
+    const unknownCostReasons: UnknownCostReasons = {};
     const base = { promptHash: prompt.promptHash, staticHash: prompt.staticHash, answerHash, cacheKey, neutralised: prompt.neutralised, judge: identity };
     const finish = (status: GradeStatus, reason: string | null, output: JudgeOutput | null, raw: string | null, extra: Partial<JudgeOutcome> = {}): JudgeOutcome => ({
       status,
@@ -218,6 +221,7 @@ export function createJudgeEngine(o: EngineOptions): JudgeEngine {
       usage,
       costUsd: cost,
       unknownCostCalls,
+      unknownCostReasons: { ...unknownCostReasons },
       latencyMs: clock() - started,
       stopRun: false,
       ...base,
@@ -272,8 +276,10 @@ export function createJudgeEngine(o: EngineOptions): JudgeEngine {
     const account = (status: string, u: TokenUsage | null, latencyMs: number, error?: string, unknown?: UsageUnknownReason): LedgerEntry => {
       const e = entryFor(status, u, latencyMs, error, unknown);
       cost = cost === null || e.costUsd === null ? null : Number((cost + e.costUsd).toFixed(9));
-      if (e.usageUnknown) unknownCostCalls++;
-      else usage = addUsage(usage, e.usage);
+      if (e.usageUnknown) {
+        unknownCostCalls++;
+        unknownCostReasons[e.usageUnknown] = (unknownCostReasons[e.usageUnknown] ?? 0) + 1;
+      } else usage = addUsage(usage, e.usage);
       return e;
     };
     const record = (status: string, u: TokenUsage | null, latencyMs: number, error?: string, unknown?: UsageUnknownReason): Promise<void> =>

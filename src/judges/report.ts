@@ -47,7 +47,10 @@ export function buildReport(rubric: Rubric, answer: string, o: JudgeOutcome, opt
   if (o.stopRun) meta.stopRun = true;
   // Calls sent whose tokens are unknown (a timeout, no usage in the reply): usage counts the others, and
   // costUsd is null because of these, not a missing price (docs/data-safety.md, "Calls of unknown cost").
-  if (o.unknownCostCalls > 0) meta.unknownCostCalls = o.unknownCostCalls;
+  if (o.unknownCostCalls > 0) {
+    meta.unknownCostCalls = o.unknownCostCalls;
+    meta.unknownCostReasons = o.unknownCostReasons;
+  }
   const empty = { completeness: null, correctness: null, f1: null, items: [], claims: [] };
   if (o.status !== 'ok' || !o.output) return { status: o.status, ...empty, meta, usage, judge: o.judge };
 

@@ -23,6 +23,8 @@ export interface TokenUsage {
  */
 export const USAGE_UNKNOWN_REASONS = ['timeout', 'aborted', 'no_usage'] as const;
 export type UsageUnknownReason = (typeof USAGE_UNKNOWN_REASONS)[number];
+/** How many calls of unknown cost there were for each reason (a reason without calls is absent). */
+export type UnknownCostReasons = Partial<Record<UsageUnknownReason, number>>;
 
 export const ZERO_USAGE: TokenUsage = Object.freeze({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0 });
 

@@ -8,6 +8,7 @@ import { checkImageFile, choiceFlag, fieldFlag, readText, requireFlag } from '..
 import { readStructured } from '../read-structured.ts';
 import { keyValues, table } from '../table.ts';
 import type { GradeDetail } from '../../services/grading/grade-detail.ts';
+import { unknownCostCalls, unknownCostText } from '../../services/grading/grade-cost.ts';
 
 /**
  * `assay grade`: one answer, one judge, stored in the database (ASSAY_DATA_DIR or DATABASE_URL).
@@ -42,8 +43,9 @@ function render(g: GradeDetail): string {
       ...(failed ? ([['this call', `${failed.status}${failed.reason ? ` — ${failed.reason}` : ''}; the stored ok grade (written ${g.createdAt}) is kept`]] as Array<[string, string]>) : []),
       ...(typeof g.meta.label === 'string' ? ([['label', `${g.meta.label} — ${String(g.meta.rationale)}`]] as Array<[string, string]>) : []),
       ['calls', `${u.calls}${u.cached ? ' (cached verdict, no provider call)' : ''}`],
-      ['tokens', `input ${u.input}, output ${u.output}, cache read ${u.cacheRead}, cache write ${u.cacheWrite}`],
-      ['cost', u.costUsd === null ? 'unknown (model not in judges/prices.yaml)' : `$${u.costUsd.toFixed(6)}`],
+      // Calls of unknown usage are not in the tokens: then a lower bound. The cost says why it is unknown.
+      ['tokens', `${unknownCostCalls(g.meta) ? 'at least ' : ''}input ${u.input}, output ${u.output}, cache read ${u.cacheRead}, cache write ${u.cacheWrite}`],
+      ['cost', unknownCostText(u.costUsd, g.meta) ?? `$${u.costUsd!.toFixed(6)}`],
     ]),
   );
   if (g.items.length) {

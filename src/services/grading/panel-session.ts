@@ -7,7 +7,7 @@ import { canonicalJson, type LoadedJudge, sha256 } from '../../judges/config.ts'
 import { type CallGate, type JudgeIdentity, LEXICAL_NOTE } from '../../judges/engine.ts';
 import { type AnyLoadedJudge, isLoadedPanel, type LoadedPanel } from '../../judges/panel-config.ts';
 import type { JobLease } from '../../judges/store.ts';
-import type { Judge } from '../../judges/types.ts';
+import type { Judge, UnknownCostReasons, UsageUnknownReason } from '../../judges/types.ts';
 import { panelItemConfidence, panelItemOrders, type PanelSample, votePanel } from '../../scoring/panel/index.ts';
 import { parseMeta, scoreMeta } from '../../scoring/description/meta.ts';
 import { type GradeDetail, keptGrade, toGradeDetail } from './grade-detail.ts';
@@ -126,6 +126,11 @@ async function createPanelSession(database: Database, panel: LoadedPanel, o: Ope
     const detail = panelDetail(result, shuffle ? orders.map((s) => ({ judge: s.judge, sample: s.sample, order: s.order })) : null, results.map((r) => r.outcome.reason));
     const sum = (f: (r: SampleResult) => number) => results.reduce((n, r) => n + f(r), 0);
     const costs = results.map((r) => r.outcome.costUsd);
+    // Members' calls of unknown usage (a timeout, a reply without usage) make the panel's cost null as they
+    // make a member's: the grade counts them, by reason, as a single grade does (judges/report.ts).
+    const unknownCostCalls = sum((r) => r.outcome.unknownCostCalls);
+    const unknownCostReasons: UnknownCostReasons = {};
+    for (const r of results) for (const [k, n] of Object.entries(r.outcome.unknownCostReasons) as Array<[UsageUnknownReason, number]>) unknownCostReasons[k] = (unknownCostReasons[k] ?? 0) + n;
     // The panel's prompt is its samples' prompts: their hashes, in sample order.
     const promptHash = sha256(canonicalJson(results.map((r) => r.outcome.promptHash)));
     // The meta scores are read from the answer against the rubric's truth, whoever judges it: an ok panel grade
@@ -143,7 +148,7 @@ async function createPanelSession(database: Database, panel: LoadedPanel, o: Ope
       f1: result.f1,
       items: result.status === 'ok' ? result.items.map((it) => ({ id: it.id, weight: it.weight, verdict: it.verdict!, evidence: '', points: it.weight * it.points!, ...confidence.get(it.id)! })) : [],
       claims: [],
-      meta: { reason: result.reason, promptHash, ...metaScores, judge: identity, cached: results.every((r) => r.outcome.cached), calls: sum((r) => r.outcome.calls), panel: detail, ...policyMeta(req.unverifiable) },
+      meta: { reason: result.reason, promptHash, ...metaScores, judge: identity, cached: results.every((r) => r.outcome.cached), calls: sum((r) => r.outcome.calls), ...(unknownCostCalls > 0 ? { unknownCostCalls, unknownCostReasons } : {}), panel: detail, ...policyMeta(req.unverifiable) },
       rawOutput: null,
       inputTokens: sum((r) => r.outcome.usage.input),
       outputTokens: sum((r) => r.outcome.usage.output),

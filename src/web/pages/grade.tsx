@@ -1,4 +1,5 @@
 import { basename } from 'node:path';
+import { unknownCostCalls, unknownCostText } from '../../services/grading/grade-cost.ts';
 import type { AnswerGradeView } from '../../services/web-answer.ts';
 import { int, num, usd } from '../format.ts';
 import { JudgeNote } from '../judge-note.tsx';
@@ -118,9 +119,10 @@ export function GradeSection(props: { grade: AnswerGradeView; tables: Table[]; s
   const u = g.usage;
   const reason = typeof g.meta.reason === 'string' ? g.meta.reason : null;
   const promptHash = typeof g.meta.promptHash === 'string' ? g.meta.promptHash : null;
-  // Calls sent with no usage reported (docs/data-safety.md#calls-of-unknown-cost): the tokens leave them out, the cost is unknown.
-  const unknownCalls = typeof g.meta.unknownCostCalls === 'number' ? g.meta.unknownCostCalls : 0;
-  const unknownText = `${unknownCalls} call${unknownCalls === 1 ? '' : 's'} of unknown cost: sent, no usage reported`;
+  // Calls sent with no usage reported (docs/data-safety.md#calls-of-unknown-cost): the tokens leave them out, the
+  // cost is unknown and says why, in `assay grade`'s words (grade-cost.ts); so is a model's with no price.
+  const unknownCalls = unknownCostCalls(g.meta);
+  const costUnknown = unknownCostText(u.costUsd, g.meta);
   return (
     <section class="grade" aria-label={`Grade by ${g.judge.id}`}>
       <h2>
@@ -146,7 +148,7 @@ export function GradeSection(props: { grade: AnswerGradeView; tables: Table[]; s
           {u.cacheWrite ? `, ${int(u.cacheWrite)} cache write` : ''}
         </dd>
         <dt>Cost</dt>
-        <dd>{unknownCalls ? `unknown (${unknownText})` : usd(u.costUsd)}</dd>
+        <dd>{costUnknown ?? usd(u.costUsd)}</dd>
         {reason ? (
           <>
             <dt>Reason</dt>
