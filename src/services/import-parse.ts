@@ -1,4 +1,4 @@
-import { LineCounter, parseDocument, isNode } from 'yaml';
+import { LineCounter, parseDocument, isNode, isScalar } from 'yaml';
 import type { z } from 'zod';
 import { badInput, type AssayError } from '../domain/errors.ts';
 import { explainIssue } from '../domain/issues.ts';
@@ -23,6 +23,11 @@ export interface Located<T = unknown> {
   line: number | null;
   /** Line of a field path inside the value, when the format can tell (YAML/JSON documents). */
   lineOf(path: readonly PropertyKey[]): number | null;
+  /**
+   * YAML documents: the source text of a number scalar at a path, when it is not String(the number) (007,
+   * 1e3, 0x1F, +5, 5.0), for fields where the text is an id; undefined otherwise (and for JSONL).
+   */
+  numberText?(path: readonly PropertyKey[]): string | undefined;
 }
 
 /**
@@ -123,8 +128,14 @@ export function parseDocumentFile(file: ImportFile): Located {
     }
     return null;
   };
+  const numberText = (path: readonly PropertyKey[]): string | undefined => {
+    const node = doc.getIn(path as unknown[], true);
+    if (!isScalar(node) || typeof node.value !== 'number' || !node.range) return undefined;
+    const text = file.content.slice(node.range[0], node.range[1]);
+    return text === String(node.value) ? undefined : text;
+  };
   const start = doc.contents && isNode(doc.contents) && doc.contents.range ? lineCounter.linePos(doc.contents.range[0]).line : 1;
-  return checked({ value, file: file.path, line: start, lineOf });
+  return checked({ value, file: file.path, line: start, lineOf, numberText });
 }
 
 const DEPTH = `nested deeper than ${MAX_JSON_DEPTH} levels`;

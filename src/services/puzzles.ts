@@ -3,11 +3,11 @@ import { asc, count, eq, inArray, type SQL, and } from 'drizzle-orm';
 import { z } from 'zod';
 import { Fields } from '../domain/fields.ts';
 import { CAPS } from '../domain/limits.ts';
-import { GridTruthSchema, type GridTruth } from '../domain/grid.ts';
+import { GridTruthSchema, inexactIdNumber, type GridTruth } from '../domain/grid.ts';
 import { AssayError, badInput, notFound } from '../domain/errors.ts';
 import type { Database, Queryable } from '../db/client.ts';
 import { puzzles, rubrics } from '../db/schema.ts';
-import { isJsonl, locatedError, parseLocated, parseValues, where, type ImportFile } from './import-parse.ts';
+import { isJsonl, locatedError, parseLocated, parseValues, where, type ImportFile, type Located } from './import-parse.ts';
 
 /**
  * Puzzles: a grid truth (design §3 T.json) plus what reports slice and join on: the picture, a size
@@ -44,6 +44,25 @@ export interface PuzzleInput {
   where: string;
 }
 
+/**
+ * A YAML id written 007 (or 1e3, 0x1F, +5, 5.0) is the number 7 (1000, 31, 5, 5) to the YAML parser, and
+ * stringified it would name a piece the file never wrote: an answer giving 007 would score it unknown.
+ * Refused, as JSON truths refuse a number they cannot hold exactly: numbers are ids only as String(n).
+ */
+function refuseNumberTextIds(loc: Located, layout: unknown): void {
+  if (!loc.numberText || !Array.isArray(layout)) return;
+  layout.forEach((row, r) => {
+    if (!Array.isArray(row)) return;
+    row.forEach((v, c) => {
+      // Past 2^53 the truth schema's own message (inexactIdNumber) says more.
+      const text = typeof v === 'number' && !inexactIdNumber(v) ? loc.numberText!(['layout', r, c]) : undefined;
+      if (text !== undefined) {
+        throw locatedError(loc, ['layout', r, c], `piece id ${text} is read by YAML as the number ${v} ('${String(v)}'), not as written; quote it ("${text}")`);
+      }
+    });
+  });
+}
+
 export function parsePuzzleFiles(files: ImportFile[]): PuzzleInput[] {
   const out: PuzzleInput[] = [];
   const seen = new Map<string, string>();
@@ -54,6 +73,7 @@ export function parsePuzzleFiles(files: ImportFile[]): PuzzleInput[] {
       }
       const { id, picture, sizeBucket, rubric, ...truthRaw } = loc.value as Record<string, unknown>;
       const meta = parseLocated(PuzzleMetaSchema, { ...loc, value: { id, picture, sizeBucket, rubric } });
+      refuseNumberTextIds(loc, truthRaw.layout);
       const truth = parseLocated(GridTruthSchema, { ...loc, value: truthRaw });
       const slug = meta.id ?? (isJsonl(f.path) ? undefined : basename(f.path).replace(/\.(ya?ml|json)$/i, ''));
       if (!slug) throw locatedError(loc, ['id'], 'required in JSONL puzzle files');
