@@ -33,6 +33,10 @@ function ended<T>(span: Span, p: Promise<T>, after: (span: Span, v: T) => void):
     },
     (e: unknown) => {
       span.setAttribute('error.type', (e as { kind?: string })?.kind ?? (e as Error)?.name ?? 'error');
+      // A call that may have reached the provider with no reply read (a timeout, a lost connection) has no
+      // usage attributes: say why, as a reply without usage does, so no sum over spans reads as a whole.
+      const unknown = (e as { usageUnknown?: unknown })?.usageUnknown;
+      if (typeof unknown === 'string') span.setAttribute('assay.usage_unknown', unknown);
       span.setStatus({ code: ERROR, message: (e as Error)?.message ?? String(e) });
       span.end();
       throw e;
