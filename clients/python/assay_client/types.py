@@ -232,6 +232,7 @@ class LeaderboardRow(TypedDict):
     f1Low: Optional[float]
     f1High: Optional[float]
     assemblies: int
+    noAnswer: int
     neighbour: Optional[float]
     neighbourLow: Optional[float]
     neighbourHigh: Optional[float]
@@ -253,6 +254,8 @@ class Leaderboard(TypedDict):
     judgeFamily: Optional[str]
     rows: list[LeaderboardRow]
     unattributed: int
+    unverifiable: Literal["count", "exclude"]
+    unverifiableNote: Optional[str]
 
 
 # --- statistics and calibration (every figure defined in docs/analysis.md) --------------------------
