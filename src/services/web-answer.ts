@@ -5,6 +5,8 @@ import { type AnswerGrade, gradesOfAnswer } from './grading/grade-detail.ts';
 import { newestFirst } from './grading/newest-grade.ts';
 import { getPuzzle, type PuzzleView } from './puzzles.ts';
 import { chooseJudge } from './report-data.ts';
+import { policyF1Sql, policyInfo, reportPolicy, type PolicyInfo } from './report-policy.ts';
+import type { UnverifiablePolicy } from '../scoring/description/score.ts';
 import { getRubric, getRubricVersionById, type RubricVersionView } from './rubrics.ts';
 
 /**
@@ -72,30 +74,45 @@ export interface AnswerListRow {
 
 export async function listAnswerRows(
   database: Database,
-  f: { run?: string; model?: string; task?: string; judge?: string; limit: number; offset: number },
-): Promise<{ total: number; judge: string | null; rows: AnswerListRow[] }> {
+  f: { run?: string; model?: string; task?: string; judge?: string; unverifiable?: UnverifiablePolicy; limit: number; offset: number },
+): Promise<{ total: number; judge: string | null; rows: AnswerListRow[] } & PolicyInfo> {
   // F1 is the reports' judge's (report-data.ts chooseJudge: the named one, else the busiest) and read as they read
   // it, the newest grade of that judge and its F1 only when ok: the newest ok grade of any judge made the column
   // the F1 of whichever judge graded last, beside a leaderboard of another judge. Unknown judge: not found.
+  // It is under the reports' unverifiable-claims policy too (report-policy.ts, one SQL): the stored F1 is of the
+  // policy the grade was made with, so a grade under exclude read beside a leaderboard under count disagreed.
   const judge = await chooseJudge(database, f.judge);
+  const policy = reportPolicy(f.unverifiable);
   const where = `($1::text is null or r.name = $1) and ($2::text is null or r.model = $2) and ($3::text is null or a.task = $3)`;
   const params = [f.run ?? null, f.model ?? null, f.task ?? null];
-  const total = Number((await database.execute(`select count(*)::int as n from answers a join runs r on r.id = a.run_id where ${where}`, params)).rows[0]?.n ?? 0);
+  // The judge's newest grade of each answer (none: nulls, and the policy's F1 of no grade is null).
+  const newest = (judgeParam: string) => `left join lateral (select g.status, g.completeness, g.correctness, g.f1, g.claims, g.meta from grades g
+        where g.answer_id = a.id and g.judge_id = ${judgeParam} order by ${newestFirst()} limit 1) ng on true`;
+  const p = policyF1Sql('ng', '$5::text');
+  const counted = await database.execute(
+    `select count(*)::int as n, count(*) filter (where ${p.leftOut})::int as "leftOut"
+       from answers a join runs r on r.id = a.run_id ${newest('$4')} ${p.joins} where ${where}`,
+    [...params, judge?.id ?? -1, policy],
+  );
+  const total = Number(counted.rows[0]?.n ?? 0);
+  const q = policyF1Sql('ng', '$7::text');
   const r = await database.execute(
     `select a.id, a.external_id as answer, r.name as run, r.model, a.task, a.status, rb.slug as rubric, p.slug as puzzle,
             (select count(*)::int from grades g where g.answer_id = a.id) as grades,
-            (select case when g.status = 'ok' then g.f1 end from grades g where g.answer_id = a.id and g.judge_id = $6 order by ${newestFirst()} limit 1) as f1,
+            ${q.f1} as f1,
             s.neighbour, s.direct,
             (select count(distinct l.annotator)::int from labels l where l.answer_id = a.id and l.kind = 'human') as "humanLabels"
        from answers a join runs r on r.id = a.run_id
+       ${newest('$6')} ${q.joins}
        left join rubrics rb on rb.id = a.rubric_id left join puzzles p on p.id = a.puzzle_id
        left join assembly_scores s on s.answer_id = a.id
       where ${where} order by a.id limit $4 offset $5`,
-    [...params, f.limit, f.offset, judge?.id ?? -1],
+    [...params, f.limit, f.offset, judge?.id ?? -1, policy],
   );
   return {
     total,
     judge: judge?.slug ?? null,
+    ...policyInfo(policy, Number(counted.rows[0]?.leftOut ?? 0)),
     rows: r.rows.map((x) => ({ ...x, id: Number(x.id), f1: n(x.f1), neighbour: n(x.neighbour), direct: n(x.direct), grades: Number(x.grades), humanLabels: Number(x.humanLabels) })),
   };
 }

@@ -50,8 +50,8 @@ function concrete(path: string): string {
 describe('undeclared query parameters on the pages', () => {
   it.each([
     ['/calibration?judeg=x', 'judeg', 'scale, judge, humans, panel, run, table, format'],
-    ['/?rn=IIW-P5B', 'rn', 'judge, table, format'],
-    ['/answers?rn=IIW-P5B', 'rn', 'run, model, task, judge, offset, table, format'],
+    ['/?rn=IIW-P5B', 'rn', 'judge, unverifiable, table, format'],
+    ['/answers?rn=IIW-P5B', 'rn', 'run, model, task, judge, unverifiable, offset, table, format'],
     ['/annotate?campaing=x', 'campaing', 'campaign, scale, finished, table, format'],
     ['/campaigns?x=1', 'x', 'table, format'],
     ['/login?nxt=/', 'nxt', 'next'],

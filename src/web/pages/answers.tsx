@@ -13,13 +13,15 @@ import { DataTable, type Table } from '../table.tsx';
 import { GradeSection, gradeTables } from './grade.tsx';
 import { declareQuery } from '../page-query.ts';
 import { numberIn, oneOf, param, reportPage } from './report-page.ts';
+import { PolicyNote } from '../policy-note.tsx';
+import { REPORT_UNVERIFIABLE_DEFAULT, UNVERIFIABLE_POLICIES } from '../../services/report-policy.ts';
 
 /** Answers: a filtered list, and one answer with its grades and (for assemblies) the rebuilt puzzle. */
 
 const PAGE = 50;
 
 /** The query parameters of each page (page-query.ts: any other name is refused). */
-export const ANSWERS_QUERY = declareQuery(['run', 'model', 'task', 'judge', 'offset'], { downloads: true });
+export const ANSWERS_QUERY = declareQuery(['run', 'model', 'task', 'judge', 'unverifiable', 'offset'], { downloads: true });
 export const ANSWER_QUERY = declareQuery([], { downloads: true });
 
 async function listPage(q: URLSearchParams, web: Web): Promise<PageSpec> {
@@ -27,6 +29,8 @@ async function listPage(q: URLSearchParams, web: Web): Promise<PageSpec> {
   const model = param(q, 'model');
   const task = param(q, 'task') ? oneOf(q, 'task', TASK_KINDS, 'describe') : undefined;
   const judge = param(q, 'judge');
+  // The F1 column under the reports' policy (report-policy.ts), so it agrees with the leaderboard read alike.
+  const unverifiable = oneOf(q, 'unverifiable', UNVERIFIABLE_POLICIES, REPORT_UNVERIFIABLE_DEFAULT);
   const offset = numberIn(q, 'offset', 0, 2_147_483_647, 0, { integer: true });
   // A run or model that names nothing is a 404: "No answers match" would pass for a real, empty filter.
   const database = web.api.deps.database;
@@ -34,7 +38,7 @@ async function listPage(q: URLSearchParams, web: Web): Promise<PageSpec> {
   if (model && (await listRuns(database, { model, limit: 1 })).total === 0) throw notFound(`model '${model}' not found: no run is of that model`);
   // A download holds every matching answer; the screen shows one page of PAGE.
   const download = q.get('table') === 'answers' && q.has('format');
-  const r = await listAnswerRows(web.api.deps.database, { run, model, task, ...(judge ? { judge } : {}), limit: download ? 2_147_483_647 : PAGE, offset: download ? 0 : offset });
+  const r = await listAnswerRows(web.api.deps.database, { run, model, task, unverifiable, ...(judge ? { judge } : {}), limit: download ? 2_147_483_647 : PAGE, offset: download ? 0 : offset });
   // The F1 column is one judge's (the leaderboard's unless ?judge= names another): the caption says which.
   const byJudge = r.judge ? `F1 by judge ${r.judge}` : '';
   const shown = download ? `all ${r.total}` : r.total ? `${offset + 1}–${Math.min(offset + PAGE, r.total)} of ${r.total}` : '';
@@ -74,8 +78,10 @@ async function listPage(q: URLSearchParams, web: Web): Promise<PageSpec> {
           <SelectField name="task" label="Task" options={TASK_KINDS} selected={task} any="any" />
           <label for="judge">Judge</label>
           <input id="judge" name="judge" value={judge ?? ''} placeholder={r.judge ?? ''} />
+          {param(q, 'unverifiable') ? <input type="hidden" name="unverifiable" value={r.unverifiable} /> : null}
           <button type="submit">Filter</button>
         </form>
+        <PolicyNote unverifiable={r.unverifiable} unverifiableNote={r.unverifiableNote} />
         <DataTable table={table} search={q} />
         <nav class="pager" aria-label="Pages">
           {offset > 0 ? <a href={pageLink(Math.max(0, offset - PAGE))}>Previous</a> : null}{' '}
