@@ -118,8 +118,8 @@ describeDb('grading service', (ctx) => {
     const g = await gradeAnswer(ctx.database, { judge: 'claude', keys: keysFor(fake), engine: quiet, rubric: farmyard, answer: { text: farmyardAnswer, run: 'calib', externalId: 'a1' } });
     await ctx.database.db.insert(labels).values({ answerId: g.answerId, itemKey: 'barn', annotator: 'ann', kind: 'human', label: 'partial' });
     const rows = await loadCalibrationLabels(ctx.database, { run: 'calib', judge: 'claude' });
-    expect(rows).toContainEqual({ answer: 'a1', item: 'barn', model: 'unknown', rater: 'ann', kind: 'human', label: 'partial' });
-    expect(rows).toContainEqual({ answer: 'a1', item: 'barn', model: 'unknown', rater: 'claude', kind: 'judge', label: 'correct' });
+    expect(rows).toContainEqual({ answer: 'a1', item: 'barn', model: 'unknown', rater: 'ann', kind: 'human', label: 'partial', rubric: farmyard.id });
+    expect(rows).toContainEqual({ answer: 'a1', item: 'barn', model: 'unknown', rater: 'claude', kind: 'judge', label: 'correct', rubric: farmyard.id });
     expect(rows.filter((r) => r.kind === 'judge')).toHaveLength(farmyard.items.length);
     await expect(loadCalibrationLabels(ctx.database, { run: 'nope', judge: 'claude' })).rejects.toThrow(/run 'nope' not found/);
   });
