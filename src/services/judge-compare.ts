@@ -7,6 +7,7 @@ import { isFinalGrade, isGraded, sqlText } from './grading/needs-grading.ts';
 import { isNewestBySlug } from './grading/newest-grade.ts';
 import { findRun } from './grading/run-ref.ts';
 import { exampleAnswers } from './grading/example-exclusion.ts';
+import { policyF1Sql, policyInfo, REPORT_UNVERIFIABLE_DEFAULT } from './report-policy.ts';
 
 /**
  * `assay judge compare`, the page and the API route: two judges' STORED grades of one run against the
@@ -33,17 +34,28 @@ export const JUDGE_COMPARE_LIMITS = { top: 1000, resamples: 100_000 } as const;
  * the newest (grades are versioned — several configurations of one judge id, several rubric versions —
  * and the newest is the grade, the one the answer page shows first).
  */
-async function runGrades(database: Database, runId: number, slugs: string[]): Promise<Map<string, Map<string, JudgeGrade>>> {
+async function runGrades(database: Database, runId: number, slugs: string[]): Promise<{ grades: Map<string, Map<string, JudgeGrade>>; note: string | null }> {
+  // F1 under one unverifiable-claims policy, the reports' default (report-policy.ts): a stored F1 is of the
+  // policy its grade was made with, so a move between a judge graded under count and one under exclude
+  // mixed the two definitions of correctness into the judges' difference. One that cannot be rescored is no F1.
+  const policy = REPORT_UNVERIFIABLE_DEFAULT;
+  const p = policyF1Sql('g', '$3::text');
   const r = await database.execute(
-    `select coalesce(json_agg(json_build_array(j.slug, a.external_id, g.status, g.items, g.f1) order by a.id), '[]')::text as j
-       from grades g join judges j on j.id = g.judge_id join answers a on a.id = g.answer_id
+    `select coalesce(json_agg(json_build_array(j.slug, a.external_id, g.status, g.items, ${p.f1}, ${p.leftOut}) order by a.id), '[]')::text as j
+       from grades g join judges j on j.id = g.judge_id join answers a on a.id = g.answer_id ${p.joins}
       where a.run_id = $1 and j.slug = any($2::text[]) and ${isNewestBySlug()}`,
-    [runId, slugs],
+    [runId, slugs, policy],
   );
-  const rows = JSON.parse(String(r.rows[0]!.j)) as Array<[string, string, string, JudgeGrade['items'], number | null]>;
+  const rows = JSON.parse(String(r.rows[0]!.j)) as Array<[string, string, string, JudgeGrade['items'], number | null, boolean]>;
   const out = new Map(slugs.map((s) => [s, new Map<string, JudgeGrade>()]));
-  for (const [slug, answer, status, items, f1] of rows) out.get(slug)!.set(answer, { status, items, f1 });
-  return out;
+  const leftOut = new Map<string, number>();
+  for (const [slug, answer, status, items, f1, left] of rows) {
+    out.get(slug)!.set(answer, { status, items, f1 });
+    if (left) leftOut.set(slug, (leftOut.get(slug) ?? 0) + 1);
+  }
+  const parts = slugs.flatMap((s) => (leftOut.get(s) ? [`judge ${s}: ${policyInfo(policy, leftOut.get(s)!).unverifiableNote}`] : []));
+  const note = parts.length ? `F1 moves read every grade with unverifiable claims counted in correctness (the reports' default); ${parts.join('; ')}` : null;
+  return { grades: out, note };
 }
 
 /** Per judge: the run's answers a judge grades (needs-grading.ts) whose grade is missing or not final. */
@@ -92,7 +104,7 @@ export type JudgeCompareReport = JudgeComparison & {
 export async function judgeCompare(database: Database, query: JudgeCompareQuery): Promise<JudgeCompareReport> {
   const q = checkQuery(query);
   const run = await findRun(database, q.run);
-  const grades = await runGrades(database, run.id, [q.a, q.b]);
+  const { grades, note: policyNote } = await runGrades(database, run.id, [q.a, q.b]);
   for (const judge of [q.a, q.b]) {
     if (grades.get(judge)!.size === 0) {
       throw badInput(`judge '${judge}' has no grades for run '${run.name}'; grade it first: assay run --run ${run.name} --judge ${judge}`);
@@ -122,5 +134,5 @@ export async function judgeCompare(database: Database, query: JudgeCompareQuery)
     { a: grades.get(q.a)!, b: grades.get(q.b)!, humanLabelledAnswers: labelled },
     { seed: q.seed, resamples: q.resamples, top: q.top },
   );
-  return { run: run.name, ...report, ungraded: await ungradedCounts(database, run.id, q.a, q.b), excludedExamples: shown.size, notes: versionNotes(set.versions) };
+  return { run: run.name, ...report, ungraded: await ungradedCounts(database, run.id, q.a, q.b), excludedExamples: shown.size, notes: [...versionNotes(set.versions), ...(policyNote ? [policyNote] : [])] };
 }
