@@ -53,7 +53,7 @@ for (const engine of ENGINES) {
       expect(r.stdout).toMatch(/^old +0\.6667 +0\.5556 /m);
       expect(r.stdout).toMatch(/^new +0\.8333 +0\.7600 /m);
       expect(r.stdout).toMatch(/^kappa +0\.2044 /m);
-      expect(r.stdout).toMatch(/^cow-in-barn +3 +2 +2 +0 +0 +correct→missing 1, incorrect→missing 1$/m);
+      expect(r.stdout).toMatch(/^farmyard-54\/cow-in-barn +3 +2 +2 +0 +0 +correct→missing 1, incorrect→missing 1$/m);
       expect(r.stdout).toMatch(/^x6 +0\.1000 +0\.9000 +0\.8000 +no$/m);
     }, SLOW);
 

@@ -114,7 +114,7 @@ describeDb('a stale cache entry in the database', (ctx) => {
     expect((await cache.get('sc-1'))!).toEqual(current('new'));
   });
 
-  it.each(['anthropic', 'openai'] as const)('%s: a cached two-object reply from before the rules is re-asked (parse_failure stored), and a fresh ok replaces it', async (provider) => {
+  it.each(['anthropic', 'openai'] as const)('%s: a cached two-object reply from before the rules is re-asked (a parse_failure, kept beside the ok grade as its last attempt), and a fresh ok replaces it', async (provider) => {
     const j = parseJudgeConfig(
       { id: `stale-${provider}`, provider, model: provider === 'anthropic' ? 'claude-sonnet-5' : 'gpt-4.1', prompt: 'prompts/rubric-v1.md', params: { max_tokens: 2000, temperature: 0, timeout_ms: 10_000, max_attempts: 2 } },
       'stale judge',
@@ -131,10 +131,11 @@ describeDb('a stale cache entry in the database', (ctx) => {
     const before = fake.calls.length;
     const stale = await session.grade({ rubric: { slug: 'farmyard-54' }, answer: { id: first.answerId } });
     expect(fake.calls.length - before).toBe(2);
-    expect(stale.status).toBe('parse_failure');
-    expect([stale.completeness, stale.correctness, stale.f1]).toEqual([null, null, null]);
+    // The re-ask fails under the new rules; the stored ok grade stays (c724a13) and says so in meta.lastAttempt.
+    expect([stale.gradeId, stale.status, stale.f1]).toEqual([first.gradeId, 'ok', first.f1]);
+    expect(stale.meta.lastAttempt).toMatchObject({ status: 'parse_failure' });
     const [g] = await ctx.database.db.select().from(grades).where(eq(grades.id, stale.gradeId));
-    expect([g!.status, g!.f1]).toEqual(['parse_failure', null]);
+    expect([g!.status, g!.f1, (g!.meta as { lastAttempt?: { status: string } }).lastAttempt?.status]).toEqual(['ok', first.f1, 'parse_failure']);
     const ledger = async () => (await ctx.database.db.select().from(usageLedger).where(eq(usageLedger.answerId, first.answerId)).orderBy(usageLedger.id)).map((l) => l.status);
     expect(await ledger()).toEqual(['ok', 'invalid_output', 'invalid_output']);
 

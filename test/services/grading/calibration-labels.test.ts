@@ -16,7 +16,7 @@ describeDb('calibration labels', (ctx) => {
     const byExternal = await calibrationLabels(ctx.database, { key: 'externalId', run: 'cal-run', judge: 'lexical' });
     const byId = await calibrationLabels(ctx.database, { key: 'answerId', run: 'cal-run', judge: 'lexical' });
     expect(byId).toEqual(byExternal.map((r) => ({ ...r, answer: String(g.answerId) })));
-    expect(byExternal).toContainEqual({ answer: 'farm-1', item: 'barn', model: 'unknown', rater: 'ann', kind: 'human', label: 'partial' });
+    expect(byExternal).toContainEqual({ answer: 'farm-1', item: 'barn', model: 'unknown', rater: 'ann', kind: 'human', label: 'partial', rubric: farmyard.id });
     expect(byExternal.filter((r) => r.kind === 'judge')).toHaveLength(farmyard.items.length);
     expect(byExternal.some((r) => r.item?.startsWith('claim:'))).toBe(false);
     expect(await loadCalibrationLabels(ctx.database, { run: 'cal-run', judge: 'lexical' })).toEqual(byExternal);
@@ -27,8 +27,8 @@ describeDb('calibration labels', (ctx) => {
     expect((await numericOf()).filter((r) => r.kind === 'judge')).toEqual([]);
     await ctx.database.db.insert(labels).values({ answerId: g.answerId, itemKey: 'answer:numeric', annotator: 'ann', kind: 'human' as const, label: '4' });
     const numeric = await numericOf();
-    expect(numeric.filter((r) => r.kind === 'human' && r.item === undefined)).toEqual([{ answer: String(g.answerId), model: 'unknown', rater: 'ann', kind: 'human', label: 4 }]);
-    expect(numeric.filter((r) => r.kind === 'judge')).toEqual([{ answer: String(g.answerId), model: 'unknown', rater: 'lexical', kind: 'judge', label: g.f1 }]);
+    expect(numeric.filter((r) => r.kind === 'human' && r.item === undefined)).toEqual([{ answer: String(g.answerId), model: 'unknown', rater: 'ann', kind: 'human', label: 4, rubric: farmyard.id }]);
+    expect(numeric.filter((r) => r.kind === 'judge')).toEqual([{ answer: String(g.answerId), model: 'unknown', rater: 'lexical', kind: 'judge', label: g.f1, rubric: farmyard.id }]);
     await expect(loadCalibrationLabels(ctx.database, { run: 'cal-run', judge: 'nobody' })).rejects.toThrow("judge 'nobody' has graded nothing");
   });
 });
