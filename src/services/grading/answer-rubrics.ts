@@ -1,5 +1,6 @@
 import type { Database } from '../../db/client.ts';
 import type { VersionedRow } from './label-versions.ts';
+import { answerRubricIdSql } from './rubric-scope.ts';
 
 /**
  * The rubric (slug) of each answer, as the reports scope it (rubric-scope.ts): its own, else its puzzle's.
@@ -10,7 +11,7 @@ export async function answerRubrics(database: Database, answerIds: readonly numb
   if (answerIds.length === 0) return new Map();
   const r = await database.execute(
     `select coalesce(json_agg(json_build_array(a.id, rb.slug)), '[]')::text as j
-       from answers a join rubrics rb on rb.id = coalesce(a.rubric_id, (select p.rubric_id from puzzles p where p.id = a.puzzle_id))
+       from answers a join rubrics rb on rb.id = ${answerRubricIdSql('a')}
       where a.id = any($1::int[])`,
     [[...new Set(answerIds)]],
   );
