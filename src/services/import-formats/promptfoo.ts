@@ -65,6 +65,12 @@ export function convertPromptfoo(file: ImportFile, opts: ConvertOptions): Conver
     const scores: ForeignScore[] = [];
     if (!failed && error !== undefined && !assertFailed && !g) skipped.push({ where, reason: `error after the model's response (${error.slice(0, 200)}): the answer is imported without a score` });
     else if (g && noAssertions(g)) skipped.push({ where, reason: 'gradingResult: the test has no assertions (promptfoo scores it 1 with nothing checked); the answer is imported without a score' });
+    else if (g && (r.failureReason === 2 || graderFailed(g))) {
+      // A judge failure is a status, not a score: promptfoo's 0 (or an average holding it) stored as the
+      // imported judge's grade counted the failure as a wrong answer in every report, exit 0.
+      const why = short(g.reason, 200) ?? error?.slice(0, 200) ?? 'no reason given';
+      skipped.push({ where, reason: `gradingResult: the grader failed (${why}): a judge failure, not a score; promptfoo's score ${String(g.score)} is not imported` });
+    }
     else if (g && g.score !== undefined) sheet.add(where, scores, skipped, 'promptfoo', g.score, g.reason);
     rows.push({ loc: at(file.path, `${path}[${i}]`, row), row, scores });
   });
@@ -117,3 +123,12 @@ function promptOrdinals(list: readonly unknown[]): Map<string, Map<unknown, numb
  * (AssertionsResult.noAssertsResult): imported, every answer of such an eval got full marks, exit 0.
  */
 const noAssertions = (g: Record<string, unknown>): boolean => g.reason === 'No assertions' && !(Array.isArray(g.componentResults) && g.componentResults.length > 0);
+
+/**
+ * A grader that failed: promptfoo's graderFail (matchers/shared.ts) tags its GradingResult
+ * `metadata.graderError`, on the assertion's component result (assert-sets nest them) or the result itself.
+ */
+function graderFailed(g: Record<string, unknown>): boolean {
+  if (isObject(g.metadata) && g.metadata.graderError === true) return true;
+  return Array.isArray(g.componentResults) && g.componentResults.some((c) => isObject(c) && graderFailed(c));
+}
