@@ -20,7 +20,8 @@ export function convertInspect(file: ImportFile, opts: ConvertOptions): Converte
   if (!isObject(log) || !isObject(log.eval)) throw badInput(`${file.path}: not an Inspect eval log (expected a JSON object with "eval" and "samples"; convert .eval logs with: inspect log convert --to json)`);
   const samples = log.samples;
   if (!Array.isArray(samples)) throw badInput(`${file.path}: samples: missing (the log was written without samples, or the run did not finish)`);
-  const model = opts.model ?? (typeof log.eval.model === 'string' ? log.eval.model : undefined);
+  const evalModel = typeof log.eval.model === 'string' ? log.eval.model : undefined;
+  const model = opts.model ?? evalModel;
   const task = short(log.eval.task, 200);
   // Epochs as the eval declares them (eval.config.epochs), so a log holding only some epochs' samples (a run
   // cut short) names its answers as the complete log does; the samples' own epochs when it declares none.
@@ -68,10 +69,8 @@ export function convertInspect(file: ImportFile, opts: ConvertOptions): Converte
     if (s.error !== undefined && s.error !== null) row.status = 'error';
     else if (fallback) row.status = 'no_answer';
     else if ((stop && CUT_OFF.has(stop)) || limit) row.status = 'truncated';
-    if (isObject(output.usage)) {
-      const u = output.usage;
-      row.usage = { ...(typeof u.input_tokens === 'number' ? { input_tokens: u.input_tokens } : {}), ...(typeof u.output_tokens === 'number' ? { output_tokens: u.output_tokens } : {}) };
-    }
+    const usage = sampleUsage(s, evalModel, output);
+    if (usage) row.usage = usage;
     const scores: ForeignScore[] = [];
     if (s.score !== undefined && s.score !== null && s.scores !== undefined && s.scores !== null) {
       throw badInput(`${where}: both "score" and "scores" (a log has the one or the other)`);
@@ -101,6 +100,28 @@ export function convertInspect(file: ImportFile, opts: ConvertOptions): Converte
   });
   sheet.finish(skipped);
   return { tool: 'inspect', rows, skipped };
+}
+
+const tokenFields = (u: Record<string, unknown>) => ({ ...(typeof u.input_tokens === 'number' ? { input_tokens: u.input_tokens } : {}), ...(typeof u.output_tokens === 'number' ? { output_tokens: u.output_tokens } : {}) });
+
+/**
+ * The eval model's tokens over the whole sample. `output.usage` is the last call's only: a sample that called
+ * its model twice stored half its tokens. `model_usage` (model → ModelUsage, Inspect's sum over the sample's
+ * calls) first, else the `model` events' output.usage summed; either way only the eval model's, since a
+ * model-graded scorer's calls are the sample's too. A log with neither keeps output.usage (one call).
+ */
+function sampleUsage(s: Record<string, unknown>, evalModel: string | undefined, output: Record<string, unknown>): Record<string, number> | undefined {
+  const perModel = isObject(s.model_usage) && evalModel !== undefined ? s.model_usage[evalModel] : undefined;
+  if (isObject(perModel)) return tokenFields(perModel);
+  const calls = Array.isArray(s.events) ? s.events.filter((e) => isObject(e) && e.event === 'model' && (evalModel === undefined || e.model === evalModel) && isObject(e.output) && isObject(e.output.usage)) : [];
+  if (calls.length > 0) {
+    const sum: Record<string, number> = {};
+    for (const e of calls) {
+      for (const [k, v] of Object.entries(tokenFields(((e as { output: { usage: Record<string, unknown> } }).output.usage)))) sum[k] = (sum[k] ?? 0) + v;
+    }
+    return sum;
+  }
+  return isObject(output.usage) ? tokenFields(output.usage) : undefined;
 }
 
 /** The scorer of a log from before `scores`: `results.scorer.name` (EvalResults of log version 1). */
