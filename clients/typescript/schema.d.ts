@@ -1285,8 +1285,10 @@ export interface components {
             text: string | null;
         };
         SavedLabel: {
-            /** @description false: it replaced this annotator's earlier label */
+            /** @description true: a new label; false: this annotator had labelled the unit before */
             created: boolean;
+            /** @description true: the earlier label was the same, so nothing was rewritten (it keeps its time) */
+            unchanged: boolean;
         };
         Annotation: {
             answerId: number;
@@ -1332,6 +1334,8 @@ export interface components {
             assemblies: number;
             /** @description Of the assemblies, answers stored no_answer (no output): scored 0 and counted in the means; 0 on baseline rows */
             noAnswer: number;
+            /** @description Answers stored with status error (the model call failed), in no mean: not in descriptions or assemblies, a grade or score stored for one not read; a describe-then-solve answer counts once; 0 on baseline rows */
+            errors: number;
             neighbour: number | null;
             neighbourLow: number | null;
             neighbourHigh: number | null;

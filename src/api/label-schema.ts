@@ -33,4 +33,9 @@ const QueueEntry = z
   .openapi('AnnotationQueueEntry');
 export const AnnotationQueuePage = pageOf('AnnotationQueuePage', QueueEntry);
 
-export const SavedLabelSchema = z.object({ created: z.boolean().openapi({ description: "false: it replaced this annotator's earlier label" }) }).openapi('SavedLabel');
+export const SavedLabelSchema = z
+  .object({
+    created: z.boolean().openapi({ description: 'true: a new label; false: this annotator had labelled the unit before' }),
+    unchanged: z.boolean().openapi({ description: 'true: the earlier label was the same, so nothing was rewritten (it keeps its time)' }),
+  })
+  .openapi('SavedLabel');

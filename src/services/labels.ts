@@ -148,7 +148,7 @@ export async function upsertLabels(tx: Queryable, values: Array<typeof labels.$i
 }
 
 /** One label, saved as the annotator goes (insert or replace): an item of the rubric's current version or an answer-level unit, with a label of its scale (label-values.ts). */
-export async function saveLabel(database: Database, input: LabelInput): Promise<{ created: boolean }> {
+export async function saveLabel(database: Database, input: LabelInput): Promise<{ created: boolean; unchanged: boolean }> {
   if (input.label.trim() === '') throw badInput('label: must not be empty');
   if (input.annotator.trim() === '') throw badInput('annotator: must not be empty');
   return database.db.transaction(async (tx) => {
@@ -170,7 +170,8 @@ export async function saveLabel(database: Database, input: LabelInput): Promise<
     const label = storedLabelValue(`answer ${a.id}`, item, input.label);
     const version = a.rubricId === null ? null : versionForLabel(current, item);
     const r = await upsertLabels(tx, [{ answerId: a.id, itemKey: item, annotator: input.annotator, kind: input.kind ?? 'human', label, rubricVersionId: version, claimSentence: claimStamp(item, sentences) }]);
-    return { created: r.inserted === 1 };
+    // An identical re-send rewrites nothing (upsertLabels): it must not read as a replacement.
+    return { created: r.inserted === 1, unchanged: r.unchanged === 1 };
   });
 }
 

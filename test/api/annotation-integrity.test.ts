@@ -31,7 +31,7 @@ describeDb('label writes over HTTP', (ctx) => {
     answerId = r.answerIds[0]!;
     annotator1 = (await createKey(ctx.database, { scopes: ['annotate'], name: 'annotator-1' })).key;
     const first = await api.call(annotator1, 'POST', '/api/annotations', { body: { answerId, item: 'barn', label: 'correct' } });
-    expect(await first.json()).toEqual({ created: true });
+    expect(await first.json()).toEqual({ created: true, unchanged: false });
   });
 
   it('POST /api/annotations: a body annotator other than the key is refused (403), nothing written', async () => {

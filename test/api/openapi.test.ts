@@ -145,7 +145,7 @@ describeDb('the OpenAPI document types every operation', (ctx) => {
     await check(read, 'GET', '/api/labels', '/api/labels?run=openapi-run', 200);
     const queue = await check(annotate, 'GET', '/api/annotations/queue', '/api/annotations/queue?run=openapi-run', 200);
     expect(queue.items.map((q: Json) => q.answer).sort()).toEqual(['oa0', 'oa1']);
-    expect(await check(annotate, 'POST', '/api/annotations', '/api/annotations', 200, { body: { answerId: up.answerIds[0], item, label: 'correct' } })).toEqual({ created: true });
+    expect(await check(annotate, 'POST', '/api/annotations', '/api/annotations', 200, { body: { answerId: up.answerIds[0], item, label: 'correct' } })).toEqual({ created: true, unchanged: false });
 
     // Reports over the seeded examples.
     const board = await check(read, 'GET', '/api/reports/leaderboard', '/api/reports/leaderboard', 200);

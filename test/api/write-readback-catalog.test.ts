@@ -152,10 +152,11 @@ describeDb('write read-back: catalog, answers, labels', (ctx) => {
     const d1 = (await r.send(admin(), 'GET', '/api/answers?run=rb1')).body.items[0].id as number;
     await refused('annotations: misspelled field', 400, ann, 'POST', '/api/annotations', { answerId: d1, item: 'barn', label: 'correct', itme: 'x' });
     await refused('annotations: another annotator', 403, ann, 'POST', '/api/annotations', { answerId: d1, item: 'barn', label: 'correct', annotator: 'someone' });
-    expect((await r.send(ann, 'POST', '/api/annotations', { answerId: d1, item: 'barn', label: 'correct' })).body).toEqual({ created: true });
-    expect((await r.send(ann, 'POST', '/api/annotations', { answerId: d1, label: 'pass' })).body).toEqual({ created: true });
+    expect((await r.send(ann, 'POST', '/api/annotations', { answerId: d1, item: 'barn', label: 'correct' })).body).toEqual({ created: true, unchanged: false });
+    expect((await r.send(ann, 'POST', '/api/annotations', { answerId: d1, label: 'pass' })).body).toEqual({ created: true, unchanged: false });
     const before = await allCounts(ctx.database);
-    expect((await r.send(ann, 'POST', '/api/annotations', { answerId: d1, item: 'barn', label: 'missing' })).body).toEqual({ created: false });
+    expect((await r.send(ann, 'POST', '/api/annotations', { answerId: d1, item: 'barn', label: 'missing' })).body).toEqual({ created: false, unchanged: false });
+    expect((await r.send(ann, 'POST', '/api/annotations', { answerId: d1, item: 'barn', label: 'missing' })).body).toEqual({ created: false, unchanged: true });
     expect((await allCounts(ctx.database)).labels).toBe(before.labels);
     const mine = (await r.send(admin(), 'GET', '/api/labels?annotator=test%20annotate')).body.items.map((l: Record<string, unknown>) => [l.answerId, l.item, l.label, l.kind, l.rubricVersion]);
     expect(mine.sort((a: unknown[], b: unknown[]) => String(a[1]).localeCompare(String(b[1])))).toEqual([

@@ -153,10 +153,13 @@ describeDb('importers', (ctx) => {
 
   it('labels: saveLabel inserts then replaces one label', async () => {
     const d1 = (await listAnswers(ctx.database, { run: 'r1', task: 'describe' })).answers[0]!;
-    expect(await saveLabel(ctx.database, { answerId: d1.id, item: 'pond', annotator: 'cy', label: 'correct' })).toEqual({ created: true });
-    expect(await saveLabel(ctx.database, { answerId: d1.id, item: 'pond', annotator: 'cy', label: 'partial' })).toEqual({ created: false });
+    expect(await saveLabel(ctx.database, { answerId: d1.id, item: 'pond', annotator: 'cy', label: 'correct' })).toEqual({ created: true, unchanged: false });
+    expect(await saveLabel(ctx.database, { answerId: d1.id, item: 'pond', annotator: 'cy', label: 'partial' })).toEqual({ created: false, unchanged: false });
     const { labels } = await listLabels(ctx.database, { answerIds: [d1.id], annotator: 'cy' });
     expect(labels.map((x) => [x.item, x.label])).toEqual([['pond', 'partial']]);
+    // The same label again replaces nothing: it says so, and the label keeps the time it was given.
+    expect(await saveLabel(ctx.database, { answerId: d1.id, item: 'pond', annotator: 'cy', label: 'partial' })).toEqual({ created: false, unchanged: true });
+    expect((await listLabels(ctx.database, { answerIds: [d1.id], annotator: 'cy' })).labels[0]!.createdAt).toEqual(labels[0]!.createdAt);
     await expect(saveLabel(ctx.database, { answerId: d1.id, item: 'unicorn', annotator: 'cy', label: 'x' })).rejects.toThrow(/unknown item 'unicorn'/);
     await expect(saveLabel(ctx.database, { answerId: 999999, annotator: 'cy', label: 'x' })).rejects.toMatchObject({ code: 'not_found' });
     expect((await getAnswer(ctx.database, d1.id)).externalId).toBe('d1');
