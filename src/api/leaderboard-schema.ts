@@ -12,6 +12,9 @@ const LeaderboardRow = z
     ...withInterval('f1'),
     assemblies: z.number().int(),
     noAnswer: z.number().int().openapi({ description: 'Of the assemblies, answers stored no_answer (no output): scored 0 and counted in the means; 0 on baseline rows' }),
+    errors: z.number().int().openapi({
+      description: 'Answers stored with status error (the model call failed), in no mean: not in descriptions or assemblies, a grade or score stored for one not read; a describe-then-solve answer counts once; 0 on baseline rows',
+    }),
     ...withInterval('neighbour'),
     ...withInterval('direct'),
     ...withInterval('proximity'),

@@ -91,14 +91,23 @@ const inScope = (f: ReportFilters, tasks: string, rubricOf: string) =>
     : `and ($1::text is null) and ($2::text is null) and ($3::text is null)`;
 
 /**
+ * Answers stored with status error: the model call failed, so there is no answer to grade or score (a
+ * failure is a status, never a score). Grading skips them (grading/needs-grading.ts, reason answerError),
+ * but grades stored before it did, and the score an import gives their leftover text (0 for none), are
+ * still in the tables: every report reads such an answer as ungraded and unscored, and the leaderboard
+ * counts it in `errors` from the answer facts (answerStatus).
+ */
+const notOfErrorAnswer = (table: string) => `and not exists (select 1 from answers ea where ea.id = ${table}.answer_id and ea.status = 'error')`;
+
+/**
  * Of each answer the judge graded, the newest grade (grades are versioned: an answer graded against two
  * rubric versions has two rows) as the report reads it: F1 only of an ok grade, under the report's
  * unverifiable-claims policy (report-policy.ts), the orientation and piece count of its meta, the
- * orientation of the rubric version it was judged against.
+ * orientation of the rubric version it was judged against. None of an error answer (notOfErrorAnswer).
  */
 const newestGrades = (f: ReportFilters, judgeParam: string, lastParam: string | null) => `select distinct on (answer_id) answer_id, status, completeness, correctness, f1, claims, meta, rubric_version_id
      from grades
-    where judge_id = ${judgeParam} ${inScope(f, `'describe', 'describe-then-solve'`, 'a.rubric_id')}
+    where judge_id = ${judgeParam} ${inScope(f, `'describe', 'describe-then-solve'`, 'a.rubric_id')} ${notOfErrorAnswer('grades')}
       ${lastParam ? `and answer_id > ${lastParam}::int` : ''}
     order by answer_id, created_at desc, id desc${lastParam ? ` limit ${CHUNK}` : ''}`;
 
@@ -133,10 +142,10 @@ export function policyNote(database: Database, f: ReportFilters, judge: JudgeRef
   );
 }
 
-/** The stored assembly scores (one per answer) of the answers in scope. */
+/** The stored assembly scores (one per answer) of the answers in scope; none of an error answer (notOfErrorAnswer). */
 export function assemblyScores(database: Database, f: ReportFilters): Promise<FactsText> {
   const sql = `select s.answer_id as "answerId", s.status as "scoreStatus", s.direct, s.neighbour, s.adjacency, s.proximity, s.exact_match as "exactMatch"
-     from (select answer_id from assembly_scores where true ${inScope(f, `'assemble', 'describe-then-solve'`, 'p.rubric_id')}
+     from (select answer_id from assembly_scores where true ${inScope(f, `'assemble', 'describe-then-solve'`, 'p.rubric_id')} ${notOfErrorAnswer('assembly_scores')}
               and answer_id > $4::int order by answer_id limit ${CHUNK}) ids
      join assembly_scores s on s.answer_id = ids.answer_id`;
   return cachedPart(database, reportKey('facts:scores', filterParams(f)), () => factsText(database, sql, ['answerId', ...SCORE_COLUMNS], filterParams(f), { ordered: false }), SCORE_TABLES);

@@ -15,7 +15,8 @@ import { unattributedAnswers } from './report-models.ts';
  * Leaderboard per model × puzzle size bucket (plus "all"): mean description F1 (ok grades of one
  * judge) and mean neighbour, direct and proximity of scored assemblies, each with a 95% bootstrap
  * interval over answers; and per bucket a "random baseline" row: the expected scores of a uniformly
- * random arrangement (design §2.2), averaged over the bucket's scored assembly answers.
+ * random arrangement (design §2.2), averaged over the bucket's scored assembly answers. Answers whose
+ * model call failed (status error) are in no mean and counted per row in `errors`.
  */
 
 export const RANDOM_BASELINE = 'random baseline';
@@ -34,6 +35,12 @@ export interface LeaderboardRow {
    * means (design §2.2: a non-answer is a wrong assembly), so the board says how many. 0 on baseline rows.
    */
   noAnswer: number;
+  /**
+   * Answers stored with status error (the model call failed): no answer, so in no mean — neither in
+   * `descriptions` nor in `assemblies` (a grade or score stored for one is not read: report-facts.ts). A
+   * describe-then-solve answer counts once. 0 on baseline rows.
+   */
+  errors: number;
   neighbour: number | null;
   neighbourLow: number | null;
   neighbourHigh: number | null;
@@ -74,28 +81,46 @@ export interface BoardHalf<C> {
   keys: string[];
   cells: C[];
 }
-type DescriptionCells = Pick<LeaderboardRow, 'descriptions' | 'f1' | 'f1Low' | 'f1High'>;
-type AssemblyCells = Pick<LeaderboardRow, 'assemblies' | 'noAnswer' | 'neighbour' | 'neighbourLow' | 'neighbourHigh' | 'direct' | 'directLow' | 'directHigh' | 'proximity' | 'proximityLow' | 'proximityHigh'>;
+/** Each half's error answers by id (errorIds), so a describe-then-solve answer in both halves is one error of the row. */
+type DescriptionCells = Pick<LeaderboardRow, 'descriptions' | 'f1' | 'f1Low' | 'f1High'> & { errorIds: number[] };
+type AssemblyCells = Pick<LeaderboardRow, 'assemblies' | 'noAnswer' | 'neighbour' | 'neighbourLow' | 'neighbourHigh' | 'direct' | 'directLow' | 'directHigh' | 'proximity' | 'proximityLow' | 'proximityHigh'> & { errorIds: number[] };
 export type DescriptionHalf = BoardHalf<DescriptionCells>;
 export type AssemblyHalf = BoardHalf<AssemblyCells> & { baselines: LeaderboardRow[] };
 
 const keysOf = (model: string, bucket: string) => [`${model}${SEP}${bucket}`, `${model}${SEP}all`];
 
-export function descriptionHalf(desc: readonly Pick<DescriptionRow, 'model' | 'sizeBucket' | 'f1'>[], opts: ReportOptions = {}): DescriptionHalf {
-  const graded = desc.filter((d) => d.f1 !== null && d.model !== NO_MODEL);
-  const d = groupInto(graded, (x) => keysOf(x.model, descriptionBucket(x.sizeBucket)));
-  const keys = [...d.keys()];
+/** An answer whose model call failed (status error): in no mean, counted in the row's `errors`. */
+const isError = (x: { answerStatus: string }) => x.answerStatus === 'error';
+
+export function descriptionHalf(desc: readonly Pick<DescriptionRow, 'answerId' | 'model' | 'sizeBucket' | 'f1' | 'answerStatus'>[], opts: ReportOptions = {}): DescriptionHalf {
+  const attributed = desc.filter((d) => d.model !== NO_MODEL);
+  const keyOf = (x: (typeof desc)[number]) => keysOf(x.model, descriptionBucket(x.sizeBucket));
+  // The facts carry no grade of an error answer; the filter keeps the half right on rows built by hand too.
+  const d = groupInto(attributed.filter((x) => x.f1 !== null && !isError(x)), keyOf);
+  const e = groupInto(attributed.filter(isError), keyOf);
+  const keys = [...new Set([...d.keys(), ...e.keys()])];
   // Every interval of the half in one batch (meanColumnsMany: the same numbers as one meanColumns each).
-  const columns = meanColumnsMany(keys.map((k) => ['f1', finite(d.get(k)!.map((x) => x.f1))] as const), opts);
-  return { keys, cells: keys.map((k, i) => ({ descriptions: d.get(k)!.length, ...(columns[i] as Pick<LeaderboardRow, 'f1' | 'f1Low' | 'f1High'>) })) };
+  const columns = meanColumnsMany(keys.map((k) => ['f1', finite((d.get(k) ?? []).map((x) => x.f1))] as const), opts);
+  return {
+    keys,
+    cells: keys.map((k, i) => ({
+      descriptions: d.get(k)?.length ?? 0,
+      ...(columns[i] as Pick<LeaderboardRow, 'f1' | 'f1Low' | 'f1High'>),
+      errorIds: (e.get(k) ?? []).map((x) => x.answerId),
+    })),
+  };
 }
 
 export function assemblyHalf(asm: readonly AssemblyRow[], opts: ReportOptions = {}): AssemblyHalf {
-  const scored = asm.filter((a) => a.scoreStatus !== null && a.model !== NO_MODEL);
-  const a = groupInto(scored, (x) => keysOf(x.model, assemblyBucket(x)));
-  const keys = [...a.keys()];
+  const attributed = asm.filter((x) => x.model !== NO_MODEL);
+  const keyOf = (x: AssemblyRow) => keysOf(x.model, assemblyBucket(x));
+  // The facts carry no score of an error answer; the filter keeps the half right on rows built by hand too.
+  const scored = attributed.filter((x) => x.scoreStatus !== null && !isError(x));
+  const a = groupInto(scored, keyOf);
+  const e = groupInto(attributed.filter(isError), keyOf);
+  const keys = [...new Set([...a.keys(), ...e.keys()])];
   const specs = keys.flatMap((k) => {
-    const as = a.get(k)!;
+    const as = a.get(k) ?? [];
     return [
       ['neighbour', finite(as.map((x) => x.neighbour))],
       ['direct', finite(as.map((x) => x.direct))],
@@ -104,8 +129,9 @@ export function assemblyHalf(asm: readonly AssemblyRow[], opts: ReportOptions = 
   });
   const columns = meanColumnsMany(specs, opts);
   const cells = keys.map((k, i) => ({
-    assemblies: a.get(k)!.length,
-    noAnswer: a.get(k)!.filter((x) => x.answerStatus === 'no_answer').length,
+    assemblies: a.get(k)?.length ?? 0,
+    noAnswer: (a.get(k) ?? []).filter((x) => x.answerStatus === 'no_answer').length,
+    errorIds: (e.get(k) ?? []).map((x) => x.answerId),
     ...(columns[3 * i] as Pick<LeaderboardRow, 'neighbour' | 'neighbourLow' | 'neighbourHigh'>),
     ...(columns[3 * i + 1] as Pick<LeaderboardRow, 'direct' | 'directLow' | 'directHigh'>),
     ...(columns[3 * i + 2] as Pick<LeaderboardRow, 'proximity' | 'proximityLow' | 'proximityHigh'>),
@@ -114,10 +140,11 @@ export function assemblyHalf(asm: readonly AssemblyRow[], opts: ReportOptions = 
   return { keys, cells, baselines };
 }
 
-const NO_DESCRIPTIONS: DescriptionCells = { descriptions: 0, f1: null, f1Low: null, f1High: null };
+const NO_DESCRIPTIONS: DescriptionCells = { descriptions: 0, f1: null, f1Low: null, f1High: null, errorIds: [] };
 const NO_ASSEMBLIES: AssemblyCells = {
   assemblies: 0,
   noAnswer: 0,
+  errorIds: [],
   neighbour: null,
   neighbourLow: null,
   neighbourHigh: null,
@@ -147,6 +174,7 @@ export function joinHalves(dh: DescriptionHalf, ah: AssemblyHalf): LeaderboardRo
       f1High: dc.f1High,
       assemblies: ac.assemblies,
       noAnswer: ac.noAnswer,
+      errors: new Set([...dc.errorIds, ...ac.errorIds]).size,
       neighbour: ac.neighbour,
       neighbourLow: ac.neighbourLow,
       neighbourHigh: ac.neighbourHigh,
@@ -192,6 +220,7 @@ function baselineRow(sizeBucket: string, list: readonly AssemblyRow[]): Leaderbo
     f1High: null,
     assemblies: list.length,
     noAnswer: 0,
+    errors: 0,
     neighbour: avg((b) => b.neighbour),
     neighbourLow: null,
     neighbourHigh: null,

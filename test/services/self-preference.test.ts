@@ -14,7 +14,7 @@ import { describeDb } from '../helpers/db.ts';
 /** Issue 13 §5: a leaderboard whose judge is of a graded model's family says so beside that model's F1. */
 
 const row = (model: string, extra: Partial<LeaderboardRow> = {}): LeaderboardRow => ({
-  model, sizeBucket: 'all', baseline: false, descriptions: 1, f1: 0.5, f1Low: 0.5, f1High: 0.5, assemblies: 0, noAnswer: 0,
+  model, sizeBucket: 'all', baseline: false, descriptions: 1, f1: 0.5, f1Low: 0.5, f1High: 0.5, assemblies: 0, noAnswer: 0, errors: 0,
   neighbour: null, neighbourLow: null, neighbourHigh: null, direct: null, directLow: null, directHigh: null,
   proximity: null, proximityLow: null, proximityHigh: null, sameFamilyAsJudge: false, ...extra,
 });

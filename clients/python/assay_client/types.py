@@ -233,6 +233,7 @@ class LeaderboardRow(TypedDict):
     f1High: Optional[float]
     assemblies: int
     noAnswer: int
+    errors: int
     neighbour: Optional[float]
     neighbourLow: Optional[float]
     neighbourHigh: Optional[float]

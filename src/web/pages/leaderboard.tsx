@@ -59,6 +59,18 @@ function NoAnswerNote({ rows }: { rows: readonly LeaderboardRow[] }) {
   );
 }
 
+/** A failed model call is no answer to score (COMMON.md: a failure is never a score of 0): out of the means, and said so, with how many. */
+function ErrorsNote({ rows }: { rows: readonly LeaderboardRow[] }) {
+  const n = rows.filter((r) => !r.baseline && r.sizeBucket === 'all').reduce((s, r) => s + r.errors, 0);
+  if (n === 0) return null;
+  return (
+    <p class="note">
+      {n === 1 ? '1 answer whose model call failed (status error) is' : `${n} answers whose model call failed (status error) are`} left out of the means: a grade or
+      score stored for one is not read (column <em>Errors</em>).
+    </p>
+  );
+}
+
 /** Every run, page by page (the table and its download hold all of them, not the first page). */
 async function allRuns(database: Database): Promise<Runs> {
   const first = await listRuns(database, { limit: 500 });
@@ -101,6 +113,7 @@ function view(q: URLSearchParams, lb: Leaderboard, runs: Runs, colours: ColourMa
       },
       { key: 'assemblies', label: 'Assemblies', kind: 'int' },
       { key: 'noAnswer', label: 'No answer', kind: 'int', help: 'of the assemblies, answers with no output (no_answer): each scored 0 and counted in the means' },
+      { key: 'errors', label: 'Errors', kind: 'int', help: 'answers whose model call failed (status error): in no mean, neither descriptions nor assemblies' },
       ...METRICS.slice(1).map((m) => ({ key: m.key, label: m.label, kind: 'ci' as const, help: m.help, render: ciOrSmallN(m.key, (r) => (r.baseline ? null : r[m.n])) })),
     ],
     rows: lb.rows,
@@ -129,6 +142,7 @@ function view(q: URLSearchParams, lb: Leaderboard, runs: Runs, colours: ColourMa
             </p>
           ) : null}
           <NoAnswerNote rows={lb.rows} />
+          <ErrorsNote rows={lb.rows} />
           <JudgeNote judge={lb.judge} baseline={lb.judgeBaseline} />
           <PolicyNote unverifiable={lb.unverifiable} unverifiableNote={lb.unverifiableNote} />
           <DataTable table={board} search={q} />
