@@ -195,7 +195,7 @@ describeDb('API resources', (ctx) => {
     const first = queue.items[0]!;
     const saved = await api.call(api.keys.annotate, 'POST', '/api/annotations', { body: { answerId: first.answerId, item: 'barn', label: 'correct' } });
     expect(saved.status).toBe(200);
-    expect(await saved.json()).toEqual({ created: true });
+    expect(await saved.json()).toEqual({ created: true, unchanged: false });
     const after = (await (await api.call(api.keys.annotate, 'GET', '/api/annotations/queue')).json()) as { total: number };
     expect(after.total).toBe(2);
     const badItem = await api.call(api.keys.annotate, 'POST', '/api/annotations', { body: { answerId: first.answerId, item: 'no-such-item', label: 'correct' } });
