@@ -11,6 +11,7 @@ import { RubricSchema } from '../domain/rubric.ts';
 import { parseAnswerRows, storeAnswers } from './import-answers.ts';
 import { parseExportAssemblyScores, storeExportAssemblyScores } from './import-export-assemblies.ts';
 import { parseExportCampaigns, storeExportCampaigns, type CampaignImportResult } from './import-export-campaigns.ts';
+import { checkCardCounts } from './import-export-card.ts';
 import { parseExportLabels, storeExportLabels } from './import-export-labels.ts';
 import { locatedError, parseJsonDocument, parseJsonl, parseLocated, type ImportFile } from './import-parse.ts';
 import { readImportFiles } from './imports.ts';
@@ -116,6 +117,8 @@ export async function importRunExport(database: Database, dir: string): Promise<
   const scoresPath = join(dir, 'assembly_scores.jsonl');
   const scoresFile = existsSync(scoresPath) ? (statSync(scoresPath).size > 0 ? readImportFiles(scoresPath, /./)[0]! : null) : undefined;
   const scoreLines = scoresFile ? parseExportAssemblyScores(scoresFile) : [];
+  // A file cut at a line end, or emptied, parses: the card's counts tell it from the run (import-export-card.ts).
+  checkCardCounts(dir, [['answers', prepared.length], ['grades', gradeLines.length], ['labels', labelRows.length], ...(scoresFile === undefined ? [] : [['assembly_scores', scoreLines.length] as const])]);
 
   return database.db.transaction(async (tx) => {
     const versionIds = new Map<string, number>();

@@ -51,6 +51,8 @@ describeDb('run export imported into its own database', (ctx) => {
     const rows = readFileSync(join(old, 'labels.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
     const plain = rows.filter((l) => l.campaign === null).map(({ campaign: _c, rubric_version: _v, ...rest }) => rest);
     writeFileSync(join(old, 'labels.jsonl'), plain.map((l) => `${JSON.stringify(l)}\n`).join(''));
+    // The older export's card counted its own 2 labels; this copy's card counts the 6 of the export it was cut from.
+    writeFileSync(join(old, 'README.md'), readFileSync(join(old, 'README.md'), 'utf8').replace(/^\| `labels` \| \d+ \|/m, `| \`labels\` | ${plain.length} |`));
     // Into its own database: the stored labels (their versions known) are these, unchanged.
     expect((await importRunExport(ctx.database, old)).labels).toEqual({ inserted: 0, unchanged: 2 });
     const fresh = await openTestDatabase(ctx.url ? 'postgres' : 'pglite');
