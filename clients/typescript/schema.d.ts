@@ -1450,6 +1450,13 @@ export interface components {
             excludedExamples: {
                 [key: string]: number;
             };
+            /**
+             * @description The unverifiable-claims policy every F1 of the report is under (design §2.1): one definition of correctness, never a mix
+             * @enum {string}
+             */
+            unverifiable: "count" | "exclude";
+            /** @description How many grades the report left out because they hold the other policy's correctness and their stored claims cannot rescore them (panel grades); null when none */
+            unverifiableNote: string | null;
         };
         AlphaStat: {
             alpha: number | null;
@@ -4796,6 +4803,8 @@ export interface operations {
                 judge?: string;
                 /** @description Bootstrap seed (default 1) */
                 seed?: number;
+                /** @description Unverifiable-claims policy of description F1 (default count, the grading default): grades are rescored from their stored claims; one that cannot be (a panel grade) counts only under its own policy, and unverifiableNote says how many are left out */
+                unverifiable?: "count" | "exclude";
                 scale?: "verdict" | "binary" | "numeric";
                 /** @description The human side: each annotator a rater (the default), their majority as one rater, or the adjudicated final labels (else the majority); docs/annotation.md */
                 humans?: "each" | "majority" | "adjudicated";

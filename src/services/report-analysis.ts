@@ -33,7 +33,7 @@ export async function calibrationRows(database: Database, scale: LabelScale, f: 
 
 /** The rows with what was left out for its rubric version (calibration-labels.ts calibrationLabelSet): the reports state it in their notes. */
 export function calibrationRowSet(database: Database, scale: LabelScale, f: ReportFilters = {}, humans?: HumansMode): Promise<CalibrationLabelSet> {
-  const q = { key: 'answerId' as const, scale, humanLabelledOnly: true, ...(f.run ? { run: f.run } : {}), ...(f.model ? { model: f.model } : {}), ...(f.rubric ? { rubric: f.rubric } : {}), ...(f.judge ? { judge: f.judge } : {}), ...(humans && humans !== 'each' ? { humans } : {}) };
+  const q = { key: 'answerId' as const, scale, humanLabelledOnly: true, ...(f.run ? { run: f.run } : {}), ...(f.model ? { model: f.model } : {}), ...(f.rubric ? { rubric: f.rubric } : {}), ...(f.judge ? { judge: f.judge } : {}), ...(humans && humans !== 'each' ? { humans } : {}), ...(f.unverifiable ? { unverifiable: f.unverifiable } : {}) };
   // ('each' is calibrationLabels' default: the same rows, one key.) One read per data version for the calibration page and the calibration API alike; callers only read the rows.
   return cachedPart(database, reportKey('calibration-rows', q), () => calibrationLabelSet(database, q), CALIBRATION_TABLES);
 }
@@ -57,6 +57,8 @@ export interface StoredCalibration {
   judgeNotes: JudgeNotes;
   /** Per anchored judge, the answers left out of its figures because it was shown them as examples. */
   excludedExamples: Record<string, number>;
+  /** The unverifiable-claims policy the judges' F1 is read under on the numeric scale, and what it left out (report-policy.ts). */
+  policy: PolicyInfo;
 }
 
 export type StoredCalibrationOptions = ReportFilters & { scale: LabelScale; seed?: number; humans?: HumansMode };
@@ -67,15 +69,15 @@ export async function storedCalibration(database: Database, opts: StoredCalibrat
   const humans = opts.humans && opts.humans !== 'each' ? opts.humans : undefined;
   const key = [filterKey(opts), input, humans ?? 'each'];
   return cachedReport(database, reportKey('calibration', key), async () => {
-    const { rows, versions } = await calibrationRowSet(database, opts.scale, opts, humans);
+    const { rows, versions, policy } = await calibrationRowSet(database, opts.scale, opts, humans);
     // Reused while the rows equal the last ones: a write that moves the tables but not these rows (a
     // regrade's F1 on the verdict scale, a grade of an answer no human labelled) is not calibrated again.
     const task = { rows, ...input };
     const r = await memoLast(reportKey('calibrate', key), task, () => runInThread<{ report: CalibrationReport | null; reason?: string; skipped: number }>(REPORT_TASKS, 'pageCalibrationTask', task));
     const examples = await exampleAnswers(database, { key: 'answerId', ...(opts.run ? { run: opts.run } : {}), ...(opts.model ? { model: opts.model } : {}), ...(opts.rubric ? { rubric: opts.rubric } : {}), judges: opts.judge ? [opts.judge] : null });
-    const base = { setAside: r.skipped, excludedExamples: excludedByJudge(examples) };
+    const base = { setAside: r.skipped, excludedExamples: excludedByJudge(examples), policy };
     if (!r.report) return { report: null, ...(r.reason !== undefined ? { reason: r.reason } : {}), ...base, judgeNotes: {} };
-    const report = { ...r.report, notes: [...r.report.notes, ...versionNotes(versions)] };
+    const report = { ...r.report, notes: [...r.report.notes, ...versionNotes(versions), ...(policy.unverifiableNote ? [policy.unverifiableNote] : [])] };
     return { report, ...base, judgeNotes: await baselineNotes(database, report.judges) };
   }, CALIBRATION_TABLES);
 }
@@ -84,10 +86,10 @@ export async function storedCalibration(database: Database, opts: StoredCalibrat
 export async function calibrationReport(
   database: Database,
   opts: StoredCalibrationOptions,
-): Promise<CalibrationReport & Pick<StoredCalibration, 'judgeNotes' | 'setAside' | 'excludedExamples'>> {
+): Promise<CalibrationReport & Pick<StoredCalibration, 'judgeNotes' | 'setAside' | 'excludedExamples'> & PolicyInfo> {
   const r = await storedCalibration(database, opts);
   if (!r.report) throw badInput(`stored labels: ${r.reason}`);
-  return { ...r.report, judgeNotes: r.judgeNotes, setAside: r.setAside, excludedExamples: r.excludedExamples };
+  return { ...r.report, judgeNotes: r.judgeNotes, setAside: r.setAside, excludedExamples: r.excludedExamples, ...r.policy };
 }
 
 export const DTS_METRICS = ['neighbour', 'direct', 'proximity', 'adjacency', 'exactMatch'] as const;

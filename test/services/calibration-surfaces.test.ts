@@ -67,7 +67,7 @@ describeDb('calibration: one rule on the API and the page', (ctx) => {
     expect(r.notes).toContain('1 label(s) of another scale than verdict, or claim marks, set aside');
     expect(r.excludedExamples).toEqual({});
     // The same seed, the same figures, intervals included.
-    const { judgeNotes: _a, setAside: _b, excludedExamples: _c, ...apiReport } = r;
+    const { judgeNotes: _a, setAside: _b, excludedExamples: _c, unverifiable: _d, unverifiableNote: _e, ...apiReport } = r;
     expect(JSON.parse(JSON.stringify(fromPage.report))).toEqual(apiReport);
     const html = await page('/calibration?scale=verdict');
     expect(html.status).toBe(200);

@@ -421,6 +421,8 @@ class StoredCalibrationReport(CalibrationReport):
     """GET /api/reports/calibration: the report over stored grades and labels, with judge notes."""
     judgeNotes: dict[str, str]
     setAside: int
+    unverifiable: Literal["count", "exclude"]
+    unverifiableNote: Optional[str]
 
 
 class StatsKappa(TypedDict):

@@ -18,7 +18,7 @@ import { requireNamed, type FilterKind } from '../../services/filter-values.ts';
 import { CalibrationReportSchema, ExcludedExamplesField, HumansField } from '../calibration-schema.ts';
 import { DtsResultSchema } from '../dts-schema.ts';
 import { LeaderboardSchema } from '../leaderboard-schema.ts';
-import { AblationReportSchema, EffortReportSchema, OrientationReportSchema } from '../report-schema.ts';
+import { AblationReportSchema, EffortReportSchema, OrientationReportSchema, policyInfo } from '../report-schema.ts';
 import { errorResponses, jsonOrCsvResponse, jsonResponse, queryNumber, querySeed, unknownFilterResponse } from '../schemas.ts';
 import { registerJudgeCompareReport } from './judge-compare-report.ts';
 
@@ -45,6 +45,7 @@ const StoredCalibrationSchema = CalibrationReportSchema.extend({
   judgeNotes: z.record(z.string(), z.string()).openapi({ description: 'Judges of the report that are the lexical baseline, by slug, with the note to show beside them' }),
   setAside: z.number().int().openapi({ description: 'Stored labels of another scale than the one read, and claim marks, set aside (also said in notes); the /calibration page counts the same' }),
   excludedExamples: ExcludedExamplesField,
+  ...policyInfo,
 }).openapi('StoredCalibrationReport');
 
 export function registerReports(api: Api): void {
@@ -98,7 +99,8 @@ export function registerReports(api: Api): void {
     },
   });
 
-  const CalibrationQuery = Seeded.extend({ scale: z.enum(LABEL_SCALES).default('verdict'), humans: HumansField.default('each') });
+  // The numeric scale reads the judges' F1 under the policy, as the other F1 reports do.
+  const CalibrationQuery = F1Seeded.extend({ scale: z.enum(LABEL_SCALES).default('verdict'), humans: HumansField.default('each') });
   defineRoute(api, {
     scope: 'read',
     route: tableRoute(

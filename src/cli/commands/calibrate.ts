@@ -11,6 +11,8 @@ import { table } from '../table.ts';
 import { choiceFlag, numberFlag, readText, requireFlag } from '../io.ts';
 import { readStructured } from '../read-structured.ts';
 import { HUMANS_MODES, type HumansMode } from '../../domain/campaigns.ts';
+import type { UnverifiablePolicy } from '../../scoring/description/score.ts';
+import { UNVERIFIABLE_POLICIES, REPORT_UNVERIFIABLE_DEFAULT, type PolicyInfo } from '../../services/report-policy.ts';
 
 /** Where the labels come from: a labels file, or a stored run's judge verdicts joined with its human labels. */
 interface LabelSource {
@@ -34,6 +36,8 @@ interface LabelSource {
   judged?: boolean;
   /** A stored run: its labels of another scale, set aside (--json setAside, as GET /api/reports/calibration). */
   setAside?: number;
+  /** A stored run: the policy the judge's F1 is read under on the numeric scale (--json unverifiable, unverifiableNote). */
+  policy?: PolicyInfo;
   /** A stored run whose judge has no side on the scale: what that side is (a line of the text). */
   judgeSide?: string;
 }
@@ -47,7 +51,7 @@ async function labelsFromFile(path: string, scale: LabelScale): Promise<LabelSou
 }
 
 /** Labels of a stored run: the judge's stored verdicts (kind "judge") beside the human labels. */
-async function labelsFromRun(run: string, judge: string | undefined, seed: number | undefined, scale: LabelScale): Promise<LabelSource> {
+async function labelsFromRun(run: string, judge: string | undefined, seed: number | undefined, scale: LabelScale, unverifiable: UnverifiablePolicy): Promise<LabelSource> {
   if (judge === undefined) throw badInput('--run needs --judge J (the judge whose stored grades are calibrated)');
   const { withDatabase } = await import('../database.ts');
   const { loadRunCalibration } = await import('../../services/grading/calibration-labels.ts');
@@ -55,7 +59,7 @@ async function labelsFromRun(run: string, judge: string | undefined, seed: numbe
   const { loadReliability } = await import('../../services/grading/calibration-reliability.ts');
   return withDatabase(async (database) => {
     // The run's labels of this scale only: item verdicts, answer:binary or answer:numeric (calibration-labels.ts).
-    const calibration = await loadRunCalibration(database, { run, judge, scale });
+    const calibration = await loadRunCalibration(database, { run, judge, scale, unverifiable });
     // Order sensitivity and reliability are figures of item verdicts: on the binary and numeric scales
     // there are none to report (absent, as for a labels file), never the verdict figures under another scale.
     if (scale !== 'verdict') return { ...calibration, name: `run ${run}` };
@@ -99,7 +103,7 @@ function scaleFlag(values: CommandContext['values']): LabelScale {
 const calibrate: Command = {
   path: ['calibrate'],
   summary: 'Calibrate judges against human labels: agreement, kappa, alpha, confusion, per model and per item',
-  usage: '(--labels L.jsonl|L.csv | --run R --judge J) --scale verdict|binary|numeric [--judge RATER] [--seed S] [--rubric R.yaml] [--humans each|majority|adjudicated]',
+  usage: '(--labels L.jsonl|L.csv | --run R --judge J) --scale verdict|binary|numeric [--judge RATER] [--seed S] [--rubric R.yaml] [--humans each|majority|adjudicated] [--unverifiable count|exclude (--run, numeric scale)]',
   options: {
     labels: { type: 'string' },
     run: { type: 'string' },
@@ -108,6 +112,7 @@ const calibrate: Command = {
     seed: { type: 'string' },
     rubric: { type: 'string' },
     humans: { type: 'string' },
+    unverifiable: { type: 'string' },
   },
   async run({ values }) {
     const scale = scaleFlag(values);
@@ -118,9 +123,12 @@ const calibrate: Command = {
     const run = typeof values.run === 'string' ? values.run : undefined;
     if (labels !== undefined && run !== undefined) throw badInput('give either --labels or --run, not both');
     if (labels === undefined && run === undefined) throw badInput('missing required option --labels (or --run)');
+    // A stored run's F1 is read under one policy (report-policy.ts); a labels file's values are as given.
+    if (values.unverifiable !== undefined && run === undefined) throw badInput('--unverifiable needs --run R (a labels file gives its values as they are)');
+    const unverifiable = choiceFlag(values, 'unverifiable', UNVERIFIABLE_POLICIES, REPORT_UNVERIFIABLE_DEFAULT);
     if (humans === 'adjudicated' && run === undefined) throw badInput('--humans adjudicated needs --run R (adjudications are stored with the campaigns)');
     const weights = typeof values.rubric === 'string' ? await rubricWeights(values.rubric) : undefined;
-    const source = labels !== undefined ? await labelsFromFile(labels, scale) : await labelsFromRun(run!, judge, seed, scale);
+    const source = labels !== undefined ? await labelsFromFile(labels, scale) : await labelsFromRun(run!, judge, seed, scale, unverifiable);
     source.rows = await humanSide(source.rows, humans, scale, run);
 
     const { calibrate: calibrateLabels } = await import('../../analysis/calibration/index.ts');
@@ -138,6 +146,7 @@ const calibrate: Command = {
     const reliability = source.reliability ? `\n\n${formatReliability(judge!, source.reliability)}` : '';
     const order = `${reliability}${source.orderSensitivity ? `\n\n${formatOrderSensitivity(judge!, source.orderSensitivity)}` : ''}`;
     if (source.setAside !== undefined) Object.assign(runFigures, { setAside: source.setAside });
+    if (source.policy !== undefined) Object.assign(runFigures, source.policy);
     if (source.excludedExamples !== undefined) Object.assign(runFigures, { excludedExamples: source.excludedExamples });
     if (source.excludedByJudge !== undefined) Object.assign(runFigures, { excludedExamples: source.excludedByJudge });
     const side = source.judgeSide ? `\n\nJudge ${judge}: no side on this scale; ${source.judgeSide}` : '';

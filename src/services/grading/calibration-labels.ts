@@ -5,6 +5,9 @@ import type { Database } from '../../db/client.ts';
 import { judges } from '../../db/schema.ts';
 import { notFound } from '../../domain/errors.ts';
 import { JUDGES_DIR } from '../../judges/config.ts';
+import { policyInfo, reportPolicy, type PolicyInfo } from '../report-policy.ts';
+import type { UnverifiablePolicy } from '../../scoring/description/score.ts';
+import { FILTERS, IN_CAMPAIGN, judgeGradeRows } from './calibration-judge-grades.ts';
 import { SCALES, type LabelRow, type LabelScale } from '../../domain/labels.ts';
 import { noJudgeSideNote, setAsideNote } from '../calibration-notes.ts';
 import { itemInstability, type ItemInstability, type VotedGrade } from '../../scoring/panel/index.ts';
@@ -56,19 +59,20 @@ export interface CalibrationLabelQuery {
    * default every label, the newest of each person's labels of a unit standing.
    */
   campaign?: number;
+  /** The unverifiable-claims policy of the judges' F1 on the numeric scale (report-policy.ts; default count). */
+  unverifiable?: UnverifiablePolicy;
 }
 
 /** The rows and what was left out or kept unchecked on the way (label-versions.ts): for the report's notes. */
 export interface CalibrationLabelSet {
   rows: LabelRow[];
   versions: LabelVersionFacts;
+  /** The unverifiable-claims policy the judges' F1 is read under, and the grades it left out (numeric scale; report-policy.ts). */
+  policy: PolicyInfo;
 }
 
 const JUDGE_ID = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 
-const FILTERS = `($1::text is null or r.name = $1) and ($2::text is null or r.model = $2)`;
-/** With a campaign ($3), only its answers. */
-const IN_CAMPAIGN = (a: string) => `($3::int is null or exists (select 1 from campaign_answers ca where ca.campaign_id = $3 and ca.answer_id = ${a}.id))`;
 
 /**
  * What the stored-labels query reads. Its rows are filed apart from the grades (a part of their own,
@@ -80,17 +84,6 @@ const LABEL_TABLES = ['runs', 'answers', 'labels', 'campaign_answers', 'campaign
 async function jsonArray<T>(database: Database, text: string, params: unknown[]): Promise<T[]> {
   // One JSON array per query: decoding many rows field by field is what costs on PGlite.
   return JSON.parse(String((await database.execute(text, params)).rows[0]!.j)) as T[];
-}
-
-type GradeFigures = { items: Array<{ id: string; verdict: string }> | null; label: string | null; f1: number | null };
-
-/** A grade's figures as judge labels on the scale (or verdicts and label without one). */
-function judgeLabels(scale: LabelScale | undefined, g: GradeFigures): Array<{ item?: string; label: string | number }> {
-  const verdicts = () => (g.items ?? []).map((it) => ({ item: it.id, label: it.verdict }));
-  if (scale === undefined) return [...(g.label !== null ? [{ label: g.label }] : []), ...verdicts()];
-  if (scale === 'verdict') return verdicts();
-  if (scale === 'binary') return g.label !== null && SCALES.binary.normalise(g.label) !== null ? [{ label: g.label }] : [];
-  return g.f1 !== null ? [{ label: g.f1 }] : [];
 }
 
 /** The rows only: for readers that state no notes of their own (calibrationLabelSet says what was left out). */
@@ -134,22 +127,13 @@ export async function calibrationLabelSet(database: Database, q: CalibrationLabe
     return [{ row, answerId, versionId }];
   });
   const rows = versioned.map((v) => v.row);
-  const grades = await jsonArray<[string, GradeFigures['items'], string | null, number | null, string, string, number, number | null]>(
-    database,
-    `select coalesce(json_agg(json_build_array(${answerKey}, g.items, g.meta->>'label', g.f1, j.slug, r.model, a.id, g.rubric_version_id) order by a.id, j.slug), '[]')::text as j
-       from grades g join judges j on j.id = g.judge_id join answers a on a.id = g.answer_id join runs r on r.id = a.run_id
-      where g.status = 'ok' and ${FILTERS} and ${IN_CAMPAIGN('a')} and ${inRubricSql('a', 6)} and ($4::text[] is null or j.slug = any($4::text[]))
-        and ${isNewestBySlug()}
-        and (not $5::boolean or exists (select 1 from labels l where l.answer_id = g.answer_id and l.kind = 'human'))`,
-    [...params, q.campaign ?? null, q.judges ? [...q.judges] : q.judge !== undefined ? [q.judge] : null, q.humanLabelledOnly === true, q.rubric ?? null],
-  );
   // On a scale, "answers some human labelled" means labelled on that scale: a judge's F1 beside an
   // answer people gave only item verdicts is a unit of the numeric report that compares to nothing.
   const onScale = q.scale && q.humanLabelledOnly ? new Set(rowsOnScale(rows.filter((r) => r.kind === 'human'), q.scale).kept.map((r) => r.answer)) : null;
-  for (const [answer, items, label, f1, judge, model, answerId, versionId] of grades) {
-    if (onScale && !onScale.has(answer)) continue;
-    for (const l of judgeLabels(q.scale, { items, label, f1 })) versioned.push({ row: { answer, model, rater: judge, kind: 'judge', ...l }, answerId, versionId });
-  }
+  const policy = reportPolicy(q.unverifiable);
+  const judgeQuery = { ...labelQuery, judges: q.judges ? [...q.judges] : q.judge !== undefined ? [q.judge] : null, humanLabelledOnly: q.humanLabelledOnly === true, scale: q.scale, policy };
+  const judged = await judgeGradeRows(database, judgeQuery, answerKey, onScale);
+  versioned.push(...judged.rows);
   // Each row names its answer's rubric: the per-item figures are per (rubric, item) (answer-rubrics.ts).
   await nameRubrics(database, versioned);
   // A label of an item is compared only with rows given against the same wording of it (label-versions.ts);
@@ -160,11 +144,13 @@ export async function calibrationLabelSet(database: Database, q: CalibrationLabe
   // An anchored judge's own example answers are not calibration units for it (example-exclusion.ts).
   dropExampleRows(kept, await exampleAnswers(database, { key: q.key, run: q.run, model: q.model, rubric: q.rubric, judges: q.judges ?? (q.judge !== undefined ? [q.judge] : null) }));
   const versions = { textChanged, unknown, superseded };
-  if (!q.humans || q.humans === 'each') return { rows: kept, versions };
+  // Only the numeric scale reads F1, so only its report is under a policy that can leave grades out.
+  const policyFacts = policyInfo(policy, q.scale === 'numeric' ? judged.leftOut : 0);
+  if (!q.humans || q.humans === 'each') return { rows: kept, versions, policy: policyFacts };
   // The human side is formed from the scale's rows; the rest pass through to be set aside and counted
   // where the report reads its scale, as `assay calibrate --run --humans` counts them (applyHumans drops them unsaid).
   const on = q.scale ? new Set(rowsOnScale(kept, q.scale).kept) : new Set(kept);
-  return { rows: [...(await humansRows(database, [...on], q)), ...kept.filter((r) => !on.has(r))], versions };
+  return { rows: [...(await humansRows(database, [...on], q)), ...kept.filter((r) => !on.has(r))], versions, policy: policyFacts };
 }
 
 /**
@@ -172,7 +158,7 @@ export async function calibrationLabelSet(database: Database, q: CalibrationLabe
  * answers people labelled, keyed by the answers' ids in the run. An unknown run, or a judge that names
  * nothing (no stored grade, no file in judges/), is not found.
  */
-export async function loadCalibrationLabels(database: Database, q: { run: string; judge: string; scale?: LabelScale }): Promise<LabelRow[]> {
+export async function loadCalibrationLabels(database: Database, q: RunCalibrationQuery): Promise<LabelRow[]> {
   return (await loadRunCalibration(database, q)).rows;
 }
 
@@ -208,7 +194,17 @@ function numericNote(rows: readonly LabelRow[], slugs: readonly string[]): strin
   return [`the judges' values are F1 (0 to 1), the people's are ratings on their own scale: read Pearson r and Spearman (unchanged by a change of scale); bias and MAE compare different units`];
 }
 
+export interface RunCalibrationQuery {
+  run: string;
+  judge: string;
+  scale?: LabelScale;
+  /** The policy of the judge's F1 on the numeric scale (report-policy.ts; default count). */
+  unverifiable?: UnverifiablePolicy;
+}
+
 export interface RunCalibration {
+  /** The policy the judge's F1 is read under and, on the numeric scale, what it left out (also in notes), as the API's report says it. */
+  policy?: PolicyInfo;
   rows: LabelRow[];
   /** The judges reported: J, and a panel's members (calibratedJudges). */
   judges: string[];
@@ -232,10 +228,10 @@ export interface RunCalibration {
  * grade of an answer no person labelled compares to nothing and is no unit of the report), keyed by the
  * answers' ids in the run.
  */
-export async function loadRunCalibration(database: Database, q: { run: string; judge: string; scale?: LabelScale }): Promise<RunCalibration> {
+export async function loadRunCalibration(database: Database, q: RunCalibrationQuery): Promise<RunCalibration> {
   const run = await findRun(database, q.run);
   const slugs = await calibratedJudges(database, q.judge, run.id);
-  const set = await calibrationLabelSet(database, { key: 'externalId', run: run.name, judges: slugs, humanLabelledOnly: true, ...(q.scale ? { scale: q.scale } : {}) });
+  const set = await calibrationLabelSet(database, { key: 'externalId', run: run.name, judges: slugs, humanLabelledOnly: true, ...(q.scale ? { scale: q.scale } : {}), ...(q.unverifiable ? { unverifiable: q.unverifiable } : {}) });
   const all = set.rows;
   // Without a scale every row comes back (the caller's scale check names the first foreign label).
   const { kept, setAside } = q.scale ? rowsOnScale(all, q.scale) : { kept: all, setAside: 0 };
@@ -247,8 +243,9 @@ export async function loadRunCalibration(database: Database, q: { run: string; j
     ...(q.scale ? setAsideNote(setAside, q.scale) : []),
     ...(q.scale === 'numeric' ? numericNote(rows, slugs) : []),
     ...versionNotes(set.versions),
+    ...(set.policy.unverifiableNote ? [set.policy.unverifiableNote] : []),
   ];
-  const scaleFacts = { ...(q.scale ? { setAside, notes } : notes.length ? { notes } : {}), ...(q.scale && !judged ? { judgeSide: `on the ${q.scale} scale a judge's side is ${JUDGE_SIDE[q.scale]}` } : {}) };
+  const scaleFacts = { policy: set.policy, ...(q.scale ? { setAside, notes } : notes.length ? { notes } : {}), ...(q.scale && !judged ? { judgeSide: `on the ${q.scale} scale a judge's side is ${JUDGE_SIDE[q.scale]}` } : {}) };
   const excludedExamples = excludedCount(await exampleAnswers(database, { key: 'externalId', run: run.name, judges: slugs }), slugs);
   if (slugs.length === 1) return { rows, judges: slugs, judged, excludedExamples, ...scaleFacts };
   // A panel is calibrated beside its members: judge labels imported as labels under other names stay out.
