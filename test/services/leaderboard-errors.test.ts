@@ -13,7 +13,7 @@ import { useApi } from '../api/app-fixture.ts';
 
 /**
  * An answer stored with status error is a model call that failed: no answer at all, so never a score of 0
- * and never a graded description (COMMON.md: a failure is a status, never a score). The leaderboard kept
+ * and never a graded description (a failure is a status, never a score). The leaderboard kept
  * an error assembly's stored score (0 for an empty text) in its means, counted only inside `assemblies`,
  * and the grades stored for error answers before 6bf3f2c (grading now skips them, reason answerError) in
  * its F1 and every other F1 report. Every report now leaves both out, and the leaderboard counts them per

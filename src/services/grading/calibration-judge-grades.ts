@@ -59,10 +59,9 @@ export async function judgeGradeRows(
        from grades g join judges j on j.id = g.judge_id join answers a on a.id = g.answer_id join runs r on r.id = a.run_id ${p.joins}
       where g.status = 'ok' and ${FILTERS} and ${IN_CAMPAIGN('a')} and ${inRubricSql('a', 6)} and ($4::text[] is null or j.slug = any($4::text[]))
         and ${isNewestBySlug()}
-        and (not $5::boolean or exists (select 1 from labels l where l.answer_id = g.answer_id and l.kind = 'human'))
-        and $7::text is not null`;
-  // ($7 is named on every scale: a statement must use each parameter it is given.)
-  const params = [q.run, q.model, q.campaign, q.judges, q.humanLabelledOnly, q.rubric, q.policy];
+        and (not $5::boolean or exists (select 1 from labels l where l.answer_id = g.answer_id and l.kind = 'human'))`;
+  // The policy ($7) is a parameter only where the F1 names it.
+  const params = [q.run, q.model, q.campaign, q.judges, q.humanLabelledOnly, q.rubric, ...(q.scale === 'numeric' ? [q.policy] : [])];
   const grades = JSON.parse(String((await database.execute(sql, params)).rows[0]!.j)) as Array<
     [string, GradeFigures['items'], string | null, number | null, string, string, number, number | null, boolean]
   >;

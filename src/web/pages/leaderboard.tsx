@@ -59,7 +59,7 @@ function NoAnswerNote({ rows }: { rows: readonly LeaderboardRow[] }) {
   );
 }
 
-/** A failed model call is no answer to score (COMMON.md: a failure is never a score of 0): out of the means, and said so, with how many. */
+/** A failed model call is no answer to score (a failure is a status, never a score of 0): out of the means, and said so, with how many. */
 function ErrorsNote({ rows }: { rows: readonly LeaderboardRow[] }) {
   const n = rows.filter((r) => !r.baseline && r.sizeBucket === 'all').reduce((s, r) => s + r.errors, 0);
   if (n === 0) return null;
