@@ -98,9 +98,9 @@ describeDb('reports over stored data', (ctx) => {
     expect((await get('/api/reports/leaderboard')).rows).toEqual(rows);
     const csv = await (await api.call(api.keys.read, 'GET', '/api/reports/leaderboard?model=B', { headers: { accept: 'text/csv' } })).text();
     expect(csv.split('\r\n')[0]).toBe(
-      'model,sizeBucket,baseline,descriptions,f1,f1Low,f1High,assemblies,noAnswer,neighbour,neighbourLow,neighbourHigh,direct,directLow,directHigh,proximity,proximityLow,proximityHigh,sameFamilyAsJudge',
+      'model,sizeBucket,baseline,descriptions,f1,f1Low,f1High,assemblies,noAnswer,errors,neighbour,neighbourLow,neighbourHigh,direct,directLow,directHigh,proximity,proximityLow,proximityHigh,sameFamilyAsJudge',
     );
-    expect(csv).toContain('\r\nB,~16,false,1,0.4,0.4,0.4,1,0,0,0,0,0.25,0.25,0.25,');
+    expect(csv).toContain('\r\nB,~16,false,1,0.4,0.4,0.4,1,0,0,0,0,0,0.25,0.25,0.25,');
   });
 
   it('orientation: correct counts by true orientation, Wilson interval of 1/2', async () => {

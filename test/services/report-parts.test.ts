@@ -70,9 +70,11 @@ describeDb('report parts', (ctx) => {
     await regradeF1(d);
     const after = await calibrationReport(d, { scale: 'verdict' });
     expect(after).toEqual(before);
-    const { judgeNotes, setAside, excludedExamples, ...report } = after;
+    const { judgeNotes, setAside, excludedExamples, unverifiable, unverifiableNote, ...report } = after;
     expect(judgeNotes).toBeDefined();
     expect([setAside, excludedExamples]).toEqual([0, {}]);
+    // The verdict scale reads no F1: under the default policy, nothing left out.
+    expect([unverifiable, unverifiableNote]).toEqual(['count', null]);
     expect(report).toEqual(await fresh());
     expect((await pageCalibration(d, { scale: 'verdict' })).report).toEqual(page.report);
     // A judge verdict of a labelled answer turned around: new rows, a new report, again a fresh one's.
@@ -84,7 +86,7 @@ describeDb('report parts', (ctx) => {
     );
     const changed = await calibrationReport(d, { scale: 'verdict' });
     expect(changed).not.toEqual(before);
-    const { judgeNotes: _, setAside: _s, excludedExamples: _e, ...changedReport } = changed;
+    const { judgeNotes: _, setAside: _s, excludedExamples: _e, unverifiable: _u, unverifiableNote: _n, ...changedReport } = changed;
     expect(changedReport).toEqual(await fresh());
     expect((await pageCalibration(d, { scale: 'verdict' })).report).toEqual(changedReport);
   });
