@@ -8,6 +8,8 @@ import { isNewestBySlug } from './grading/newest-grade.ts';
 import { findRun } from './grading/run-ref.ts';
 import { exampleAnswers } from './grading/example-exclusion.ts';
 import { policyF1Sql, policyInfo, REPORT_UNVERIFIABLE_DEFAULT } from './report-policy.ts';
+import { isErrorAnswer, notOfErrorAnswer } from './report-facts.ts';
+import { errorAnswersNote } from './error-answers.ts';
 
 /**
  * `assay judge compare`, the page and the API route: two judges' STORED grades of one run against the
@@ -32,7 +34,7 @@ export const JUDGE_COMPARE_LIMITS = { top: 1000, resamples: 100_000 } as const;
 /**
  * The grade (any status) of each answer of the run by each judge, keyed by the answers' ids in the run:
  * the newest (grades are versioned — several configurations of one judge id, several rubric versions —
- * and the newest is the grade, the one the answer page shows first).
+ * and the newest is the grade, the one the answer page shows first). None of an error answer (error-answers.ts).
  */
 async function runGrades(database: Database, runId: number, slugs: string[]): Promise<{ grades: Map<string, Map<string, JudgeGrade>>; note: string | null }> {
   // F1 under one unverifiable-claims policy, the reports' default (report-policy.ts): a stored F1 is of the
@@ -43,7 +45,7 @@ async function runGrades(database: Database, runId: number, slugs: string[]): Pr
   const r = await database.execute(
     `select coalesce(json_agg(json_build_array(j.slug, a.external_id, g.status, g.items, ${p.f1}, ${p.leftOut}) order by a.id), '[]')::text as j
        from grades g join judges j on j.id = g.judge_id join answers a on a.id = g.answer_id ${p.joins}
-      where a.run_id = $1 and j.slug = any($2::text[]) and ${isNewestBySlug()}`,
+      where a.run_id = $1 and j.slug = any($2::text[]) and ${isNewestBySlug()} ${notOfErrorAnswer('g')}`,
     [runId, slugs, policy],
   );
   const rows = JSON.parse(String(r.rows[0]!.j)) as Array<[string, string, string, JudgeGrade['items'], number | null, boolean]>;
@@ -70,6 +72,20 @@ const UNGRADED = `select s.slug, count(*)::int as n from answers cross join unne
      and not exists (select 1 from grades join judges j on j.id = grades.judge_id
        where grades.answer_id = "answers"."id" and j.slug = s.slug and ${sqlText(isFinalGrade)} and ${isNewestBySlug('grades', 'j')})
    group by s.slug`;
+
+/**
+ * The run's error answers holding a grade of either judge or a person's label: they compare nothing
+ * (error-answers.ts), so their labels are left out beside their grades (runGrades), and the notes count them.
+ */
+async function errorAnswers(database: Database, runId: number, slugs: string[]): Promise<Set<string>> {
+  const r = await database.execute(
+    `select a.external_id from answers a where a.run_id = $1 and ${isErrorAnswer('a.id')}
+        and (exists (select 1 from grades g join judges j on j.id = g.judge_id where g.answer_id = a.id and j.slug = any($2::text[]))
+             or exists (select 1 from labels l where l.answer_id = a.id and l.kind = 'human'))`,
+    [runId, slugs],
+  );
+  return new Set(r.rows.map((x) => String(x.external_id)));
+}
 
 async function ungradedCounts(database: Database, runId: number, a: string, b: string): Promise<UngradedCounts> {
   const r = await database.execute(UNGRADED, [runId, [a, b]]);
@@ -116,8 +132,9 @@ export async function judgeCompare(database: Database, query: JudgeCompareQuery)
   // The calibration's own label rows, settled with both judges' grades: a label and a verdict of an item
   // are compared only where both were given against the same wording of it (label-versions.ts).
   const set = await calibrationLabelSet(database, { key: 'externalId', run: run.name, judges: [q.a, q.b], scale: 'verdict', humanLabelledOnly: true });
+  const failed = await errorAnswers(database, run.id, [q.a, q.b]);
   const humans: HumanItemLabel[] = set.rows.flatMap((l) =>
-    l.kind === 'human' && l.item !== undefined && !shown.has(l.answer) ? [{ answer: l.answer, rubric: l.rubric ?? null, item: l.item, rater: l.rater, label: String(l.label) }] : [],
+    l.kind === 'human' && l.item !== undefined && !shown.has(l.answer) && !failed.has(l.answer) ? [{ answer: l.answer, rubric: l.rubric ?? null, item: l.item, rater: l.rater, label: String(l.label) }] : [],
   );
   // A judge's verdict of an item left out for its version is no verdict of the unit (counted in the notes).
   const kept = keptJudgeItems(set.rows);
@@ -134,5 +151,5 @@ export async function judgeCompare(database: Database, query: JudgeCompareQuery)
     { a: grades.get(q.a)!, b: grades.get(q.b)!, humanLabelledAnswers: labelled },
     { seed: q.seed, resamples: q.resamples, top: q.top },
   );
-  return { run: run.name, ...report, ungraded: await ungradedCounts(database, run.id, q.a, q.b), excludedExamples: shown.size, notes: [...versionNotes(set.versions), ...(policyNote ? [policyNote] : [])] };
+  return { run: run.name, ...report, ungraded: await ungradedCounts(database, run.id, q.a, q.b), excludedExamples: shown.size, notes: [...versionNotes(set.versions), ...(policyNote ? [policyNote] : []), ...errorAnswersNote(failed.size)] };
 }

@@ -97,7 +97,9 @@ const inScope = (f: ReportFilters, tasks: string, rubricOf: string) =>
  * still in the tables: every report reads such an answer as ungraded and unscored, and the leaderboard
  * counts it in `errors` from the answer facts (answerStatus).
  */
-const notOfErrorAnswer = (table: string) => `and not exists (select 1 from answers ea where ea.id = ${table}.answer_id and ea.status = 'error')`;
+export const isErrorAnswer = (answerId: string) => `exists (select 1 from answers ea where ea.id = ${answerId} and ea.status = 'error')`;
+/** Keeps the rows of `table` (answer_id) not of an error answer: every reader of grades, scores or labels of answers uses it. */
+export const notOfErrorAnswer = (table: string) => `and not ${isErrorAnswer(`${table}.answer_id`)}`;
 
 /**
  * Of each answer the judge graded, the newest grade (grades are versioned: an answer graded against two
