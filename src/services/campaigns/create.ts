@@ -3,6 +3,7 @@ import { campaignAnswers, campaigns } from '../../db/schema.ts';
 import { CampaignSpecSchema, type CampaignSpec } from '../../domain/campaigns.ts';
 import { AssayError, badInput } from '../../domain/errors.ts';
 import { firstIssue } from '../../domain/labels.ts';
+import { ROW_ID_TEXT } from '../../domain/limits.ts';
 import { isUniqueViolation } from '../db-errors.ts';
 import { findCampaign, type Campaign } from './load.ts';
 import { campaignOrder } from './order.ts';
@@ -13,6 +14,11 @@ import { disagreeingAnswers, namedButUnselected, selectAnswers, selectorSaid } f
 export function parseCampaignSpec(raw: unknown, source = 'campaign'): CampaignSpec {
   const parsed = CampaignSpecSchema.safeParse(raw);
   if (!parsed.success) throw badInput(`${source}: ${firstIssue(parsed.error)}`);
+  // A reference (/api/campaigns/{ref}, `assay campaign … REF`, /campaigns/{name}) reads digits as the id
+  // (load.ts): a campaign named '1' could not be reached by its name, and what was sent to it went to campaign 1.
+  if (ROW_ID_TEXT.test(parsed.data.name)) {
+    throw badInput(`${source}: name: '${parsed.data.name}' is digits only, which a campaign reference reads as an id; give the name a letter or another sign`);
+  }
   return parsed.data;
 }
 
