@@ -49,7 +49,7 @@ function concrete(path: string): string {
 
 describe('undeclared query parameters on the pages', () => {
   it.each([
-    ['/calibration?judeg=x', 'judeg', 'scale, judge, humans, panel, run, table, format'],
+    ['/calibration?judeg=x', 'judeg', 'scale, judge, humans, unverifiable, panel, run, table, format'],
     ['/?rn=IIW-P5B', 'rn', 'judge, unverifiable, table, format'],
     ['/answers?rn=IIW-P5B', 'rn', 'run, model, task, judge, unverifiable, offset, table, format'],
     ['/annotate?campaing=x', 'campaing', 'campaign, scale, finished, table, format'],

@@ -95,7 +95,7 @@ function tables(p: PanelCalibration): Table[] {
 function form(q: URLSearchParams, p: PanelCalibration) {
   const runs = p.panels.find((x) => x.panel === p.panel)?.runs ?? [];
   // The page's own filters ride along, so choosing a panel or a run keeps the report above as it was.
-  const keep = ['scale', 'judge', 'humans'].flatMap((k) => (q.get(k) ? [<input type="hidden" name={k} value={q.get(k)!} />] : []));
+  const keep = ['scale', 'judge', 'humans', 'unverifiable'].flatMap((k) => (q.get(k) ? [<input type="hidden" name={k} value={q.get(k)!} />] : []));
   return (
     <form method="get" class="filters" action="#panel-calibration">
       {keep}

@@ -16,6 +16,9 @@ import { requireNamed } from '../../services/filter-values.ts';
 import { PANEL_PARAMS, withPanelSection } from './calibration-panel.tsx';
 import { ciOrSmallN, SMALL_N_RULE } from '../small-n.tsx';
 import { HUMAN_RANGE_RULE } from '../../analysis/calibration/trust.ts';
+import { REPORT_UNVERIFIABLE_DEFAULT, UNVERIFIABLE_POLICIES } from '../../services/report-policy.ts';
+import type { UnverifiablePolicy } from '../../scoring/description/score.ts';
+import { PolicyNote } from '../policy-note.tsx';
 
 /** Judge calibration against stored human labels: kappa, confusion, per model, per item, judge vs judge, human–human. */
 
@@ -29,17 +32,30 @@ const pair = (p: PairStats | undefined): Row => ({
   weightedKappaLow: p?.weightedKappa?.ci?.[0] ?? null,
   weightedKappaHigh: p?.weightedKappa?.ci?.[1] ?? null,
   pearson: p?.pearson?.r ?? null,
+  pearsonLow: p?.pearson?.ci?.[0] ?? null,
+  pearsonHigh: p?.pearson?.ci?.[1] ?? null,
+  bias: p?.bias ?? null,
+  mae: p?.mae ?? null,
   reason: p?.reason ?? p?.kappa?.reason ?? null,
 });
 
-const PAIR_COLUMNS: Table['columns'] = [
+const PAIR_COLUMNS_LABELS: Table['columns'] = [
   { key: 'n', label: 'Units', kind: 'int' },
   { key: 'agreement', label: 'Agreement', kind: 'num', help: 'share of units with the same label' },
   { key: 'kappa', label: 'Kappa', kind: 'ci', help: "Cohen's kappa with its 95% interval", render: ciOrSmallN('kappa', 'n') },
   { key: 'weightedKappa', label: 'Weighted kappa', kind: 'ci', help: 'kappa weighted by verdict points (ordered scale)', render: ciOrSmallN('weightedKappa', 'n') },
 ];
 
+// The numeric scale's figures (a judge's F1 against people's ratings): kappas are of labels, not values.
+const NUMERIC_COLUMNS: Table['columns'] = [
+  { key: 'n', label: 'Units', kind: 'int' },
+  { key: 'pearson', label: 'Pearson r', kind: 'ci', help: 'Pearson correlation with its 95% interval', render: ciOrSmallN('pearson', 'n') },
+  { key: 'bias', label: 'Bias', kind: 'num', help: 'mean of judge − humans: positive when the judge is more lenient' },
+  { key: 'mae', label: 'MAE', kind: 'num', help: 'mean absolute difference' },
+];
+
 function tables(r: CalibrationReport): Table[] {
+  const PAIR_COLUMNS = r.scale === 'numeric' ? NUMERIC_COLUMNS : PAIR_COLUMNS_LABELS;
   const judges: Table = {
     id: 'judges',
     caption: 'Each judge against the human majority',
@@ -120,17 +136,20 @@ function confusion(j: JudgeReport): HeatmapInput | null {
 }
 
 /** The page's query parameters, its panel section's among them (page-query.ts: any other name is refused). */
-export const CALIBRATION_QUERY = declareQuery(['scale', 'judge', 'humans', ...PANEL_PARAMS], { downloads: true });
+export const CALIBRATION_QUERY = declareQuery(['scale', 'judge', 'humans', 'unverifiable', ...PANEL_PARAMS], { downloads: true });
 
 export async function calibrationPage(q: URLSearchParams, database: Database): Promise<PageSpec> {
   const scale = oneOf<LabelScale>(q, 'scale', LABEL_SCALES, 'verdict');
   const judge = param(q, 'judge');
   // ?humans=majority|adjudicated: the human side as one reference rater (docs/annotation.md).
   const humans = oneOf<HumansMode>(q, 'humans', HUMANS_MODES, 'each');
+  // The policy the judges' F1 is read under on the numeric scale, as GET /api/reports/calibration reads it
+  // (services/report-policy.ts); a bad value is a 400 on every scale, as on the API.
+  const unverifiable = oneOf<UnverifiablePolicy>(q, 'unverifiable', UNVERIFIABLE_POLICIES, REPORT_UNVERIFIABLE_DEFAULT);
   // A judge named but unknown is a 404, not the report of no judge passing for its report; one that exists
   // but graded none of the labelled answers is a report without a judge side, said so: the API's rule (filter-values.ts).
   if (judge) await requireNamed(database, { judge }, { judge: 'judge' });
-  const load = () => pageCalibration(database, { scale, humans, ...(judge ? { judge } : {}) });
+  const load = () => pageCalibration(database, { scale, humans, unverifiable, ...(judge ? { judge } : {}) });
   // A panel judge's section (calibration-panel.tsx) follows the report.
   return withPanelSection(q, database, await cachedPage(database, 'calibration', q, load, (cal) => view(q, scale, judge, cal)));
 }
@@ -141,6 +160,16 @@ function view(q: URLSearchParams, scale: LabelScale, judge: string | undefined, 
     <form method="get" class="filters">
       <SelectField name="scale" label="Scale" options={LABEL_SCALES} selected={scale} />
       <SelectField name="humans" label="Humans" options={HUMANS_MODES} selected={oneOf<HumansMode>(q, 'humans', HUMANS_MODES, 'each')} />
+      {/* Only the numeric scale reads F1; the choice is offered (and kept) on every scale, so switching scale keeps it. */}
+      <SelectField
+        name="unverifiable"
+        label="Unverifiable claims (numeric F1)"
+        options={[
+          { value: 'count', label: 'count (counted in correctness)' },
+          { value: 'exclude', label: 'exclude (excluded from correctness)' },
+        ]}
+        selected={cal.policy.unverifiable}
+      />
       <label for="judge">Judge</label>
       <input id="judge" name="judge" value={judge ?? ''} placeholder="all judges" />
       <button type="submit">Show</button>
@@ -162,6 +191,8 @@ function view(q: URLSearchParams, scale: LabelScale, judge: string | undefined, 
         );
       }
       const r = cal.report;
+      // The policy's note is in the report's notes (as the API's); the policy line above says it already.
+      const notes = scale === 'numeric' ? r.notes.filter((n) => n !== cal.policy.unverifiableNote) : r.notes;
       // Anchored judges: each judge's own example answers are not in its figures (docs/judges.md).
       const excluded = Object.entries(cal.excludedExamples ?? {}).filter(([j]) => r.judges.includes(j));
       const inputs = r.judgeReports.map(confusion);
@@ -175,6 +206,8 @@ function view(q: URLSearchParams, scale: LabelScale, judge: string | undefined, 
             {r.consensus}.{/* Labels set aside (another scale, claim marks) are counted in the notes below, as the API's. */}
           </p>
           <JudgesNote judges={r.judges} notes={cal.judgeNotes} />
+          {/* Only the numeric scale reads the judges' F1: its line says the policy and what it left out. */}
+          {scale === 'numeric' ? <PolicyNote unverifiable={cal.policy.unverifiable} unverifiableNote={cal.policy.unverifiableNote} /> : null}
           <p class="note human-range-rule">Within human range: {HUMAN_RANGE_RULE}. {SMALL_N_RULE}</p>
           {excluded.length ? (
             <p class="excluded-examples">
@@ -190,9 +223,9 @@ function view(q: URLSearchParams, scale: LabelScale, judge: string | undefined, 
           {ts.slice(1).map((t) => (
             <DataTable table={t} search={q} />
           ))}
-          {r.notes.length ? (
+          {notes.length ? (
             <ul class="notes">
-              {r.notes.map((n) => (
+              {notes.map((n) => (
                 <li>{n}</li>
               ))}
             </ul>
