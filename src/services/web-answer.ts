@@ -6,13 +6,16 @@ import { newestFirst } from './grading/newest-grade.ts';
 import { getPuzzle, type PuzzleView } from './puzzles.ts';
 import { chooseJudge } from './report-data.ts';
 import { policyF1Sql, policyInfo, reportPolicy, type PolicyInfo } from './report-policy.ts';
+import { notOfErrorAnswer } from './report-facts.ts';
 import type { UnverifiablePolicy } from '../scoring/description/score.ts';
 import { getRubric, getRubricVersionById, type RubricVersionView } from './rubrics.ts';
 
 /**
  * One answer as the grade detail page shows it: the answer, every judge's grade of it (in the one
  * grade shape, GradeDetail, with the judge's prompt file), the rubric version each grade used, and for
- * assemblies the puzzle and the stored score.
+ * assemblies the puzzle and the stored score. An answer stored with status error (the model call failed)
+ * has neither grade nor score, as every report reads it (report-facts.ts notOfErrorAnswer): rows stored for
+ * one before grading skipped such answers, or imported, are not shown as its figures (the page says why).
  */
 
 export interface AnswerGradeView extends AnswerGrade {
@@ -42,16 +45,17 @@ const n = (v: unknown): number | null => (v === null || v === undefined ? null :
 
 export async function answerDetail(database: Database, id: number): Promise<AnswerDetail> {
   const answer = await getAnswer(database, id);
+  const failed = answer.status === 'error';
   const versions = new Map<number, RubricVersionView | null>();
   const grades: AnswerGradeView[] = [];
-  for (const g of await gradesOfAnswer(database, id)) {
+  for (const g of failed ? [] : await gradesOfAnswer(database, id)) {
     const vid = g.rubricVersionId;
     if (vid !== null && !versions.has(vid)) versions.set(vid, await orNull(getRubricVersionById(database, vid)));
     grades.push({ ...g, rubricVersion: vid === null ? null : (versions.get(vid) ?? null) });
   }
   const rubric = answer.rubric ? await orNull(getRubric(database, answer.rubric)) : null;
   const puzzle = answer.puzzle ? await orNull(getPuzzle(database, answer.puzzle)) : null;
-  const assembly = answer.task === 'assemble' || answer.task === 'describe-then-solve' ? await orNull(getAssemblyScore(database, id)) : null;
+  const assembly = !failed && (answer.task === 'assemble' || answer.task === 'describe-then-solve') ? await orNull(getAssemblyScore(database, id)) : null;
   return { answer, grades, rubric, puzzle, assembly };
 }
 
@@ -85,9 +89,9 @@ export async function listAnswerRows(
   const policy = reportPolicy(f.unverifiable);
   const where = `($1::text is null or r.name = $1) and ($2::text is null or r.model = $2) and ($3::text is null or a.task = $3)`;
   const params = [f.run ?? null, f.model ?? null, f.task ?? null];
-  // The judge's newest grade of each answer (none: nulls, and the policy's F1 of no grade is null).
+  // The judge's newest grade of each answer (none: nulls, and the policy's F1 of no grade is null); none of an error answer.
   const newest = (judgeParam: string) => `left join lateral (select g.status, g.completeness, g.correctness, g.f1, g.claims, g.meta from grades g
-        where g.answer_id = a.id and g.judge_id = ${judgeParam} order by ${newestFirst()} limit 1) ng on true`;
+        where g.answer_id = a.id and g.judge_id = ${judgeParam} ${notOfErrorAnswer('g')} order by ${newestFirst()} limit 1) ng on true`;
   const p = policyF1Sql('ng', '$5::text');
   const counted = await database.execute(
     `select count(*)::int as n, count(*) filter (where ${p.leftOut})::int as "leftOut"
@@ -98,14 +102,14 @@ export async function listAnswerRows(
   const q = policyF1Sql('ng', '$7::text');
   const r = await database.execute(
     `select a.id, a.external_id as answer, r.name as run, r.model, a.task, a.status, rb.slug as rubric, p.slug as puzzle,
-            (select count(*)::int from grades g where g.answer_id = a.id) as grades,
+            (select count(*)::int from grades g where g.answer_id = a.id ${notOfErrorAnswer('g')}) as grades,
             ${q.f1} as f1,
             s.neighbour, s.direct,
             (select count(distinct l.annotator)::int from labels l where l.answer_id = a.id and l.kind = 'human') as "humanLabels"
        from answers a join runs r on r.id = a.run_id
        ${newest('$6')} ${q.joins}
        left join rubrics rb on rb.id = a.rubric_id left join puzzles p on p.id = a.puzzle_id
-       left join assembly_scores s on s.answer_id = a.id
+       left join assembly_scores s on s.answer_id = a.id ${notOfErrorAnswer('s')}
       where ${where} order by a.id limit $4 offset $5`,
     [...params, f.limit, f.offset, judge?.id ?? -1, policy],
   );
