@@ -1,6 +1,7 @@
 import type { Command, CommandContext } from '../command.ts';
 import { badInput } from '../../domain/errors.ts';
 import { withDatabase } from '../database.ts';
+import { fieldFlag } from '../io.ts';
 import { table } from '../table.ts';
 
 /**
@@ -19,7 +20,16 @@ function oneFile(ctx: CommandContext, what: string): string {
   return ctx.positionals[0]!;
 }
 
-const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+/**
+ * A text flag, or undefined when left out. Given empty it is refused, as numberFlag refuses one:
+ * `--run "$RUN"` with RUN unset read as no --run, and the rows went into the run named after the model (exit 0).
+ */
+const str = (values: Record<string, unknown>, name: string): string | undefined => {
+  const v = values[name];
+  if (v === undefined) return undefined;
+  if (typeof v !== 'string' || v === '') throw badInput(`--${name}: must not be empty (leave the flag out for the default)`);
+  return v;
+};
 
 const rubricsCmd: Command = {
   path: ['import', 'rubrics'],
@@ -61,9 +71,10 @@ const TASKS = ['describe', 'assemble', 'describe-then-solve', 'choice'] as const
 const answersCmd: Command = {
   path: ['import', 'answers'],
   summary: "Import a run of answers (JSONL, or another tool's output with --from); assemble answers are scored against their puzzles",
-  usage: 'RUN.jsonl [--run NAME] [--model M] [--effort E] [--tag T]... [--task KIND] [--no-score] | FILE --from inspect|promptfoo|lm-eval|vlmevalkit --task KIND (--rubric R | --puzzle P) [--model M] [--run NAME]',
+  usage: 'RUN.jsonl [--run NAME] [--model M] [--effort E] [--tag T]... [--task KIND] [--no-score] | FILE --from inspect|promptfoo|lm-eval|vlmevalkit --task KIND (--rubric R | --puzzle P) [--model M] [--run NAME] [--filter NAME (lm-eval)]',
   options: {
     from: { type: 'string' },
+    filter: { type: 'string' },
     rubric: { type: 'string' },
     puzzle: { type: 'string' },
     run: { type: 'string' },
@@ -76,10 +87,11 @@ const answersCmd: Command = {
   positionals: true,
   async run(ctx) {
     const path = oneFile(ctx, 'answers');
-    const task = str(ctx.values.task);
+    const task = str(ctx.values, 'task');
     if (task !== undefined && !(TASKS as readonly string[]).includes(task)) throw badInput(`--task must be one of ${TASKS.join('|')}, got '${task}'`);
-    const from = str(ctx.values.from);
+    const from = str(ctx.values, 'from');
     if (from !== undefined) return importForeign(ctx, path, from, task);
+    if (ctx.values.filter !== undefined) throw badInput('--filter goes with --from lm-eval (the filter of an lm-eval samples file whose lines are the answers)');
     if (ctx.values.rubric !== undefined || ctx.values.puzzle !== undefined) throw badInput('--rubric and --puzzle go with --from (a JSONL row names its own rubric or puzzle)');
     const { readImportFile } = await import('../../services/imports.ts');
     const file = readImportFile(path);
@@ -87,9 +99,9 @@ const answersCmd: Command = {
     const tags = Array.isArray(ctx.values.tag) ? ctx.values.tag.map(String) : undefined;
     const r = await withDatabase((db) =>
       importAnswersJsonl(db, file, {
-        run: str(ctx.values.run),
-        model: str(ctx.values.model),
-        effort: str(ctx.values.effort),
+        run: str(ctx.values, 'run'),
+        model: str(ctx.values, 'model'),
+        effort: str(ctx.values, 'effort'),
         tags,
         task: task as (typeof TASKS)[number] | undefined,
         score: ctx.values['no-score'] !== true,
@@ -110,20 +122,24 @@ async function importForeign(ctx: CommandContext, path: string, from: string, ta
   const { FOREIGN_FORMATS } = await import('../../services/import-formats/index.ts');
   if (!(FOREIGN_FORMATS as readonly string[]).includes(from)) throw badInput(`--from must be one of ${FOREIGN_FORMATS.join('|')}, got '${from}'`);
   if (task === undefined) throw badInput(`--from ${from} needs --task (${TASKS.join('|')}): the file does not say which assay task its answers are`);
+  if (ctx.values.filter !== undefined && from !== 'lm-eval') throw badInput(`--filter goes with --from lm-eval (the filter of an lm-eval samples file whose lines are the answers), not --from ${from}`);
+  const { LmEvalFilterSchema } = await import('../../services/import-formats/lm-eval.ts');
+  const filter = fieldFlag(ctx.values, 'filter', LmEvalFilterSchema);
   const { readImportFile } = await import('../../services/imports.ts');
   const file = readImportFile(path);
   const { importForeignAnswers } = await import('../../services/import-foreign.ts');
   const tags = Array.isArray(ctx.values.tag) ? ctx.values.tag.map(String) : undefined;
   const r = await withDatabase((db) =>
     importForeignAnswers(db, file, from as (typeof FOREIGN_FORMATS)[number], {
-      run: str(ctx.values.run),
-      model: str(ctx.values.model),
-      effort: str(ctx.values.effort),
+      run: str(ctx.values, 'run'),
+      model: str(ctx.values, 'model'),
+      effort: str(ctx.values, 'effort'),
       tags,
       task: task as (typeof TASKS)[number],
       score: ctx.values['no-score'] !== true,
-      rubric: str(ctx.values.rubric),
-      puzzle: str(ctx.values.puzzle),
+      rubric: str(ctx.values, 'rubric'),
+      puzzle: str(ctx.values, 'puzzle'),
+      filter,
     }),
   );
   const { answerIds, ...doc } = r;
@@ -147,7 +163,7 @@ const labelsCmd: Command = {
     const { readImportFile } = await import('../../services/imports.ts');
     const file = readImportFile(path);
     const { importLabels } = await import('../../services/import-labels.ts');
-    const r = await withDatabase((db) => importLabels(db, file, { run: str(ctx.values.run), replace: ctx.values.replace === true }));
+    const r = await withDatabase((db) => importLabels(db, file, { run: str(ctx.values, 'run'), replace: ctx.values.replace === true }));
     return { json: r, text: `${r.inserted} labels added, ${r.replaced} replaced, ${r.unchanged} unchanged (run${r.runs.length === 1 ? '' : 's'} ${r.runs.join(', ')})` };
   },
 };
