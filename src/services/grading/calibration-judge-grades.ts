@@ -5,6 +5,7 @@ import { policyF1Sql } from '../report-policy.ts';
 import { isNewestBySlug } from './newest-grade.ts';
 import { inRubricSql } from './rubric-scope.ts';
 import type { VersionedRow } from './label-versions.ts';
+import type { ExampleAnswers } from './example-exclusion.ts';
 
 /**
  * The judges' side of the calibration rows (calibration-labels.ts calibrationLabelSet): each judge's newest
@@ -45,13 +46,15 @@ export interface JudgeGradeQuery {
 
 /**
  * The judge rows; `answerKey` is the SQL naming an answer (a.external_id or a.id::text), `keep` the answers
- * whose grades are units (null: all). `leftOut`: of those, the numeric-scale grades the policy cannot read.
+ * whose grades are units (null: all). `leftOut`: of those, the numeric-scale grades the policy cannot read,
+ * but not a judge's grade of its own example answer (`shown`): that is out of its figures under any policy.
  */
 export async function judgeGradeRows(
   database: Database,
   q: JudgeGradeQuery,
   answerKey: string,
   keep: ReadonlySet<string> | null,
+  shown: ExampleAnswers = new Map(),
 ): Promise<{ rows: VersionedRow[]; leftOut: number }> {
   // Only the numeric scale reads F1: the other scales skip the claims' lateral joins.
   const p = q.scale === 'numeric' ? policyF1Sql('g', '$7::text') : { joins: '', f1: 'null::float8', leftOut: 'false' };
@@ -69,7 +72,7 @@ export async function judgeGradeRows(
   let leftOut = 0;
   for (const [answer, items, label, f1, judge, model, answerId, versionId, left] of grades) {
     if (keep && !keep.has(answer)) continue;
-    if (left) leftOut += 1;
+    if (left && !shown.get(judge)?.has(answer)) leftOut += 1;
     for (const l of judgeLabels(q.scale, { items, label, f1 })) rows.push({ row: { answer, model, rater: judge, kind: 'judge', ...l }, answerId, versionId });
   }
   return { rows, leftOut };

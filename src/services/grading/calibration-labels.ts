@@ -132,7 +132,10 @@ export async function calibrationLabelSet(database: Database, q: CalibrationLabe
   const onScale = q.scale && q.humanLabelledOnly ? new Set(rowsOnScale(rows.filter((r) => r.kind === 'human'), q.scale).kept.map((r) => r.answer)) : null;
   const policy = reportPolicy(q.unverifiable);
   const judgeQuery = { ...labelQuery, judges: q.judges ? [...q.judges] : q.judge !== undefined ? [q.judge] : null, humanLabelledOnly: q.humanLabelledOnly === true, scale: q.scale, policy };
-  const judged = await judgeGradeRows(database, judgeQuery, answerKey, onScale);
+  // An anchored judge's own example answers are not calibration units for it (example-exclusion.ts): dropped
+  // below, and not counted as grades the policy left out.
+  const examples = await exampleAnswers(database, { key: q.key, run: q.run, model: q.model, rubric: q.rubric, judges: q.judges ?? (q.judge !== undefined ? [q.judge] : null) });
+  const judged = await judgeGradeRows(database, judgeQuery, answerKey, onScale, examples);
   versioned.push(...judged.rows);
   // Each row names its answer's rubric: the per-item figures are per (rubric, item) (answer-rubrics.ts).
   await nameRubrics(database, versioned);
@@ -141,8 +144,7 @@ export async function calibrationLabelSet(database: Database, q: CalibrationLabe
   const itemScale = q.scale === undefined || q.scale === 'verdict';
   const texts = itemScale ? await versionTexts(database, versioned.flatMap((v) => (v.versionId === null || v.row.item === undefined ? [] : [v.versionId]))) : new Map();
   const { kept, textChanged, unknown } = itemScale ? settleVersions(versioned, texts) : { kept: versioned.map((v) => v.row), textChanged: 0, unknown: 0 };
-  // An anchored judge's own example answers are not calibration units for it (example-exclusion.ts).
-  dropExampleRows(kept, await exampleAnswers(database, { key: q.key, run: q.run, model: q.model, rubric: q.rubric, judges: q.judges ?? (q.judge !== undefined ? [q.judge] : null) }));
+  dropExampleRows(kept, examples);
   const versions = { textChanged, unknown, superseded };
   // Only the numeric scale reads F1, so only its report is under a policy that can leave grades out.
   const policyFacts = policyInfo(policy, q.scale === 'numeric' ? judged.leftOut : 0);
