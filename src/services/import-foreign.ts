@@ -12,7 +12,7 @@ import { locatedError, type ImportFile } from './import-parse.ts';
  * `assay import answers FILE --from inspect|promptfoo|lm-eval|vlmevalkit`: another tool's output file as
  * a run of answers, and the tool's own scores as the grades of an `imported` judge per scorer. All or
  * nothing, like the JSONL import: a bad record (exit 2, naming it) and nothing is written. Records that
- * are no answer (a loglikelihood request, a non-text output, a second filter) are skipped and reported.
+ * are no answer (a loglikelihood request, a non-text output, the lines of an lm-eval filter not chosen) are skipped and reported.
  */
 
 export interface ForeignImportResult extends Omit<AnswerImportResult, 'answerIds'> {
@@ -24,11 +24,14 @@ export interface ForeignImportResult extends Omit<AnswerImportResult, 'answerIds
 export interface ForeignDefaults extends AnswerDefaults {
   rubric?: string | undefined;
   puzzle?: string | undefined;
+  /** lm-eval: which filter's lines are the answers (required when the file holds several). */
+  filter?: string | undefined;
 }
 
 export async function importForeignAnswers(database: Database, file: ImportFile, from: ForeignFormat, defaults: ForeignDefaults = {}): Promise<ForeignImportResult & { answerIds: number[] }> {
-  const { rubric, puzzle, ...answerDefaults } = defaults;
-  const converted = CONVERTERS[from](file, { model: defaults.model, rubric, puzzle });
+  const { rubric, puzzle, filter, ...answerDefaults } = defaults;
+  if (filter !== undefined && from !== 'lm-eval') throw badInput(`filter goes with lm-eval (the filter of a samples file whose lines are the answers), not ${from}`);
+  const converted = CONVERTERS[from](file, { model: defaults.model, rubric, puzzle, filter });
   if (converted.rows.length === 0) {
     const why = converted.skipped[0] ? ` (${converted.skipped.length} record(s) skipped; the first: ${converted.skipped[0].where}: ${converted.skipped[0].reason})` : '';
     throw badInput(`${file.path}: no answers to import${why}`);

@@ -46,11 +46,11 @@ for (const engine of ENGINES) {
       const p = run([`${DIR}/promptfoo-results.json`, '--from', 'promptfoo']).json();
       expect(p.runs.map((x: { name: string; imported: number }) => [x.name, x.imported])).toEqual([['gpt-4o-mini', 1], ['claude-haiku', 2]]);
       expect(p.grades).toEqual({ judges: ['promptfoo:promptfoo'], stored: 2, unchanged: 0 });
-      expectBadInput(['import', 'answers', `${DIR}/lm-eval-samples.jsonl`, '--from', 'lm-eval', '--task', 'describe', '--rubric', 'farmyard-54'], /lm-eval-samples\.jsonl:1: model: required \(in the row or with --model\)/);
-      const lm = runCli(['import', 'answers', `${DIR}/lm-eval-samples.jsonl`, '--from', 'lm-eval', '--model', 'hf-llava', '--task', 'describe', '--rubric', 'farmyard-54'], { env });
+      expectBadInput(['import', 'answers', `${DIR}/lm-eval-samples.jsonl`, '--from', 'lm-eval', '--filter', 'none', '--task', 'describe', '--rubric', 'farmyard-54'], /lm-eval-samples\.jsonl:1: model: required \(in the row or with --model\)/);
+      const lm = runCli(['import', 'answers', `${DIR}/lm-eval-samples.jsonl`, '--from', 'lm-eval', '--filter', 'none', '--model', 'hf-llava', '--task', 'describe', '--rubric', 'farmyard-54'], { env });
       expect(lm.code, lm.stderr).toBe(0);
       expect(lm.stdout).toContain('3 answers imported, 0 unchanged, 0 assemblies scored; 3 lm-eval scores stored as grades (judge lm-eval:exact_match), 0 unchanged');
-      expect(lm.stdout).toContain(`skipped 5:\n  ${DIR}/lm-eval-samples.jsonl:1: score 'bleu'`);
+      expect(lm.stdout).toContain(`skipped 5:\n  ${DIR}/lm-eval-samples.jsonl: filter 'strict-match': 1 line (from line 4) not imported: --filter none\n  ${DIR}/lm-eval-samples.jsonl:1: score 'bleu'`);
       const v = run([`${DIR}/vlmevalkit-predictions.tsv`, '--from', 'vlmevalkit', '--model', 'llava-v1.5-7b']).json();
       expect(v).toMatchObject({ imported: 3, grades: { judges: [], stored: 0 } });
       expect(v.skipped).toHaveLength(3);

@@ -62,13 +62,13 @@ describe('promptfoo output', () => {
 });
 
 describe('lm-evaluation-harness samples', () => {
-  const c = CONVERTERS['lm-eval'](file('lm-eval-samples.jsonl'), { ...opts, model: 'hf-llava' });
-  it('one answer per document of the first filter; metrics as scores; other filters and loglikelihood skipped', () => {
+  const c = CONVERTERS['lm-eval'](file('lm-eval-samples.jsonl'), { ...opts, model: 'hf-llava', filter: 'none' });
+  it('one answer per document of the chosen filter; metrics as scores; other filters and loglikelihood skipped', () => {
     expect(c.rows.map((r) => [r.row.id, r.row.model, r.loc.line])).toEqual([['0', 'hf-llava', 1], ['1', 'hf-llava', 2], ['2', 'hf-llava', 3]]);
     expect(c.rows.map((r) => r.scores.map((s) => [s.scorer, s.value]))).toEqual([[['exact_match', 1]], [['exact_match', 0]], [['exact_match', 0]]]);
-    expect(c.skipped.map((s) => s.where)).toEqual([1, 2, 3, 4, 5].map((l) => `${DIR}/lm-eval-samples.jsonl:${l}`));
-    expect(c.skipped[0]!.reason).toBe("score 'bleu': value 12.5 is outside [0, 1] (assay keeps scores as shares; rescale it first); the answer is imported without it");
-    expect(c.skipped[3]!.reason).toBe("filter 'strict-match' (the answers come from filter 'none', the first in the file)");
+    expect(c.skipped.map((s) => s.where)).toEqual([`${DIR}/lm-eval-samples.jsonl`, ...[1, 2, 3, 5].map((l) => `${DIR}/lm-eval-samples.jsonl:${l}`)]);
+    expect(c.skipped[0]!.reason).toBe("filter 'strict-match': 1 line (from line 4) not imported: --filter none");
+    expect(c.skipped[1]!.reason).toBe("score 'bleu': value 12.5 is outside [0, 1] (assay keeps scores as shares; rescale it first); the answer is imported without it");
     expect(c.skipped[4]!.reason).toMatch(/^no generated text \(a loglikelihood/);
   });
 });

@@ -1,3 +1,5 @@
+import { badInput } from '../../domain/errors.ts';
+import { CAPS, text } from '../../domain/limits.ts';
 import { locatedError, parseJsonl, type ImportFile, type Located } from '../import-parse.ts';
 import { isObject } from './located.ts';
 import { scoreSheet } from './scores.ts';
@@ -8,6 +10,7 @@ import type { Converted, ConvertOptions, ForeignRow, ForeignScore, Skipped } fro
  * line per document and filter: `doc_id`, `doc`, `target`, `arguments`, `resps`, `filtered_resps`,
  * `filter`, `metrics` (the metric names) and each metric's value as a field. The file names no model:
  * give --model. Only generated text is an answer (generate_until); loglikelihood requests are skipped.
+ * The answers are one filter's lines: the file's only one, or --filter's (chooseFilter).
  * https://github.com/EleutherAI/lm-evaluation-harness/blob/main/docs/interface.md
  */
 
@@ -63,29 +66,93 @@ function requestKind(args: unknown): 'generation' | 'loglikelihood' | 'rolling' 
   return isObject(second) || second === null ? 'generation' : undefined;
 }
 
+/** A filter name as `--filter` (CLI) or `filter` (API) gives it: one schema for both fronts. */
+export const LmEvalFilterSchema = text(CAPS.name);
+
+interface Sample {
+  loc: Located;
+  s: Record<string, unknown>;
+  /** The line's `filter`; null when the line names none (older harness versions). */
+  filter: string | null;
+}
+
+const filterList = (names: ReadonlyArray<string | null>): string =>
+  names.map((n) => n ?? '(lines without a filter name)').join(', ');
+
+/**
+ * The filter whose lines become the answers. Each filter's lines hold their own text (gsm8k: strict-match
+ * "[invalid]" where flexible-extract read "5") and metrics computed on it, so with several in the file
+ * none is taken without --filter: the first one was, silently.
+ */
+function chooseFilter(path: string, present: ReadonlyArray<string | null>, asked: string | undefined): string | null {
+  if (asked !== undefined) {
+    if (present.includes(asked)) return asked;
+    if (present.every((f) => f === null)) throw badInput(`${path}: --filter '${asked}': the lines of this file name no filter (no "filter" field); import it without --filter`);
+    throw badInput(`${path}: --filter '${asked}': no such filter in the file (it holds ${filterList(present)})`);
+  }
+  if (present.length > 1) throw badInput(`${path}: holds the samples of ${present.length} filters (${filterList(present)}), each with its own response text and metrics; choose one with --filter NAME`);
+  return present[0] ?? null;
+}
+
+/**
+ * One line per document of the chosen filter. A second one (a file appended to by two runs, or an older
+ * harness that logged each filter's line without its name) would be a second answer or replace the first.
+ */
+function refuseSecondLine(samples: readonly Sample[]): void {
+  const seen = new Map<string, number | null>();
+  for (const { loc, s, filter } of samples) {
+    const id = String(s.doc_id);
+    if (!seen.has(id)) {
+      seen.set(id, loc.line);
+      continue;
+    }
+    const first = seen.get(id);
+    const on = first === null || first === undefined ? 'earlier in the file' : `on line ${first}`;
+    throw locatedError(
+      loc,
+      ['doc_id'],
+      filter === null
+        ? `document ${id} is ${on} too, and the lines name no filter: a harness that logs one line per document and filter without its name; which line is which filter's cannot be told (log the samples with a newer lm-eval, or keep one line per document)`
+        : `document ${id} of filter '${filter}' is ${on} too (a file appended to by two runs?): one answer per document; keep one of the lines`,
+    );
+  }
+}
+
 export function convertLmEval(file: ImportFile, opts: ConvertOptions): Converted {
   const rows: ForeignRow[] = [];
   const skipped: Skipped[] = [];
   const sheet = scoreSheet();
-  let filter: string | undefined;
+  const samples: Sample[] = [];
   for (const loc of parseJsonl(file)) {
-    const where = `${file.path}:${loc.line}`;
     const s = loc.value;
     if (!isObject(s) || (typeof s.doc_id !== 'number' && typeof s.doc_id !== 'string')) {
-      skipped.push({ where, reason: 'not a sample (no doc_id)' });
+      skipped.push({ where: `${file.path}:${loc.line}`, reason: 'not a sample (no doc_id)' });
       continue;
     }
-    const f = typeof s.filter === 'string' ? s.filter : 'none';
-    filter ??= f;
-    // Each filter repeats every document: one answer per document, from the first filter in the file.
-    if (f !== filter) {
-      skipped.push({ where, reason: `filter '${f}' (the answers come from filter '${filter}', the first in the file)` });
-      continue;
-    }
+    samples.push({ loc, s, filter: typeof s.filter === 'string' ? s.filter : null });
+  }
+  const present = [...new Set(samples.map((x) => x.filter))];
+  const filter = samples.length === 0 ? null : chooseFilter(file.path, present, opts.filter);
+  for (const other of present.filter((f) => f !== filter)) {
+    const of = samples.filter((x) => x.filter === other);
+    skipped.push({ where: file.path, reason: `${other === null ? 'lines without a filter name' : `filter '${other}'`}: ${of.length} line${of.length === 1 ? '' : 's'} (from line ${of[0]!.loc.line}) not imported: --filter ${filter}` });
+  }
+  const chosen = samples.filter((x) => x.filter === filter);
+  refuseSecondLine(chosen);
+  // lm-eval's results.json names a metric with its filter ("exact_match,strict-match"): the same metric of
+  // two filters is two scorers. Filter none (the default, or unnamed lines) keeps the bare metric name.
+  const scorer = (m: string) => (filter === null || filter === 'none' ? m : `${m},${filter}`);
+  for (const { loc, s } of chosen) {
+    const where = `${file.path}:${loc.line}`;
     const kind = requestKind(s.arguments);
     if (kind === 'loglikelihood' || kind === 'rolling') {
       const what = kind === 'rolling' ? 'a loglikelihood_rolling request: filtered_resps holds a perplexity logprob' : 'a loglikelihood or multiple-choice request: filtered_resps holds scores';
       skipped.push({ where, reason: `no generated text (${what}, not an answer)` });
+      continue;
+    }
+    if (s.filtered_resps === undefined) {
+      // resps is the raw generation before the filter; the metrics were computed on filtered_resps.
+      skipped.push({ where, reason: 'no filtered_resps (the filtered response the metrics were computed on); resps, the unfiltered generation, is not taken in its place' });
       continue;
     }
     const resp = generatedText(loc, s.filtered_resps);
@@ -99,12 +166,12 @@ export function convertLmEval(file: ImportFile, opts: ConvertOptions): Converted
       ...(opts.model ? { model: opts.model } : {}),
       ...(opts.rubric ? { rubric: opts.rubric } : {}),
       ...(opts.puzzle ? { puzzle: opts.puzzle } : {}),
-      meta: { source: { tool: 'lm-eval', doc_id: s.doc_id, filter: f, ...(typeof s.target === 'string' ? { target: s.target.slice(0, 2000) } : {}), ...(typeof s.doc_hash === 'string' ? { doc_hash: s.doc_hash } : {}) } },
+      meta: { source: { tool: 'lm-eval', doc_id: s.doc_id, filter: filter ?? 'none', ...(typeof s.target === 'string' ? { target: s.target.slice(0, 2000) } : {}), ...(typeof s.doc_hash === 'string' ? { doc_hash: s.doc_hash } : {}) } },
     };
     const scores: ForeignScore[] = [];
     for (const m of metricNames(s)) {
       if (s[m] === undefined) continue;
-      sheet.add(where, scores, skipped, m, s[m], undefined);
+      sheet.add(where, scores, skipped, scorer(m), s[m], undefined);
     }
     rows.push({ loc: { ...loc, value: row }, row, scores });
   }

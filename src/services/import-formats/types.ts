@@ -37,6 +37,8 @@ export interface ConvertOptions {
   model?: string | undefined;
   rubric?: string | undefined;
   puzzle?: string | undefined;
+  /** lm-eval: the filter whose lines are the answers (--filter). */
+  filter?: string | undefined;
 }
 
 export const FOREIGN_FORMATS = ['inspect', 'promptfoo', 'lm-eval', 'vlmevalkit'] as const;
