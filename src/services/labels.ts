@@ -20,10 +20,14 @@ import { refuseUndescribed, storedLabelValue } from './label-values.ts';
  */
 
 const scalar = (text: z.ZodType<string>) => z.union([text, z.number(), z.boolean()]).transform(String);
+/** Past 2^53 − 1 JSON.parse has already rounded the number to a neighbour: it would name another answer. */
+const answerNumber = z.number().refine((v) => Math.abs(v) <= Number.MAX_SAFE_INTEGER, {
+  error: `a number beyond ${Number.MAX_SAFE_INTEGER}, which a JSON number does not hold exactly (it reads as another); write the answer id as a string`,
+});
 
 export const LabelRowSchema = z
   .strictObject({
-    answer: scalar(Fields.answerExternalId).optional(),
+    answer: z.union([Fields.answerExternalId, answerNumber, z.boolean()]).transform(String).optional(),
     answer_id: z.union([z.number(), z.string().regex(ROW_ID_TEXT, 'must be a whole number')]).transform(Number).pipe(Fields.rowId).optional(),
     run: Fields.run.optional(),
     model: Fields.model.optional(),
