@@ -33,11 +33,13 @@ const UploadDefaults = z.object({
   model: Fields.model.optional().openapi({ description: 'Model for rows without "model"' }),
   effort: Fields.effort.optional(),
   task: z.enum(TASK_KINDS).optional(),
+  // Given empty it is refused as ?run= is: read as absent, the rows went into a tagged run unchecked.
   tags: z
     .string()
+    .min(1, 'must not be empty')
     .max(CAPS.longText)
     .optional()
-    .transform((s) => (s ? s.split(',').map((t) => t.trim()).filter(Boolean) : undefined))
+    .transform((s) => (s === undefined ? undefined : s.split(',').map((t) => t.trim()).filter(Boolean)))
     .pipe(z.array(Fields.tag).max(100).optional())
     .openapi({ description: 'Comma-separated condition tags for a new run, e.g. tagged' }),
 });
