@@ -2,6 +2,7 @@ import type { Database } from '../../db/client.ts';
 import { SCALES, type LabelScale } from '../../domain/labels.ts';
 import type { UnverifiablePolicy } from '../../scoring/description/score.ts';
 import { policyF1Sql } from '../report-policy.ts';
+import { notOfErrorAnswer } from '../report-facts.ts';
 import { isNewestBySlug } from './newest-grade.ts';
 import { inRubricSql } from './rubric-scope.ts';
 import type { VersionedRow } from './label-versions.ts';
@@ -13,7 +14,8 @@ import type { ExampleAnswers } from './example-exclusion.ts';
  * under the report's one unverifiable-claims policy (report-policy.ts), as every report of F1 reads it: a
  * grade's stored F1 is of the policy it was graded with, so two judges graded under count and exclude were
  * compared on two definitions of correctness. A grade its claims cannot rescore (a panel grade) is a label
- * only under its own policy, and is left out, and counted, under the other.
+ * only under its own policy, and is left out, and counted, under the other. No grade of an error answer is
+ * a label (error-answers.ts; calibration-labels.ts counts them).
  */
 
 /** The run and model filters ($1, $2) over runs `r`, shared with the stored labels' query. */
@@ -61,7 +63,7 @@ export async function judgeGradeRows(
   const sql = `select coalesce(json_agg(json_build_array(${answerKey}, g.items, g.meta->>'label', ${p.f1}, j.slug, r.model, a.id, g.rubric_version_id, ${p.leftOut}) order by a.id, j.slug), '[]')::text as j
        from grades g join judges j on j.id = g.judge_id join answers a on a.id = g.answer_id join runs r on r.id = a.run_id ${p.joins}
       where g.status = 'ok' and ${FILTERS} and ${IN_CAMPAIGN('a')} and ${inRubricSql('a', 6)} and ($4::text[] is null or j.slug = any($4::text[]))
-        and ${isNewestBySlug()}
+        and ${isNewestBySlug()} ${notOfErrorAnswer('g')}
         and (not $5::boolean or exists (select 1 from labels l where l.answer_id = g.answer_id and l.kind = 'human'))`;
   // The policy ($7) is a parameter only where the F1 names it.
   const params = [q.run, q.model, q.campaign, q.judges, q.humanLabelledOnly, q.rubric, ...(q.scale === 'numeric' ? [q.policy] : [])];

@@ -21,6 +21,8 @@ import { nameRubrics } from './answer-rubrics.ts';
 import { dropExampleRows, exampleAnswers, excludedCount } from './example-exclusion.ts';
 import { onePerPerson, voteUnit, type StoredLabel } from './calibration-votes.ts';
 import { settleVersions, versionNotes, versionTexts, type LabelVersionFacts, type VersionedRow } from './label-versions.ts';
+import { isErrorAnswer, notOfErrorAnswer } from '../report-facts.ts';
+import { errorAnswersNote } from '../error-answers.ts';
 
 /**
  * Calibration label rows from stored data — the one builder behind `assay calibrate --run R --judge J`
@@ -69,6 +71,11 @@ export interface CalibrationLabelSet {
   versions: LabelVersionFacts;
   /** The unverifiable-claims policy the judges' F1 is read under, and the grades it left out (numeric scale; report-policy.ts). */
   policy: PolicyInfo;
+  /**
+   * Answers in scope stored with status error (the model call failed) that hold a label or a judge's ok
+   * grade: none of their rows is read (error-answers.ts), a reader's notes say how many (errorAnswersNote).
+   */
+  errorAnswers: number;
 }
 
 const JUDGE_ID = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
@@ -101,7 +108,7 @@ export async function calibrationLabelSet(database: Database, q: CalibrationLabe
     `select coalesce(json_agg(json_build_array(${answerKey}, a.id, l.item_key, l.annotator, l.kind, l.label, r.model, l.campaign_id, l.rubric_version_id,
                                                extract(epoch from l.created_at), l.id) order by a.id, l.item_key, l.annotator, l.id), '[]')::text as j
        from labels l join answers a on a.id = l.answer_id join runs r on r.id = a.run_id
-      where ${FILTERS} and l.item_key not like 'claim:%' and ${IN_CAMPAIGN('a')} and ${inRubricSql('a', 4)}
+      where ${FILTERS} and l.item_key not like 'claim:%' and ${IN_CAMPAIGN('a')} and ${inRubricSql('a', 4)} ${notOfErrorAnswer('l')}
         and ($3::int is null or ((l.campaign_id = $3 or l.campaign_id is null)
              and (l.kind = 'judge' or exists (select 1 from campaign_assignments x where x.campaign_id = $3 and x.answer_id = a.id and x.annotator = l.annotator))))`,
     [...params, q.campaign ?? null, q.rubric ?? null],
@@ -137,6 +144,7 @@ export async function calibrationLabelSet(database: Database, q: CalibrationLabe
   const examples = await exampleAnswers(database, { key: q.key, run: q.run, model: q.model, rubric: q.rubric, judges: q.judges ?? (q.judge !== undefined ? [q.judge] : null) });
   const judged = await judgeGradeRows(database, judgeQuery, answerKey, onScale, examples);
   versioned.push(...judged.rows);
+  const errorAnswers = await errorAnswersLeftOut(database, judgeQuery);
   // Each row names its answer's rubric: the per-item figures are per (rubric, item) (answer-rubrics.ts).
   await nameRubrics(database, versioned);
   // A label of an item is compared only with rows given against the same wording of it (label-versions.ts);
@@ -148,11 +156,23 @@ export async function calibrationLabelSet(database: Database, q: CalibrationLabe
   const versions = { textChanged, unknown, superseded };
   // Only the numeric scale reads F1, so only its report is under a policy that can leave grades out.
   const policyFacts = policyInfo(policy, q.scale === 'numeric' ? judged.leftOut : 0);
-  if (!q.humans || q.humans === 'each') return { rows: kept, versions, policy: policyFacts };
+  if (!q.humans || q.humans === 'each') return { rows: kept, versions, policy: policyFacts, errorAnswers };
   // The human side is formed from the scale's rows; the rest pass through to be set aside and counted
   // where the report reads its scale, as `assay calibrate --run --humans` counts them (applyHumans drops them unsaid).
   const on = q.scale ? new Set(rowsOnScale(kept, q.scale).kept) : new Set(kept);
-  return { rows: [...(await humansRows(database, [...on], q)), ...kept.filter((r) => !on.has(r))], versions, policy: policyFacts };
+  return { rows: [...(await humansRows(database, [...on], q)), ...kept.filter((r) => !on.has(r))], versions, policy: policyFacts, errorAnswers };
+}
+
+/** The error answers of the scope holding a stored label (not a claim mark) or an ok grade of the judges read: rows left out. */
+async function errorAnswersLeftOut(database: Database, q: { run: string | null; model: string | null; campaign: number | null; rubric: string | null; judges: string[] | null }): Promise<number> {
+  const r = await database.execute(
+    `select count(*)::int as n from answers a join runs r on r.id = a.run_id
+      where ${isErrorAnswer('a.id')} and ${FILTERS} and ${IN_CAMPAIGN('a')} and ${inRubricSql('a', 4)}
+        and (exists (select 1 from labels l where l.answer_id = a.id and l.item_key not like 'claim:%')
+             or exists (select 1 from grades g join judges j on j.id = g.judge_id where g.answer_id = a.id and g.status = 'ok' and ($5::text[] is null or j.slug = any($5::text[]))))`,
+    [q.run, q.model, q.campaign, q.rubric, q.judges],
+  );
+  return Number(r.rows[0]!.n);
 }
 
 /**
@@ -246,6 +266,7 @@ export async function loadRunCalibration(database: Database, q: RunCalibrationQu
     ...(q.scale === 'numeric' ? numericNote(rows, slugs) : []),
     ...versionNotes(set.versions),
     ...(set.policy.unverifiableNote ? [set.policy.unverifiableNote] : []),
+    ...errorAnswersNote(set.errorAnswers),
   ];
   const scaleFacts = { policy: set.policy, ...(q.scale ? { setAside, notes } : notes.length ? { notes } : {}), ...(q.scale && !judged ? { judgeSide: `on the ${q.scale} scale a judge's side is ${JUDGE_SIDE[q.scale]}` } : {}) };
   const excludedExamples = excludedCount(await exampleAnswers(database, { key: 'externalId', run: run.name, judges: slugs }), slugs);
@@ -304,7 +325,7 @@ async function panelInstability(database: Database, runId: number, judge: string
     database,
     `select coalesce(json_agg(json_build_object('status', g.status, 'items', g.meta->'panel'->'items') order by a.id), '[]')::text as j
        from grades g join judges j on j.id = g.judge_id join answers a on a.id = g.answer_id
-      where a.run_id = $1 and j.slug = $2 and j.provider = 'panel' and g.meta ? 'panel' and ${isNewestBySlug()}`,
+      where a.run_id = $1 and j.slug = $2 and j.provider = 'panel' and g.meta ? 'panel' and ${isNewestBySlug()} ${notOfErrorAnswer('g')}`,
     [runId, judge],
   );
   return itemInstability(null, rows);
