@@ -1,5 +1,6 @@
 import { badInput } from '../../domain/errors.ts';
 import { assertUniqueKeys } from '../../domain/json-check.ts';
+import { rewrittenNumbers } from './number-text.ts';
 import { keyOption, optionKey } from './options.ts';
 import { assertExactId } from '../row-id.ts';
 
@@ -61,13 +62,22 @@ function optionalText(v: unknown, field: string, at: string): string | undefined
   return String(v);
 }
 
+/** A key's answer or option given as a JSON number that JSON.parse does not keep as written (number-text.ts). */
+function refuseRewrittenNumbers(line: string, value: Raw, at: string): void {
+  if (typeof value.answer !== 'number' && !(Array.isArray(value.options) && value.options.some((o) => typeof o === 'number'))) return;
+  const [n] = rewrittenNumbers(line);
+  if (n) throw badInput(`${at}: ${n.path} ${n.text} is a JSON number, which reads as ${String(n.value)} (a response giving ${n.text} would not name it); write it as a string: "${n.text}"`);
+}
+
 export function parseKey(text: string, where: string): KeyRow[] {
   const seen = new Map<string, number>();
+  const lines = text.split(/\r?\n/);
   return jsonlRows(text, where).map(({ line, value }) => {
     const at = `${where}: line ${line}`;
     assertExactId(value.id, at);
     const id = idOf(value.id);
     if (id === undefined) throw badInput(`${at}: key row has no "id"`);
+    refuseRewrittenNumbers(lines[line - 1]!, value, at);
     const written = idOf(value.answer);
     if (written === undefined) throw badInput(`${at}: key row '${id}' has no "answer"`);
     const answer = keyOption(written);
