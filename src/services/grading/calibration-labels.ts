@@ -151,8 +151,14 @@ export async function calibrationLabelSet(database: Database, q: CalibrationLabe
   // on the binary and numeric scales item rows are no units (rowsOnScale sets them aside), so nothing to check.
   const itemScale = q.scale === undefined || q.scale === 'verdict';
   const texts = itemScale ? await versionTexts(database, versioned.flatMap((v) => (v.versionId === null || v.row.item === undefined ? [] : [v.versionId]))) : new Map();
-  const { kept, textChanged, unknown } = itemScale ? settleVersions(versioned, texts) : { kept: versioned.map((v) => v.row), textChanged: 0, unknown: 0 };
-  dropExampleRows(kept, examples);
+  // Dropped before the wording is settled: a row out of the report decides no unit's reference wording
+  // (else a judge's example grade of a newer version left the people's labels of the answer out) and is
+  // no row left out for its version.
+  const inReport = versioned.map((v) => v.row);
+  dropExampleRows(inReport, examples);
+  const stays = new Set(inReport);
+  const scoped = versioned.filter((v) => stays.has(v.row));
+  const { kept, textChanged, unknown } = itemScale ? settleVersions(scoped, texts) : { kept: scoped.map((v) => v.row), textChanged: 0, unknown: 0 };
   const versions = { textChanged, unknown, superseded };
   // Only the numeric scale reads F1, so only its report is under a policy that can leave grades out.
   const policyFacts = policyInfo(policy, q.scale === 'numeric' ? judged.leftOut : 0);
