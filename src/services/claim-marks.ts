@@ -50,7 +50,7 @@ export function claimStanding(index: number, hash: string | null, sentences: rea
   return sentenceHash(sentences[index]!) === hash ? 'current' : 'stale';
 }
 
-/** The sentences of an answer text, as the annotation pages split them (web-annotation.ts splitClaims). */
+/** The sentences of an answer text, as the annotation pages split them (annotation-claims.ts splitClaims). */
 export const sentencesOf = (text: string | null): string[] => splitSentences(text ?? '');
 
 export const STALE_CLAIM_NOTE = 'stale: given on another sentence than this index is today — re-mark this sentence';

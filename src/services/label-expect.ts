@@ -47,7 +47,7 @@ export function expectedLabels(marks: ReadonlyArray<Unit & { prev?: string | num
   return out;
 }
 
-/** The labels as the workspace shows them now (web-annotation.ts annotatorLabels, read in the saving transaction). */
+/** The labels as the workspace shows them now (annotator-labels.ts annotatorLabels, read in the saving transaction). */
 export interface Shown {
   items: Record<string, string>;
   claims: Record<number, string>;

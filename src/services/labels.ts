@@ -105,7 +105,7 @@ export function versionForLabel(current: { id: number; items: Set<string> } | un
 /**
  * A label key of the whole answer or of one of its sentences, which no rubric item is: a campaign's
  * answer-level binary and numeric ratings and its claim marks `claim:<n>` (campaigns/units.ts; the prefix
- * is web-annotation.ts's CLAIM_PREFIX, not imported: that file imports this one). Exactly these: any other
+ * is annotation-claims.ts's CLAIM_PREFIX, read here by claimIndex of claim-marks.ts). Exactly these: any other
  * `answer:` or `claim:` key is no unit anything asks for.
  */
 export const isAnswerUnit = (item: string): boolean => item === ANSWER_SCALE_KEYS.binary || item === ANSWER_SCALE_KEYS.numeric || claimIndex(item) !== null;

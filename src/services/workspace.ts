@@ -7,7 +7,9 @@ import { campaignWorkspace, getCampaign, saveCampaignLabels } from './campaigns/
 import { getRubric } from './rubrics.ts';
 import { getAnswer } from './answers.ts';
 import { expectedLabels } from './label-expect.ts';
-import { annotationTask, annotatorLabels, PLAIN_RATING_K, saveAnnotations, type AnnotationMark } from './web-annotation.ts';
+import { annotationTask } from './annotation-task.ts';
+import { annotatorLabels } from './annotator-labels.ts';
+import { PLAIN_RATING_K, saveAnnotations, type AnnotationMark } from './web-annotation.ts';
 
 /**
  * The annotation workspace of one answer for one annotator: what to show (the answer, its sentences with

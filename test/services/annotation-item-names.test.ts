@@ -1,7 +1,9 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import { expect, it } from 'vitest';
 import { rubricItems, rubricVersions, rubrics } from '../../src/db/schema.ts';
-import { annotationProgress, annotationTask, saveAnnotations } from '../../src/services/web-annotation.ts';
+import { annotationProgress } from '../../src/services/annotation-progress.ts';
+import { annotationTask } from '../../src/services/annotation-task.ts';
+import { saveAnnotations } from '../../src/services/web-annotation.ts';
 import { describeDb } from '../helpers/db.ts';
 import { seedCampaignWorld } from './campaigns/fixture.ts';
 

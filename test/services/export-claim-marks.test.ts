@@ -11,7 +11,7 @@ import { importLabels } from '../../src/services/import-labels.ts';
 import { importRunExport } from '../../src/services/import-run-export.ts';
 import { saveLabel } from '../../src/services/labels.ts';
 import { importParsedRubrics } from '../../src/services/rubrics.ts';
-import { annotationTask } from '../../src/services/web-annotation.ts';
+import { annotationTask } from '../../src/services/annotation-task.ts';
 import { describeDb, openTestDatabase } from '../helpers/db.ts';
 
 /**

@@ -1,7 +1,8 @@
 import { expect, it } from 'vitest';
 import { importAnswersJsonl } from '../../src/services/answers.ts';
 import { seedExamples } from '../../src/services/seed.ts';
-import { annotationProgress, annotationTask } from '../../src/services/web-annotation.ts';
+import { annotationProgress } from '../../src/services/annotation-progress.ts';
+import { annotationTask } from '../../src/services/annotation-task.ts';
 import { saveWorkspaceMarks } from '../../src/services/workspace.ts';
 import { describeDb } from '../helpers/db.ts';
 

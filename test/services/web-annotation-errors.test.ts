@@ -6,7 +6,8 @@ import { openDatabase } from '../../src/db/client.ts';
 import { AssayError } from '../../src/domain/errors.ts';
 import { importAnswersJsonl } from '../../src/services/import-answers.ts';
 import { importRubrics } from '../../src/services/rubrics.ts';
-import { annotationTask, saveAnnotation, saveAnnotations } from '../../src/services/web-annotation.ts';
+import { annotationTask } from '../../src/services/annotation-task.ts';
+import { saveAnnotation, saveAnnotations } from '../../src/services/web-annotation.ts';
 import { describeDb } from '../helpers/db.ts';
 
 /**

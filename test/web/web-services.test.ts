@@ -4,7 +4,11 @@ import { loadCalibrationLabels } from '../../src/services/grading/calibration-la
 import { gradeAnswer } from '../../src/services/grading/grade-answer.ts';
 import { listLabels } from '../../src/services/labels.ts';
 import { seedExamples } from '../../src/services/seed.ts';
-import { annotationProgress, annotationTask, annotatorLabels, saveAnnotation, splitClaims } from '../../src/services/web-annotation.ts';
+import { splitClaims } from '../../src/services/annotation-claims.ts';
+import { annotationProgress } from '../../src/services/annotation-progress.ts';
+import { annotationTask } from '../../src/services/annotation-task.ts';
+import { annotatorLabels } from '../../src/services/annotator-labels.ts';
+import { saveAnnotation } from '../../src/services/web-annotation.ts';
 import { answerDetail, listAnswerRows } from '../../src/services/web-answer.ts';
 import { rowsOfScale } from '../../src/services/web-calibration.ts';
 import { describeDb } from '../helpers/db.ts';

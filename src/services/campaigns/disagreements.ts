@@ -1,6 +1,6 @@
 import type { Database } from '../../db/client.ts';
 import { ANSWER_SCALE_KEYS } from '../../domain/campaigns.ts';
-import { CLAIM_PREFIX } from '../web-annotation.ts';
+import { CLAIM_PREFIX } from '../annotation-claims.ts';
 import { campaignAdjudications, campaignLabels, type Adjudication, type CampaignLabel } from './campaign-labels.ts';
 import { findCampaign, type Campaign } from './load.ts';
 

@@ -3,7 +3,7 @@ import type { Queryable } from '../../db/client.ts';
 import { answers, campaignAssignments, labels } from '../../db/schema.ts';
 import { ANSWER_SCALE_KEYS } from '../../domain/campaigns.ts';
 import { claimIndex, claimStanding } from '../claim-marks.ts';
-import { CLAIM_PREFIX, splitClaims } from '../web-annotation.ts';
+import { CLAIM_PREFIX, splitClaims } from '../annotation-claims.ts';
 import type { Campaign } from './load.ts';
 import { intList, rowsOf } from './sql.ts';
 
