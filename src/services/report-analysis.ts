@@ -6,7 +6,9 @@ import { ANSWER_SCALE_KEYS, type HumansMode } from '../domain/campaigns.ts';
 import { runInThread, taskModule } from '../threads/pool.ts';
 import { calibrationLabelSet, type CalibrationLabelSet } from './grading/calibration-labels.ts';
 import { versionNotes } from './grading/label-versions.ts';
-import { CALIBRATION_TABLES, cachedPart, cachedReport, GRADED_TABLES, memoLast, reportKey } from './report-cache.ts';
+import { memoLast } from './content-memo.ts';
+import { cachedPart, cachedReport, reportKey } from './report-cache.ts';
+import { CALIBRATION_TABLES, GRADED_TABLES } from './report-inputs.ts';
 import { exampleAnswers, excludedByJudge } from './grading/example-exclusion.ts';
 import { badInput } from '../domain/errors.ts';
 import { assemblyFacts, descriptionFacts, policyNote } from './report-facts.ts';
@@ -63,7 +65,7 @@ export interface StoredCalibration {
 
 export type StoredCalibrationOptions = ReportFilters & { scale: LabelScale; seed?: number; humans?: HumansMode };
 
-/** Cached per version of the tables it reads (report-cache.ts CALIBRATION_TABLES); the calibration (its bootstraps) runs on the report thread. */
+/** Cached per version of the tables it reads (report-inputs.ts CALIBRATION_TABLES); the calibration (its bootstraps) runs on the report thread. */
 export async function storedCalibration(database: Database, opts: StoredCalibrationOptions): Promise<StoredCalibration> {
   const input = { scale: opts.scale, seed: opts.seed ?? 1, ...(opts.judge ? { judge: opts.judge } : {}) };
   const humans = opts.humans && opts.humans !== 'each' ? opts.humans : undefined;

@@ -1,127 +1,19 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { createHash } from 'node:crypto';
 import type { Database } from '../db/client.ts';
+import { memoLast } from './content-memo.ts';
+import { dataVersions, type DataVersions } from './data-versions.ts';
+import { REPORT_TABLES, type ReportTable } from './report-inputs.ts';
+import { VersionedCache, type CacheStats } from './versioned-cache.ts';
 
 /**
- * Report results cached per version of the tables they read, computed once however many requests ask
- * at the same time.
- *
- * Versions (migration 0008): every statement that writes a table moves the table's sequence
- * `data_version_<table>`, and holds a shared advisory lock on (VERSION_LOCK, the sequence's oid) until
- * its transaction ends. A report names its input tables; its stamp is those tables' sequence values, plus
- * the transactions that still hold a lock on one of them. The sequences are read first, the locks second,
- * the report's own queries after both: a write counted in the sequences has either committed (and every
- * later query sees it) or still holds its lock (so the stamp names it, and no stamp after it ends can
- * equal this one). A write not yet counted lands, at worst, in a result filed under the older stamp,
- * which the next request (seeing the sequence moved) recomputes: a result is never served for data newer
- * than it saw, and a write to a table a report does not read leaves it cached (an API key's last use, a
- * rate limit, the usage ledger, a worker's heartbeat; pg-boss's tables have no sequence at all).
- * Reading costs two round trips, well under a millisecond. A database without the sequences (migration
- * 0008 not applied) falls back to the whole database's snapshot, where any write invalidates everything.
+ * Report results cached per version of the tables they read (data-versions.ts; the tables: report-inputs.ts),
+ * computed once however many requests ask at the same time (versioned-cache.ts).
  *
  * Every caller gets its own structured clone of the cached value, so no request can change another's.
  */
 
-/** Arbitrary constant: the first key of the writers' advisory locks (the migration uses the same). */
-const VERSION_LOCK = 1095979865;
-
-/**
- * The tables reports read (the data), and the subsets a report can name. The operational tables (API
- * keys, rate limits, usage ledger, workers, provider batches, the judge cache, grading runs) are left
- * out: no report reads them, and they are written all the time.
- */
-export const GRADED_TABLES = ['rubrics', 'rubric_versions', 'puzzles', 'runs', 'answers', 'judges', 'grades', 'assembly_scores'] as const;
-export const REPORT_TABLES = [...GRADED_TABLES, 'rubric_items', 'labels', 'campaigns', 'campaign_answers', 'campaign_assignments', 'adjudications'] as const;
-export type ReportTable = (typeof REPORT_TABLES)[number];
-/** Calibration: labels, grades and their judges, adjudications (humans=adjudicated), campaigns; no puzzles or scores. */
-export const CALIBRATION_TABLES = ['runs', 'answers', 'judges', 'grades', 'labels', 'campaigns', 'campaign_answers', 'campaign_assignments', 'adjudications'] as const satisfies readonly ReportTable[];
-
-export interface CacheStats {
-  hits: number;
-  misses: number;
-  /** Computations started (misses that joined one already in flight are not counted again). */
-  computes: number;
-}
-
-interface Slot {
-  /** The last settled value and the version it was computed at. */
-  entry?: { version: string; value: unknown };
-  /** The computation under way, and the version it reads. */
-  running?: { version: string; promise: Promise<unknown> };
-  /** Requests that came while `running` computes an older version: one computation, started after it. */
-  queued?: Promise<unknown>;
-}
-
-/**
- * Per key: the last value, at most one computation running and at most one queued behind it. A request
- * whose version differs from the running computation's waits for the queued one, which reads the version
- * only when it starts (after every request that joined it arrived), so nobody gets data older than they
- * asked for, and writes faster than a computation cannot pile computations up on the report thread.
- */
-class VersionedCache {
-  private readonly slots = new Map<string, Slot>();
-  readonly stats: CacheStats = { hits: 0, misses: 0, computes: 0 };
-  constructor(private readonly capacity: number) {}
-
-  async get<T>(key: string, readVersion: () => Promise<string>, compute: () => Promise<T>, copy: (v: T) => T = structuredClone): Promise<T> {
-    const version = await readVersion();
-    const slot = this.slot(key);
-    if (slot.entry?.version === version) {
-      this.stats.hits++;
-      return copy(slot.entry.value as T);
-    }
-    this.stats.misses++;
-    let p: Promise<unknown>;
-    if (slot.running?.version === version) p = slot.running.promise;
-    else if (slot.queued) p = slot.queued;
-    else if (slot.running) p = slot.queued = this.queue(slot, slot.running.promise, readVersion, compute);
-    else p = this.run(slot, version, compute);
-    return copy((await p) as T);
-  }
-
-  private async queue(slot: Slot, before: Promise<unknown>, readVersion: () => Promise<string>, compute: () => Promise<unknown>): Promise<unknown> {
-    await before.catch(() => undefined);
-    // Closed to newcomers before the version is read: everyone who joined asked before this read.
-    slot.queued = undefined;
-    const version = await readVersion();
-    if (slot.entry?.version === version) return slot.entry.value;
-    if (slot.running?.version === version) return slot.running.promise;
-    return this.run(slot, version, compute);
-  }
-
-  private run(slot: Slot, version: string, compute: () => Promise<unknown>): Promise<unknown> {
-    this.stats.computes++;
-    const promise: Promise<unknown> = compute().then(
-      (value) => {
-        slot.entry = { version, value };
-        if (slot.running?.promise === promise) slot.running = undefined;
-        return value;
-      },
-      (e: unknown) => {
-        // Errors are not cached: the next request tries again.
-        if (slot.running?.promise === promise) slot.running = undefined;
-        throw e;
-      },
-    );
-    slot.running = { version, promise };
-    return promise;
-  }
-
-  /** The key's slot, most recently used last; idle slots beyond the capacity are dropped, oldest first. */
-  private slot(key: string): Slot {
-    let slot = this.slots.get(key);
-    if (slot) this.slots.delete(key);
-    else slot = {};
-    this.slots.set(key, slot);
-    if (this.slots.size > this.capacity) {
-      for (const [k, s] of this.slots) {
-        if (this.slots.size <= this.capacity) break;
-        if (!s.running && !s.queued) this.slots.delete(k);
-      }
-    }
-    return slot;
-  }
-}
+/** Still imported from here by web-calibration-panel.ts and grading/calibration-labels.ts. */
+export { memoLast, type ReportTable };
 
 const REPORTS_PER_DATABASE = 200;
 const byDatabase = new WeakMap<Database, VersionedCache>();
@@ -131,87 +23,13 @@ const cacheOf = (database: Database) => {
   return c;
 };
 
-/** The tables' versions as read at one moment: `stamp(inputs)` is what a result over `inputs` is filed under. */
-export interface DataVersions {
-  stamp(inputs: readonly string[]): string;
-}
-
-interface SequenceRow {
-  t: string;
-  oid: number;
-  v: string;
-}
-
-async function readVersions(database: Database): Promise<DataVersions> {
-  // Sequences first, locks second (see the top of this file): the order is what makes the stamp safe.
-  const seqs = (
-    await database.execute(
-      `select substr(c.relname, 14) as t, c.oid::int as oid, coalesce(pg_sequence_last_value(c.oid), 0)::text as v
-         from pg_class c where c.relkind = 'S' and c.relname like 'data\\_version\\_%' and c.relnamespace = current_schema()::regnamespace`,
-    )
-  ).rows as unknown as SequenceRow[];
-  if (seqs.length === 0) {
-    const r = await database.execute('select pg_current_snapshot()::text as v');
-    const whole = `snapshot ${String(r.rows[0]!.v)}`;
-    return { stamp: () => whole };
-  }
-  const locks = await database.execute(
-    `select objid::int as oid, virtualtransaction as vx from pg_locks
-      where locktype = 'advisory' and classid = ${VERSION_LOCK} and objsubid = 2 and granted
-        and database = (select oid from pg_database where datname = current_database())`,
-  );
-  const pending = new Map<number, string[]>();
-  for (const l of locks.rows) pending.set(Number(l.oid), [...(pending.get(Number(l.oid)) ?? []), String(l.vx)]);
-  const byTable = new Map(seqs.map((s) => [String(s.t), `${String(s.t)}=${String(s.v)}${pending.has(Number(s.oid)) ? `~${pending.get(Number(s.oid))!.sort().join('+')}` : ''}`]));
-  return {
-    stamp: (inputs) =>
-      [...new Set(inputs)]
-        .sort()
-        .map((t) => {
-          const v = byTable.get(t);
-          // A misspelt table would never move: refuse it rather than cache a report forever.
-          if (v === undefined) throw new Error(`report input '${t}' has no data version (migration 0008 tracks every table)`);
-          return v;
-        })
-        .join(','),
-  };
-}
-
-const batched = new WeakMap<Database, Promise<DataVersions>>();
-
-/**
- * The data versions (see above). Callers that arrive together share one read, and only a read that
- * starts after all of them arrived (on the next turn of the event loop): whatever any of them saw
- * committed before asking is inside it, so sharing never hands anyone an older version — while a crowd of
- * readers costs one read per turn instead of one each (on PGlite, every query runs on the main thread).
- */
-export function dataVersions(database: Database): Promise<DataVersions> {
-  let p = batched.get(database);
-  if (!p) {
-    p = new Promise<DataVersions>((resolve, reject) => {
-      setImmediate(() => {
-        // Closed before the read starts: a caller arriving from now on waits for the next read.
-        batched.delete(database);
-        readVersions(database).then(resolve, reject);
-      });
-    });
-    batched.set(database, p);
-  }
-  return p;
-}
-
-/** The stamp of `inputs` now (tests compare stamps across writes). */
-export async function dataVersion(database: Database, inputs: readonly string[] = REPORT_TABLES): Promise<string> {
-  return (await dataVersions(database)).stamp(inputs);
-}
-
 /*
  * One version read per computation, however many cached parts it asks for. A report computed for a
  * request reads the versions once, when it starts; the reports, parts and pages it asks for inside (a page
  * its report, a report its facts) take their stamps from that same read instead of reading again (two
  * round trips each: on a loaded PGlite, 3–4 ms a read, six to eight reads a cold page). That is what the
  * outer request asked for: whatever was committed before it asked is in that read. A write committed
- * since is, at worst, inside a part filed under the older stamp — the case the top of this file allows:
+ * since is, at worst, inside a part filed under the older stamp — the case data-versions.ts allows:
  * never data older than asked for, and the next request, seeing the sequence moved, recomputes.
  */
 const computing = new AsyncLocalStorage<{ database: Database; versions: DataVersions }>();
@@ -278,76 +96,3 @@ export function reportCacheStats(database: Database): CacheStats {
 export function reportKey(name: string, params: unknown): string {
   return `${name}:${JSON.stringify(params)}`;
 }
-
-const content = new VersionedCache(100);
-
-/**
- * A value that depends only on `input` (e.g. chart markup from report rows), computed once per distinct
- * input: the key is a hash of the input itself, so no data version is needed and nothing goes stale.
- */
-export function memoByContent<T>(name: string, input: unknown, compute: () => Promise<T>): Promise<T> {
-  const digest = createHash('sha256').update(JSON.stringify(input) ?? 'undefined').digest('base64url');
-  return content.get(`${name}:${digest}`, async () => '', compute);
-}
-
-/**
- * A value computed from `input` under `key`, reused while the next input under the key is equal to the
- * last one (structurally: the same arrays, objects and primitives). For large inputs that rarely change
- * between data versions (a calibration's label rows: a regrade's F1 leaves the verdict rows as they
- * were), comparing with the last input costs a walk over it, several times less than hashing it. The
- * value is shared, not copied: callers only read it (the reports that use it are cloned per request).
- */
-export async function memoLast<T>(key: string, input: unknown, compute: () => Promise<T>): Promise<T> {
-  const last = lastInputs.get(key);
-  if (last && sameData(last.input, input)) {
-    lastInputs.delete(key);
-    lastInputs.set(key, last);
-    return last.value as T;
-  }
-  const value = await compute();
-  lastInputs.delete(key);
-  lastInputs.set(key, { input, value });
-  while (lastInputs.size > LAST_INPUTS_KEPT) lastInputs.delete(lastInputs.keys().next().value!);
-  return value;
-}
-
-const LAST_INPUTS_KEPT = 16;
-const lastInputs = new Map<string, { input: unknown; value: unknown }>();
-
-/** Structural equality of plain data (JSON-like; numbers by Object.is, so -0 is not 0). */
-export function sameData(a: unknown, b: unknown): boolean {
-  if (Object.is(a, b)) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!sameData(a[i], b[i])) return false;
-    return true;
-  }
-  if (Array.isArray(b) || Object.getPrototypeOf(a) !== Object.prototype || Object.getPrototypeOf(b) !== Object.prototype) return false;
-  const ka = Object.keys(a);
-  const kb = Object.keys(b);
-  if (ka.length !== kb.length) return false;
-  for (let i = 0; i < ka.length; i++) {
-    const k = ka[i]!;
-    if (k !== kb[i] || !sameData((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
-  }
-  return true;
-}
-
-/**
- * memoByContent for each of `inputs` on its own (a page's charts: a regrade that moves the F1 chart leaves
- * the three assembly charts as they were), the ones not remembered computed together by one call of
- * `computeMissing` (one thread round trip), which returns their values in order.
- */
-export function memoEachByContent<T>(name: string, inputs: readonly unknown[], computeMissing: (inputs: unknown[]) => Promise<T[]>): Promise<T[]> {
-  const missing: number[] = [];
-  let batch: Promise<T[]> | undefined;
-  const computeOne = (i: number): Promise<T> => {
-    missing.push(i);
-    // Deferred past the microtasks in which every input's lookup asks, so one call gets all the missing ones.
-    batch ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => computeMissing(missing.map((j) => inputs[j])));
-    return batch.then((values) => values[missing.indexOf(i)]!);
-  };
-  return Promise.all(inputs.map((input, i) => memoByContent(name, input, () => computeOne(i))));
-}
-

@@ -1,5 +1,6 @@
 import type { Database } from '../db/client.ts';
-import { cachedPart, reportKey, type ReportTable } from './report-cache.ts';
+import { cachedPart, reportKey } from './report-cache.ts';
+import type { ReportTable } from './report-inputs.ts';
 import type { JudgeRef, ReportFilters } from './report-data.ts';
 import { policyF1Sql, policyInfo, reportPolicy, type PolicyInfo } from './report-policy.ts';
 import { ASSEMBLY_ANSWER_COLUMNS, DESCRIPTION_ANSWER_COLUMNS, GRADE_COLUMNS, SCORE_COLUMNS, type FactsText, type RowsInput } from './report-rows.ts';

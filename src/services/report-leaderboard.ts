@@ -3,7 +3,8 @@ import { type FamilyIndex, familyOf, sameFamily, UNKNOWN_FAMILY } from '../domai
 import { loadFamilies } from '../judges/families.ts';
 import { gridBaseline } from '../scoring/grid/baseline.ts';
 import { runInThread, taskModule } from '../threads/pool.ts';
-import { cachedPart, cachedReport, GRADED_TABLES, reportKey } from './report-cache.ts';
+import { cachedPart, cachedReport, reportKey } from './report-cache.ts';
+import { GRADED_TABLES } from './report-inputs.ts';
 import { ASSEMBLY_TABLES, assemblyFacts, DESCRIPTION_TABLES, descriptionFacts, policyNote } from './report-facts.ts';
 import { reportPolicy, type PolicyInfo } from './report-policy.ts';
 import { chooseJudge, filterKey, judgeInfo, type AssemblyRow, type DescriptionRow, type JudgeInfo, type ReportFilters } from './report-data.ts';

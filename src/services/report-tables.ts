@@ -1,6 +1,7 @@
 import type { Database } from '../db/client.ts';
 import { runInThread, taskModule } from '../threads/pool.ts';
-import { cachedReport, GRADED_TABLES, reportKey } from './report-cache.ts';
+import { cachedReport, reportKey } from './report-cache.ts';
+import { GRADED_TABLES } from './report-inputs.ts';
 import { assemblyFacts, descriptionFacts, policyNote } from './report-facts.ts';
 import type { PolicyInfo } from './report-policy.ts';
 import { chooseJudge, filterKey, judgeInfo, type AssemblyRow, type DescriptionRow, type JudgeInfo, type ReportFilters } from './report-data.ts';

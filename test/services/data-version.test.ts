@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import type { Database } from '../../src/db/client.ts';
-import { dataVersion } from '../../src/services/report-cache.ts';
+import { dataVersion } from '../../src/services/data-versions.ts';
 import { describeDb } from '../helpers/db.ts';
 
 /** The shared version read: one query for callers that arrive together, never older than what they saw. */

@@ -5,7 +5,7 @@ import type { Database } from '../../src/db/client.ts';
 import { calibrate } from '../../src/analysis/calibration/index.ts';
 import { versionNotes } from '../../src/services/grading/label-versions.ts';
 import { calibrationRowSet } from '../../src/services/report-analysis.ts';
-import { memoEachByContent, memoLast, sameData } from '../../src/services/report-cache.ts';
+import { memoEachByContent, memoLast, sameData } from '../../src/services/content-memo.ts';
 import { calibrationReport, leaderboard } from '../../src/services/reports.ts';
 import { pageCalibration } from '../../src/services/web-calibration.ts';
 import { stopThreads } from '../../src/threads/pool.ts';

@@ -1,4 +1,4 @@
-import { memoByContent } from '../../services/report-cache.ts';
+import { memoByContent } from '../../services/content-memo.ts';
 import { runInThread, taskModule } from '../../threads/pool.ts';
 import type { ReliabilityPoint } from '../reliability-chart.ts';
 

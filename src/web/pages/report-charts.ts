@@ -1,4 +1,4 @@
-import { memoEachByContent } from '../../services/report-cache.ts';
+import { memoEachByContent } from '../../services/content-memo.ts';
 import { runInThread, taskModule } from '../../threads/pool.ts';
 import type { ColourScale, DotPoint, IntervalPoint } from '../charts.ts';
 
