@@ -5,7 +5,8 @@ import { groupBy } from '../group.ts';
 import { leaveOneAnnotatorOut, raterAlpha } from './ceiling.ts';
 import { comparePair } from './compare.ts';
 import { humanConsensus } from './consensus.ts';
-import { checkWeights, rollUpAnswers } from './rollup.ts';
+import { rollUpAnswers } from './rollup.ts';
+import { resolveWeights } from './weights.ts';
 import { buildLabelTable } from './table.ts';
 import { trustReading } from './trust.ts';
 import type { CalibrateOptions, CalibrationReport, JudgeReport, LabelTable, PairStats } from './types.ts';
@@ -39,7 +40,8 @@ export function calibrate(rows: readonly LabelRow[], opts: CalibrateOptions): Ca
     }
     judges = [opts.judge];
   }
-  checkWeights(table, opts.weights);
+  // Each unit weighted by its own rubric's item, or bad input before any figure (weights.ts).
+  const weights = resolveWeights(table, opts.weights);
 
   const consensus = humanConsensus(table);
   const ceiling = raterAlpha(table, table.humans, seed);
@@ -56,7 +58,7 @@ export function calibrate(rows: readonly LabelRow[], opts: CalibrateOptions): Ca
       ...overall,
       byModel,
       byItem: itemDisagreements(table, judge, consensus.labels),
-      answers: rollUpAnswers(table, judge, consensus.labels, opts.weights),
+      answers: rollUpAnswers(table, judge, consensus.labels, weights?.byUnit),
     };
   });
 
@@ -64,6 +66,7 @@ export function calibrate(rows: readonly LabelRow[], opts: CalibrateOptions): Ca
   if (table.judges.length === 0) notes.push('no judge labels: only the human ceiling is reported');
   if (consensus.tied.length) notes.push(`${consensus.tied.length} unit(s) have no human majority (tie) and are excluded from every "vs majority" figure`);
   if (consensus.singleRater) notes.push(`${consensus.singleRater} unit(s) were labelled by one human only; that label is their reference`);
+  if (weights) notes.push(...weights.notes);
 
   const answers = new Set(table.units.map((u) => u.answer));
   // Items of distinct rubrics are distinct items, though they share an id (as the per-item table keys them).

@@ -1,32 +1,20 @@
-import { badInput } from '../../domain/errors.ts';
 import type { NormalLabel } from '../../domain/labels.ts';
 import { pearson, spearman } from '../../stats/correlation.ts';
 import { groupBy } from '../group.ts';
 import { biasAndMae, corrStat as corr } from './compare.ts';
 import type { AnswerRollup, LabelTable } from './types.ts';
 
-/** Every item must have a positive weight; an unweighted item would silently count as 0 or 1. */
-export function checkWeights(table: LabelTable, weights: Record<string, number> | undefined): void {
-  if (!weights) return;
-  for (const u of table.units) {
-    if (u.item === null) continue;
-    const w = Object.hasOwn(weights, u.item) ? weights[u.item] : undefined;
-    if (w === undefined) throw badInput(`weights: no weight for item '${u.item}' (is it an item of the rubric?)`);
-    if (!(Number.isFinite(w) && w > 0)) throw badInput(`weights: item '${u.item}' must have a weight > 0, got ${w}`);
-  }
-}
-
 /**
  * Answer-level scores rolled up from item labels, as completeness is (design §2.1): Σ w·points / Σ w
- * over the answer's items, w = 1 unless weights are given. Judge and humans are rolled up over the same
- * items (those with both a judge label and a human consensus), so a tie or an unlabelled item changes
+ * over the answer's items, w = 1 unless weights are given (by unit key, each of its own rubric's item:
+ * weights.ts). Judge and humans are rolled up over the same items (those with both a judge label and a human consensus), so a tie or an unlabelled item changes
  * neither side. The judge that agrees item by item can still be biased in total; this is where it shows.
  */
 export function rollUpAnswers(
   table: LabelTable,
   judge: string,
   consensus: ReadonlyMap<string, NormalLabel>,
-  weights?: Record<string, number>,
+  weights?: ReadonlyMap<string, number>,
 ): AnswerRollup {
   const mine = table.labels.get(judge)!;
   const answers: AnswerRollup['answers'] = [];
@@ -39,7 +27,7 @@ export function rollUpAnswers(
       const j = mine.get(u.key);
       const h = consensus.get(u.key);
       if (!j || !h) continue;
-      const w = u.item !== null && weights ? weights[u.item]! : 1;
+      const w = u.item !== null && weights ? weights.get(u.key)! : 1;
       wSum += w;
       js += w * j.value;
       hs += w * h.value;

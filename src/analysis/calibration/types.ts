@@ -138,11 +138,21 @@ export interface CalibrationReport {
   notes: string[];
 }
 
+/** One rubric's item weights (its id, as the rows' `rubric` field names it; item id → weight). */
+export interface RubricWeights {
+  rubric: string;
+  items: Record<string, number>;
+}
+
 export interface CalibrateOptions {
   scale: LabelScale;
   judge?: string;
   seed?: number;
-  weights?: Record<string, number>;
+  /**
+   * Item weights of the answer roll-up: by item id (one rubric's; refused when the rows name several), or
+   * per rubric (each answer weighted by the rubric its rows name) — weights.ts.
+   */
+  weights?: Record<string, number> | readonly RubricWeights[];
   /** Names the label source in error messages (e.g. the file path). */
   source?: string;
 }

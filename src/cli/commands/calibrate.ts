@@ -2,6 +2,7 @@ import type { Command, CommandContext } from '../command.ts';
 import { badInput } from '../../domain/errors.ts';
 import { isLabelScale, LABEL_SCALES, parseLabels, type LabelRow, type LabelScale } from '../../domain/labels.ts';
 import type { OrderSensitivity } from '../../analysis/calibration/order-sensitivity.ts';
+import type { RubricWeights } from '../../analysis/calibration/types.ts';
 import type { ItemInstability } from '../../scoring/panel/index.ts';
 import { formatCalibration } from '../format/calibration.ts';
 import { formatOrderSensitivity } from '../format/calibration-order.ts';
@@ -71,11 +72,27 @@ async function labelsFromRun(run: string, judge: string | undefined, seed: numbe
   });
 }
 
-/** Item weights from a rubric file (the answer roll-up then matches completeness exactly). */
-async function rubricWeights(path: string): Promise<Record<string, number>> {
+/**
+ * Item weights of each rubric file, under the rubric's id: a label is weighted by its own rubric's item
+ * (the rows' rubric field), never by another rubric's item of the same id (analysis/calibration/weights.ts).
+ */
+async function rubricWeights(paths: readonly string[]): Promise<Array<RubricWeights & { path: string }>> {
   const { parseRubric } = await import('../../scoring/description/rubric.ts');
-  const rubric = parseRubric(readStructured(path, 'rubric'), `rubric ${path}`);
-  return Object.fromEntries(rubric.items.map((it) => [it.id, it.weight]));
+  const seen = new Map<string, string>();
+  return paths.map((path) => {
+    const rubric = parseRubric(readStructured(path, 'rubric'), `rubric ${path}`);
+    const first = seen.get(rubric.id);
+    if (first !== undefined) throw badInput(`--rubric: ${path} and ${first} are both rubric '${rubric.id}' (give each rubric once)`);
+    seen.set(rubric.id, path);
+    return { rubric: rubric.id, items: Object.fromEntries(rubric.items.map((it) => [it.id, it.weight])), path };
+  });
+}
+
+async function checkRunWeights(run: string, source: LabelSource, judge: string, weights: Array<RubricWeights & { path: string }>): Promise<void> {
+  const { withDatabase } = await import('../database.ts');
+  const { checkStoredWeights } = await import('../calibrate-stored-weights.ts');
+  const answers = source.rows.map((r) => r.answer);
+  await withDatabase((database) => checkStoredWeights(database, { run, judges: source.judges ?? [judge], judge, answers }, weights));
 }
 
 /**
@@ -103,14 +120,14 @@ function scaleFlag(values: CommandContext['values']): LabelScale {
 const calibrate: Command = {
   path: ['calibrate'],
   summary: 'Calibrate judges against human labels: agreement, kappa, alpha, confusion, per model and per item',
-  usage: '(--labels L.jsonl|L.csv | --run R --judge J) --scale verdict|binary|numeric [--judge RATER] [--seed S] [--rubric R.yaml] [--humans each|majority|adjudicated] [--unverifiable count|exclude (--run, numeric scale)]',
+  usage: '(--labels L.jsonl|L.csv | --run R --judge J) --scale verdict|binary|numeric [--judge RATER] [--seed S] [--rubric R.yaml (once per rubric of the labels; with --run, the version graded under)] [--humans each|majority|adjudicated] [--unverifiable count|exclude (--run, numeric scale)]',
   options: {
     labels: { type: 'string' },
     run: { type: 'string' },
     scale: { type: 'string' },
     judge: { type: 'string' },
     seed: { type: 'string' },
-    rubric: { type: 'string' },
+    rubric: { type: 'string', multiple: true },
     humans: { type: 'string' },
     unverifiable: { type: 'string' },
   },
@@ -127,9 +144,15 @@ const calibrate: Command = {
     if (values.unverifiable !== undefined && run === undefined) throw badInput('--unverifiable needs --run R (a labels file gives its values as they are)');
     const unverifiable = choiceFlag(values, 'unverifiable', UNVERIFIABLE_POLICIES, REPORT_UNVERIFIABLE_DEFAULT);
     if (humans === 'adjudicated' && run === undefined) throw badInput('--humans adjudicated needs --run R (adjudications are stored with the campaigns)');
-    const weights = typeof values.rubric === 'string' ? await rubricWeights(values.rubric) : undefined;
+    // --rubric once per rubric of the labels; each answer's items weighted by its own rubric's (weights.ts).
+    const rubrics = Array.isArray(values.rubric) ? values.rubric.filter((r): r is string => typeof r === 'string') : [];
+    // Weights are of rubric items: the binary and numeric scales label whole answers, which no weight changes.
+    if (rubrics.length && scale !== 'verdict') throw badInput(`--rubric weighs rubric items, which only --scale verdict labels (the ${scale} scale labels whole answers)`);
+    const weights = rubrics.length ? await rubricWeights(rubrics) : undefined;
     const source = labels !== undefined ? await labelsFromFile(labels, scale) : await labelsFromRun(run!, judge, seed, scale, unverifiable);
     source.rows = await humanSide(source.rows, humans, scale, run);
+    // A stored run: each file must weigh as the rubric version the run's grades were graded under.
+    if (weights && run !== undefined) await checkRunWeights(run, source, judge!, weights);
 
     const { calibrate: calibrateLabels } = await import('../../analysis/calibration/index.ts');
     const opts: Parameters<typeof calibrateLabels>[1] = { scale, source: source.name };
