@@ -2,8 +2,9 @@ import { eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Queryable } from '../db/client.ts';
 import { adjudications, campaignAnswers, campaignAssignments, campaigns } from '../db/schema.ts';
-import { QUEUE_REASONS } from '../domain/campaigns.ts';
+import { CampaignSpecSchema, QUEUE_REASONS } from '../domain/campaigns.ts';
 import { AssayError } from '../domain/errors.ts';
+import { firstIssue } from '../domain/labels.ts';
 import { parseJsonl, parseLocated, type ImportFile, type Located } from './import-parse.ts';
 
 /**
@@ -49,6 +50,19 @@ const at = (text: string) => sql`${text}::timestamptz`;
 const time = (d: Date | null) => (d === null ? null : d.toISOString());
 const msEqual = (a: Date | null, b: string | null) => (a === null || b === null ? a === b : a.getTime() === new Date(b).getTime());
 
+/**
+ * Every read of a campaign parses its stored spec (campaigns/load.ts), and its k is the row's overlap: a
+ * spec that does not parse, or a line whose name or k is not its spec's, was stored (exit 0) as a campaign
+ * no page or route could then open, or one with a k createCampaign refuses. The line is bad input instead.
+ */
+function checkSpec(loc: Located, c: CampaignLine): void {
+  const where = `${loc.file}:${loc.line}: campaign '${c.name}'`;
+  const spec = CampaignSpecSchema.safeParse(c.spec);
+  if (!spec.success) throw new AssayError('bad_input', `${where}: spec: ${firstIssue(spec.error)}; nothing written`);
+  if (spec.data.name !== c.name) throw new AssayError('bad_input', `${where}: its spec names '${spec.data.name}'; nothing written`);
+  if (spec.data.overlap !== c.overlap) throw new AssayError('bad_input', `${where}: overlap ${c.overlap}, but its spec says ${spec.data.overlap}; nothing written`);
+}
+
 /** In the import's transaction; answerIds: the export's answer ids → the target's row ids (every one in answers.jsonl). */
 export async function storeExportCampaigns(tx: Queryable, lines: Array<{ loc: Located; c: CampaignLine }>, answerIds: ReadonlyMap<string, number>): Promise<CampaignImportResult> {
   const result: CampaignImportResult = { created: 0, unchanged: 0, queued: 0 };
@@ -62,6 +76,7 @@ export async function storeExportCampaigns(tx: Queryable, lines: Array<{ loc: Lo
     const queued = new Set(c.answers.map((m) => m.answer));
     const stray = [...c.assignments, ...c.adjudications].find((x) => !queued.has(x.answer));
     if (stray) throw new AssayError('bad_input', `${loc.file}:${loc.line}: campaign '${c.name}': answer '${stray.answer}' has holders or final labels but is not in its answers`);
+    checkSpec(loc, c);
     const [held] = await tx.select().from(campaigns).where(eq(campaigns.name, c.name));
     if (!held) {
       const [row] = await tx

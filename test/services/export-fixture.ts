@@ -15,7 +15,9 @@ import { importParsedRubrics } from '../../src/services/rubrics.ts';
 /** The campaign of the fixture's campaign labels: a run export names it, so the target database must hold it. */
 export const CAMPAIGN = 'rt-campaign';
 export async function seedCampaign(db: Database): Promise<number> {
-  const [c] = await db.db.insert(campaigns).values({ name: CAMPAIGN, spec: { name: CAMPAIGN }, overlap: 1, annotators: ['alice'] }).returning({ id: campaigns.id });
+  // A spec createCampaign would store (an import reads it: a spec that does not parse is refused).
+  const spec = { name: CAMPAIGN, answers: { run: 'rt-run', task: 'describe' }, scales: { verdict: true, claims: true, binary: { question: 'Accept?' }, numeric: { k: 5, anchors: ['1', '2', '3', '4', '5'] } }, annotators: ['alice'], overlap: 1 };
+  const [c] = await db.db.insert(campaigns).values({ name: CAMPAIGN, spec, overlap: 1, annotators: ['alice'] }).returning({ id: campaigns.id });
   return c!.id;
 }
 
