@@ -5,6 +5,7 @@ import { adjudications, campaignAnswers, campaignAssignments, campaigns } from '
 import { CampaignSpecSchema, QUEUE_REASONS } from '../domain/campaigns.ts';
 import { AssayError } from '../domain/errors.ts';
 import { firstIssue } from '../domain/labels.ts';
+import { ROW_ID_TEXT } from '../domain/limits.ts';
 import { parseJsonl, parseLocated, type ImportFile, type Located } from './import-parse.ts';
 
 /**
@@ -57,6 +58,8 @@ const msEqual = (a: Date | null, b: string | null) => (a === null || b === null 
  */
 function checkSpec(loc: Located, c: CampaignLine): void {
   const where = `${loc.file}:${loc.line}: campaign '${c.name}'`;
+  // As createCampaign refuses it: a reference reads digits as the id, so the campaign could not be named.
+  if (ROW_ID_TEXT.test(c.name)) throw new AssayError('bad_input', `${where}: name: digits only, which a campaign reference reads as an id; nothing written`);
   const spec = CampaignSpecSchema.safeParse(c.spec);
   if (!spec.success) throw new AssayError('bad_input', `${where}: spec: ${firstIssue(spec.error)}; nothing written`);
   if (spec.data.name !== c.name) throw new AssayError('bad_input', `${where}: its spec names '${spec.data.name}'; nothing written`);

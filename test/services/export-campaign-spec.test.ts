@@ -48,6 +48,8 @@ describeDb('run export import: a campaign line against its spec', (ctx) => {
         ['overlap above its annotators', (l) => (l.spec.overlap = 3), /campaigns\.jsonl:\d+: campaign 'real': spec: .*overlap k = 3 needs at least 3 annotators/],
         ['k beside the spec', (l) => (l.overlap = 5), /campaigns\.jsonl:\d+: campaign 'real': overlap 5, but its spec says 1; nothing written$/],
         ['name beside the spec', (l) => (l.spec.name = 'other'), /campaigns\.jsonl:\d+: campaign 'real': its spec names 'other'; nothing written$/],
+        // As createCampaign refuses it: a reference reads digits as the id, so the campaign could not be named.
+        ['digits only', (l) => (l.name = l.spec.name = '7'), /campaigns\.jsonl:\d+: campaign '7': name: digits only, which a campaign reference reads as an id; nothing written$/],
       ];
       const before = await rowCounts(fresh.database);
       for (const [what, edit, message] of cases) {
