@@ -1,22 +1,25 @@
-import { and, asc, count, eq, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, sql, type SQL } from 'drizzle-orm';
 import { badInput, notFound } from '../domain/errors.ts';
 import { inexactIdNumber, parseGridTruth } from '../domain/grid.ts';
 import { scoreGrid, type GridScore } from '../scoring/grid/index.ts';
 import type { Database, Queryable } from '../db/client.ts';
 import { answers, assemblyScores, puzzles, runs } from '../db/schema.ts';
+import { notOfErrorAnswer } from './report-facts.ts';
 
 /**
  * Assembly answers are scored deterministically (design §2.2) against their puzzle's truth and the
  * document is stored as one row per answer; re-scoring replaces it. A clue-mode answer lists the ids
- * given in place under meta.given.
+ * given in place under meta.given. An answer stored with status error (the model call failed) has no
+ * score: a failure is a status, never a score (0 for the empty text it kept was read as a real score).
+ * None is stored for one, and the readers serve none of the rows an old database or an import still holds.
  */
 
 export interface StoredAssemblyScore extends GridScore {
   answerId: number;
 }
 
-/** Inside an open transaction (seeding, batch imports). */
-export async function scoreOne(tx: Queryable, answerId: number): Promise<StoredAssemblyScore> {
+/** Inside an open transaction (seeding, batch imports). Null for an error answer: no score, and a stored one is removed. */
+export async function scoreOne(tx: Queryable, answerId: number): Promise<StoredAssemblyScore | null> {
   const [row] = await tx
     .select({ a: answers, p: puzzles })
     .from(answers)
@@ -27,6 +30,11 @@ export async function scoreOne(tx: Queryable, answerId: number): Promise<StoredA
     throw badInput(`answer ${answerId}: task '${row.a.task}' is not an assembly`);
   }
   if (!row.p) throw badInput(`answer ${answerId}: has no puzzle to score against`);
+  if (row.a.status === 'error') {
+    // Re-scoring replaces the score: an error answer's is none (one stored before, or imported, goes).
+    await tx.delete(assemblyScores).where(eq(assemblyScores.answerId, answerId));
+    return null;
+  }
   const truth = parseGridTruth({ rows: row.p.rows, cols: row.p.cols, layout: row.p.layout, ...(row.p.edges ? { edges: row.p.edges } : {}) }, `puzzle ${row.p.slug}`);
   const given = row.a.meta.given;
   if (given !== undefined && !(Array.isArray(given) && given.every((g) => typeof g === 'string' || typeof g === 'number'))) {
@@ -54,8 +62,8 @@ export async function scoreOne(tx: Queryable, answerId: number): Promise<StoredA
   return { answerId, ...score };
 }
 
-/** Scores one assembly answer and stores (or replaces) its score. */
-export async function scoreAndStoreAssembly(database: Database, answerId: number): Promise<StoredAssemblyScore> {
+/** Scores one assembly answer and stores (or replaces) its score; null for an error answer (scoreOne). */
+export async function scoreAndStoreAssembly(database: Database, answerId: number): Promise<StoredAssemblyScore | null> {
   return database.db.transaction((tx) => scoreOne(tx, answerId));
 }
 
@@ -76,7 +84,9 @@ export async function listAssemblyScores(
   if (opts.run) c.push(eq(runs.name, opts.run));
   if (opts.model) c.push(eq(runs.model, opts.model));
   if (opts.puzzle) c.push(eq(puzzles.slug, opts.puzzle));
-  const cond = c.length ? and(...c) : undefined;
+  // No score of an error answer (rows stored before scoring skipped them, or imported): report-facts.ts's rule.
+  c.push(sql.raw(`true ${notOfErrorAnswer('"assembly_scores"')}`));
+  const cond = and(...c);
   const [{ total } = { total: 0 }] = await db
     .select({ total: count() })
     .from(assemblyScores)
@@ -98,9 +108,11 @@ export async function listAssemblyScores(
 }
 
 export async function getAssemblyScore(database: Database, answerId: number): Promise<StoredAssemblyScore> {
-  const [row] = await database.db.select().from(assemblyScores).where(eq(assemblyScores.answerId, answerId));
-  if (!row) throw notFound(`answer ${answerId} has no assembly score`);
-  return toScore(row);
+  const [row] = await database.db.select({ s: assemblyScores, status: answers.status }).from(answers).leftJoin(assemblyScores, eq(assemblyScores.answerId, answers.id)).where(eq(answers.id, answerId));
+  // The status says why an error answer has none, whatever row an old database or an import holds for it.
+  if (row?.status === 'error') throw notFound(`answer ${answerId} has no assembly score: its model call failed (status error)`);
+  if (!row?.s) throw notFound(`answer ${answerId} has no assembly score`);
+  return toScore(row.s);
 }
 
 function toScore(s: typeof assemblyScores.$inferSelect): StoredAssemblyScore {

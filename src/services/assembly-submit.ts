@@ -129,7 +129,10 @@ async function submitOnce(database: Database, s: AssemblySubmission): Promise<Su
         .where(and(eq(runs.name, s.run), eq(answers.externalId, prepared[0]!.externalId)));
       answerId = existing!.id;
     }
-    const { answerId: _, ...score } = await scoreOne(tx, answerId);
+    const scored = await scoreOne(tx, answerId);
+    // A submission is ok or no_answer (never error: a same-id error answer differs and is refused), so it has a score.
+    if (!scored) throw new Error(`answer ${answerId}: a submitted assembly was stored with status error`);
+    const { answerId: _, ...score } = scored;
     return { answerId, created: stored.imported === 1, ...score };
   });
 }

@@ -313,8 +313,8 @@ export async function storeAnswers(tx: Queryable, prepared: Prepared[], defaults
   if (defaults.score !== false) {
     for (const s of slots) {
       if (!s.assemble) continue;
-      await scoreOne(tx, s.id!);
-      result.scored++;
+      // An error answer is not scored (scoreOne: null), so not counted.
+      if (await scoreOne(tx, s.id!)) result.scored++;
     }
   }
   return result;

@@ -7,7 +7,7 @@ import { importPuzzles } from '../../src/services/puzzles.ts';
  * through the services, so the fixture stands whatever the services now store. Run ea-run, model ea-m:
  *   d1 describe ok     grade of judge ea-judge: r = c = f1 0.8, no claims
  *   d2 describe error  grade r = c = f1 0.2 (no claims), stored before grading skipped error answers
- *   g1 assemble ok     'a b\nc d' on puzzle ea-p (2×2): stored score ok, every metric 1
+ *   g1 assemble ok     'a b\nc d' on puzzle ea-p (2×2): stored score valid, every metric 1
  *   g2 assemble error  ''                                stored score invalid, every metric 0
  */
 export interface ErrorAnswerIds {
@@ -37,7 +37,7 @@ export async function seedErrorAnswers(d: Database): Promise<ErrorAnswerIds> {
   for (const [a, f1] of [[ids.d1, 0.8], [ids.d2, 0.2]] as const) {
     await d.execute(`insert into grades (answer_id, judge_id, rubric_version_id, status, completeness, correctness, f1, items) values ($1, $2, $3, 'ok', $4, $4, $4, '[]')`, [a, judge, version, f1]);
   }
-  for (const [a, status, v] of [[ids.g1, 'ok', 1], [ids.g2, 'invalid', 0]] as const) {
+  for (const [a, status, v] of [[ids.g1, 'valid', 1], [ids.g2, 'invalid', 0]] as const) {
     await d.execute(
       `insert into assembly_scores (answer_id, status, problems, direct, exact_match, neighbour, adjacency, proximity, shape_compatibility, by_position)
        values ($1, $2, '[]', $3, $3, $3, $3, $3, $3, $4::jsonb)`,

@@ -106,7 +106,7 @@ describeDb('importers', (ctx) => {
     const a1 = answers.find((a) => a.externalId === 'a1')!;
     // Imported assemble answers were scored on import; re-scoring gives the same document.
     const onImport = await getAssemblyScore(ctx.database, a1.id);
-    const s = await scoreAndStoreAssembly(ctx.database, a1.id);
+    const s = (await scoreAndStoreAssembly(ctx.database, a1.id))!;
     expect(s).toEqual(onImport);
     const a3 = answers.find((a) => a.externalId === 'a3')!;
     expect(await getAssemblyScore(ctx.database, a3.id)).toMatchObject({ status: 'invalid', direct: 0, neighbour: 0 });

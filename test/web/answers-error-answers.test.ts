@@ -39,7 +39,7 @@ describeDb('answers page: no grade or score of an error answer', (ctx) => {
     expect((await answerDetail(ctx.database, ids.d2)).grades).toEqual([]);
     expect((await answerDetail(ctx.database, ids.g2)).assembly).toBeNull();
     expect((await answerDetail(ctx.database, ids.d1)).grades.map((g) => g.grade.f1)).toEqual([0.8]);
-    expect((await answerDetail(ctx.database, ids.g1)).assembly).toMatchObject({ status: 'ok', direct: 1, neighbour: 1 });
+    expect((await answerDetail(ctx.database, ids.g1)).assembly).toMatchObject({ status: 'valid', direct: 1, neighbour: 1 });
     const app = createApp({ database: ctx.database, config: { bodyLimitBytes: 1 << 20, rateLimitPerMinute: 100_000 }, log: () => {} });
     const page = await app.request(`http://127.0.0.1/answers/${ids.d2}`);
     expect(page.status).toBe(200);
