@@ -2,6 +2,7 @@ import { beforeAll, expect, it } from 'vitest';
 import { loadRunCalibration } from '../../src/services/grading/calibration-labels.ts';
 import { calibrationReport } from '../../src/services/report-analysis.ts';
 import { describeDb } from '../helpers/db.ts';
+import { addErrorDescription } from './error-answer-fixture.ts';
 import { useApi } from '../api/app-fixture.ts';
 import { seedPolicyCalibration } from './calibration-policy-fixture.ts';
 
@@ -19,16 +20,29 @@ describeDb('calibration leaves error answers out', (ctx) => {
   beforeAll(async () => {
     const d = ctx.database;
     await seedPolicyCalibration(d);
-    const n5 = Number(
-      (await d.execute(`insert into answers (run_id, external_id, task, rubric_id, text, status)
-        select r.id, 'n5', 'describe', (select id from rubrics limit 1), 'answer n5, cut', 'error' from runs r where r.name = 'pol' returning id`)).rows[0]!.id,
-    );
+    const n5 = await addErrorDescription(d, 'pol', 'n5', 'answer n5, cut');
     await d.execute(
       `insert into grades (answer_id, judge_id, rubric_version_id, status, completeness, correctness, f1, claims, items, meta)
        values ($1, (select id from judges where slug = 'cnt'), (select id from rubric_versions limit 1), 'ok', 0.1, 0.1, 0.1, '[]', '[]', '{}')`,
       [n5],
     );
     await d.execute(`insert into labels (answer_id, item_key, annotator, kind, label) values ($1, 'answer:numeric', 'h1', 'human', '1')`, [n5]);
+    // Panel pan (cnt + exc): on n1 both vote barn correct; on n5 they split (correct, incorrect).
+    await d.execute(`insert into judges (slug, provider, model, config, config_hash) values ('pan', 'panel', 'cnt+exc', '{}', 'pan')`);
+    const panel = (answer: string, votes: Record<string, number>) =>
+      d.execute(
+        `insert into grades (answer_id, judge_id, rubric_version_id, status, items, meta)
+         select a.id, (select id from judges where slug = 'pan'), (select id from rubric_versions limit 1), 'ok', '[{"id":"barn","verdict":"correct"}]', $2::jsonb
+           from answers a join runs r on r.id = a.run_id where r.name = 'pol' and a.external_id = $1`,
+        [answer, JSON.stringify({ panel: { items: [{ id: 'barn', verdict: 'correct', votes: { correct: 0, partial: 0, incorrect: 0, missing: 0, ...votes } }] } })],
+      );
+    await panel('n1', { correct: 2 });
+    await panel('n5', { correct: 1, incorrect: 1 });
+  });
+
+  it("a panel's item instability is over its grades of answers, not of n5: barn 0 of 2 samples (read: 1 of 4)", async () => {
+    const c = await loadRunCalibration(ctx.database, { run: 'pol', judge: 'pan' });
+    expect(c.panelInstability?.find((i) => i.id === 'barn')).toEqual({ id: 'barn', instability: 0, samples: 2, answers: 1 });
   });
 
   it("the stored calibration report: cnt's figures are the fixture's, n5 in none", async () => {

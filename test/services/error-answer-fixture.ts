@@ -46,3 +46,13 @@ export async function seedErrorAnswers(d: Database): Promise<ErrorAnswerIds> {
   }
   return ids;
 }
+
+/** One describe answer with status error (its leftover `text`) added to run `run`, on the database's first rubric. */
+export async function addErrorDescription(d: Database, run: string, externalId: string, text: string): Promise<number> {
+  return one(
+    d,
+    `insert into answers (run_id, external_id, task, rubric_id, text, status)
+     select r.id, $2, 'describe', (select id from rubrics order by id limit 1), $3, 'error' from runs r where r.name = $1`,
+    [run, externalId, text],
+  );
+}

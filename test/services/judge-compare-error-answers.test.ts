@@ -1,6 +1,7 @@
 import { beforeAll, expect, it } from 'vitest';
 import { judgeCompare } from '../../src/services/judge-compare.ts';
 import { describeDb } from '../helpers/db.ts';
+import { addErrorDescription } from './error-answer-fixture.ts';
 import { seedJudgeCompare } from './judge-compare-fixture.ts';
 
 /**
@@ -16,10 +17,7 @@ describeDb('judge compare leaves error answers out', (ctx) => {
   beforeAll(async () => {
     const d = ctx.database;
     await seedJudgeCompare(d);
-    const x7 = Number(
-      (await d.execute(`insert into answers (run_id, external_id, task, rubric_id, text, status)
-        select r.id, 'x7', 'describe', (select id from rubrics limit 1), 'I will look closer: a', 'error' from runs r where r.name = 'jc' returning id`)).rows[0]!.id,
-    );
+    const x7 = await addErrorDescription(d, 'jc', 'x7', 'I will look closer: a');
     for (const [slug, verdict, f1] of [['old', 'incorrect', 0], ['new', 'correct', 1]] as const) {
       await d.execute(
         `insert into grades (answer_id, judge_id, rubric_version_id, status, f1, items)
