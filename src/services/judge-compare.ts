@@ -35,8 +35,10 @@ export const JUDGE_COMPARE_LIMITS = { top: 1000, resamples: 100_000 } as const;
  * The grade (any status) of each answer of the run by each judge, keyed by the answers' ids in the run:
  * the newest (grades are versioned — several configurations of one judge id, several rubric versions —
  * and the newest is the grade, the one the answer page shows first). None of an error answer (error-answers.ts).
+ * The policy note does not count a grade of an answer either judge was shown (`shown`): that answer is out
+ * of the comparison under any policy (judgeCompare drops it), so no grade the policy left out.
  */
-async function runGrades(database: Database, runId: number, slugs: string[]): Promise<{ grades: Map<string, Map<string, JudgeGrade>>; note: string | null }> {
+async function runGrades(database: Database, runId: number, slugs: string[], shown: ReadonlySet<string>): Promise<{ grades: Map<string, Map<string, JudgeGrade>>; note: string | null }> {
   // F1 under one unverifiable-claims policy, the reports' default (report-policy.ts): a stored F1 is of the
   // policy its grade was made with, so a move between a judge graded under count and one under exclude
   // mixed the two definitions of correctness into the judges' difference. One that cannot be rescored is no F1.
@@ -53,7 +55,7 @@ async function runGrades(database: Database, runId: number, slugs: string[]): Pr
   const leftOut = new Map<string, number>();
   for (const [slug, answer, status, items, f1, left] of rows) {
     out.get(slug)!.set(answer, { status, items, f1 });
-    if (left) leftOut.set(slug, (leftOut.get(slug) ?? 0) + 1);
+    if (left && !shown.has(answer)) leftOut.set(slug, (leftOut.get(slug) ?? 0) + 1);
   }
   const parts = slugs.flatMap((s) => (leftOut.get(s) ? [`judge ${s}: ${policyInfo(policy, leftOut.get(s)!).unverifiableNote}`] : []));
   const note = parts.length ? `F1 moves read every grade with unverifiable claims counted in correctness (the reports' default); ${parts.join('; ')}` : null;
@@ -120,14 +122,15 @@ export type JudgeCompareReport = JudgeComparison & {
 export async function judgeCompare(database: Database, query: JudgeCompareQuery): Promise<JudgeCompareReport> {
   const q = checkQuery(query);
   const run = await findRun(database, q.run);
-  const { grades, note: policyNote } = await runGrades(database, run.id, [q.a, q.b]);
+  // An answer either judge was shown as an example tests neither (example-exclusion.ts): it is left out,
+  // read first so the policy note does not count its grades.
+  const shown = new Set([...(await exampleAnswers(database, { key: 'externalId', run: run.name, judges: [q.a, q.b] })).values()].flatMap((s) => [...s]));
+  const { grades, note: policyNote } = await runGrades(database, run.id, [q.a, q.b], shown);
   for (const judge of [q.a, q.b]) {
     if (grades.get(judge)!.size === 0) {
       throw badInput(`judge '${judge}' has no grades for run '${run.name}'; grade it first: assay run --run ${run.name} --judge ${judge}`);
     }
   }
-  // An answer either judge was shown as an example tests neither (example-exclusion.ts): it is left out.
-  const shown = new Set([...(await exampleAnswers(database, { key: 'externalId', run: run.name, judges: [q.a, q.b] })).values()].flatMap((s) => [...s]));
   for (const g of grades.values()) for (const answer of shown) g.delete(answer);
   // The calibration's own label rows, settled with both judges' grades: a label and a verdict of an item
   // are compared only where both were given against the same wording of it (label-versions.ts).
