@@ -103,6 +103,9 @@ describeDb('write read-back: grading, queue, campaigns', (ctx) => {
     // Before: 200 {retried: 1}, the job of run rg retried though the request named run rg-adhoc.
     const other = await refused('retry: a job of another run', 404, admin(), 'POST', '/api/jobs/retry', { ids: [waiting[0]!.id], run: 'rg-adhoc' });
     expect(other.body.error.message).toBe(`grading job ${waiting[0]!.id} is of run 'rg', not 'rg-adhoc' (nothing retried)`);
+    // Before: 200 {retried: 1}, an empty id list read as no list and every failed job of the run retried.
+    await refused('retry: an empty id list', 400, admin(), 'POST', '/api/jobs/retry', { ids: [], run: 'rg' });
+    expect((await r.send(admin(), 'GET', '/api/jobs?run=rg')).body.counts.failed).toBe(1);
     expect((await r.send(admin(), 'POST', '/api/jobs/retry', { ids: [waiting[0]!.id], run: 'rg' })).body).toEqual({ retried: 1 });
     expect((await r.send(admin(), 'GET', '/api/jobs?run=rg')).body.counts.failed).toBe(0);
     expect((await r.send(admin(), 'POST', '/api/runs/rg/grade/cancel', { judge: 'lexical' })).body).toEqual({ cancelled: 2 });

@@ -181,7 +181,7 @@ export function registerJobs(api: Api): void {
       operationId: 'retryJobs',
       tags: ['jobs'],
       summary: 'Re-run failed (dead-lettered) grading jobs, by id or all of a run',
-      request: { body: { required: true, content: { 'application/json': { schema: z.object({ ids: z.array(z.uuid()).max(10_000).optional(), run: Fields.run.optional() }).strict(), example: JOBS_RETRY_EXAMPLE } } } },
+      request: { body: { required: true, content: { 'application/json': { schema: z.object({ ids: z.array(z.uuid()).min(1).max(10_000).optional(), run: Fields.run.optional() }).strict(), example: JOBS_RETRY_EXAMPLE } } } },
       responses: {
         200: { description: 'Retried', content: { 'application/json': { schema: z.object({ retried: z.number().int() }).openapi('JobsRetried') } } },
         ...errorResponses,
