@@ -67,6 +67,11 @@ export async function main(argv: string[]): Promise<number> {
       if (seen.has(t.name)) throw new Error(`--${t.name} given more than once (it takes one value)`);
       seen.add(t.name);
     }
+    // A flag given empty (`--run "$RUN"` with RUN unset) is never the flag left out: read as absent, it took
+    // the default in its place (another run, the rubric's own image, the configured host), exit 0.
+    for (const t of parsed.tokens ?? []) {
+      if (t.kind === 'option' && t.value === '') throw new Error(`--${t.name}: must not be empty (leave the flag out for the default)`);
+    }
   } catch (e) {
     process.stderr.write(`assay ${command.path.join(' ')}: ${argsProblem(e as Error, rest)}\n`);
     return 2;
