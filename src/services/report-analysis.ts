@@ -6,6 +6,7 @@ import { ANSWER_SCALE_KEYS, type HumansMode } from '../domain/campaigns.ts';
 import { runInThread, taskModule } from '../threads/pool.ts';
 import { calibrationLabelSet, type CalibrationLabelSet } from './grading/calibration-labels.ts';
 import { versionNotes } from './grading/label-versions.ts';
+import { errorAnswersNote } from './error-answers.ts';
 import { memoLast } from './content-memo.ts';
 import { cachedPart, cachedReport, reportKey } from './report-cache.ts';
 import { CALIBRATION_TABLES, GRADED_TABLES } from './report-inputs.ts';
@@ -47,7 +48,7 @@ export type JudgeNotes = Record<string, string>;
  * The calibration over stored labels: the one service behind the /calibration page and
  * GET /api/reports/calibration (docs/analysis.md). Labels of another scale and claim marks are set aside
  * and counted, an anchored judge's example answers are left out of its figures and counted per judge,
- * and the rows left out for their rubric version are said in the notes: on both surfaces alike.
+ * and the rows left out for their rubric version or of error answers are said in the notes: on both surfaces alike.
  */
 export interface StoredCalibration {
   report: CalibrationReport | null;
@@ -71,7 +72,7 @@ export async function storedCalibration(database: Database, opts: StoredCalibrat
   const humans = opts.humans && opts.humans !== 'each' ? opts.humans : undefined;
   const key = [filterKey(opts), input, humans ?? 'each'];
   return cachedReport(database, reportKey('calibration', key), async () => {
-    const { rows, versions, policy } = await calibrationRowSet(database, opts.scale, opts, humans);
+    const { rows, versions, policy, errorAnswers } = await calibrationRowSet(database, opts.scale, opts, humans);
     // Reused while the rows equal the last ones: a write that moves the tables but not these rows (a
     // regrade's F1 on the verdict scale, a grade of an answer no human labelled) is not calibrated again.
     const task = { rows, ...input };
@@ -79,7 +80,8 @@ export async function storedCalibration(database: Database, opts: StoredCalibrat
     const examples = await exampleAnswers(database, { key: 'answerId', ...(opts.run ? { run: opts.run } : {}), ...(opts.model ? { model: opts.model } : {}), ...(opts.rubric ? { rubric: opts.rubric } : {}), judges: opts.judge ? [opts.judge] : null });
     const base = { setAside: r.skipped, excludedExamples: excludedByJudge(examples), policy };
     if (!r.report) return { report: null, ...(r.reason !== undefined ? { reason: r.reason } : {}), ...base, judgeNotes: {} };
-    const report = { ...r.report, notes: [...r.report.notes, ...versionNotes(versions), ...(policy.unverifiableNote ? [policy.unverifiableNote] : [])] };
+    // Error answers' grades and labels are out of the rows (calibration-labels.ts): said, as `assay calibrate --run` says it.
+    const report = { ...r.report, notes: [...r.report.notes, ...versionNotes(versions), ...(policy.unverifiableNote ? [policy.unverifiableNote] : []), ...errorAnswersNote(errorAnswers)] };
     return { report, ...base, judgeNotes: await baselineNotes(database, report.judges) };
   }, CALIBRATION_TABLES);
 }
