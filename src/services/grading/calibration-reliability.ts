@@ -6,6 +6,8 @@ import { exampleAnswers } from './example-exclusion.ts';
 import { isNewestBySlug } from './newest-grade.ts';
 import { keptJudgeItems, versionNotes } from './label-versions.ts';
 import { findRun } from './run-ref.ts';
+import { notOfErrorAnswer } from '../report-facts.ts';
+import { errorAnswersNote } from '../error-answers.ts';
 
 /**
  * A judge's reliability diagram over a stored run (`assay calibrate --run R --judge J`, the calibration
@@ -30,7 +32,7 @@ export interface ReliabilityReport {
   /** Graded items of the judge's ok grades that are not points, by reason; `examples`: items of answers the judge was shown as examples (example-exclusion.ts). */
   leftOut: ReliabilityLeftOut & { examples: number };
   diagram: { bins: ReliabilityBin[]; n: number; ece: number | null };
-  /** What was left out or kept unchecked for its rubric version (label-versions.ts), as the calibration report says it. */
+  /** What was left out or kept unchecked for its rubric version (label-versions.ts), and the error answers left out, as the calibration report says it. */
   notes: string[];
 }
 
@@ -41,10 +43,12 @@ export async function loadReliability(database: Database, q: ReliabilityQuery): 
   const run = await findRun(database, q.run);
   // A judge of judges/ that has not graded yet has no grade: no point, as for any judge without one.
   await requireCalibrationJudge(database, q.judge);
+  // No grade of an error answer is a verdict of a model's answer (error-answers.ts): its people's labels are
+  // out of the label set too, so read it would be counted as unlabelled; left out, and said in the notes.
   const r = await database.execute(
     `select coalesce(json_agg(json_build_object('answer', a.external_id, 'items', coalesce(g.items, '[]'::jsonb)) order by a.id), '[]')::text as j
        from grades g join judges j on j.id = g.judge_id join answers a on a.id = g.answer_id
-      where a.run_id = $1 and j.slug = $2 and g.status = 'ok' and ${isNewestBySlug()}`,
+      where a.run_id = $1 and j.slug = $2 and g.status = 'ok' and ${isNewestBySlug()} ${notOfErrorAnswer('g')}`,
     [run.id, q.judge],
   );
   const graded = JSON.parse(String(r.rows[0]!.j)) as ConfidentGrade[];
@@ -61,5 +65,5 @@ export async function loadReliability(database: Database, q: ReliabilityQuery): 
   const labelled = new Set(humans.map((h) => h.answer));
   const settled = grades.map((g) => (labelled.has(g.answer) ? { ...g, items: g.items.filter((it) => kept(q.judge, g.answer, it.id)) } : g));
   const { points, leftOut } = reliabilityPoints(settled, humans);
-  return { run: run.name, judge: q.judge, points, leftOut: { ...leftOut, examples }, diagram: reliabilityDiagram(points, bins), notes: versionNotes(set.versions) };
+  return { run: run.name, judge: q.judge, points, leftOut: { ...leftOut, examples }, diagram: reliabilityDiagram(points, bins), notes: [...versionNotes(set.versions), ...errorAnswersNote(set.errorAnswers)] };
 }
