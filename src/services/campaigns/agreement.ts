@@ -6,6 +6,7 @@ import type { LabelScale } from '../../domain/labels.ts';
 import { calibrationLabelSet, rowsOnScale } from '../grading/calibration-labels.ts';
 import { exampleAnswers } from '../grading/example-exclusion.ts';
 import { versionNotes } from '../grading/label-versions.ts';
+import { errorAnswersNote } from '../error-answers.ts';
 import { campaignLabels } from './campaign-labels.ts';
 import { findCampaign } from './load.ts';
 import { rowsOf } from './sql.ts';
@@ -58,8 +59,9 @@ export async function campaignAgreement(database: Database, ref: number | string
     }
     try {
       const report = calibrate(rows, { scale, seed: opts.seed ?? 1, source: `campaign ${campaign.name}` });
-      // Labels left out (or kept unchecked) for the rubric version they were given against are said, never dropped unsaid.
-      out.push({ scale, report: { ...report, notes: [...report.notes, ...versionNotes(set.versions, 'campaign'), ...(scale === 'binary' ? [] : examples)] } });
+      // Labels left out (or kept unchecked) for the rubric version they were given against, and the error
+      // answers' labels and grades (calibrationLabelSet leaves them out), are said, never dropped unsaid.
+      out.push({ scale, report: { ...report, notes: [...report.notes, ...versionNotes(set.versions, 'campaign'), ...(scale === 'binary' ? [] : examples), ...errorAnswersNote(set.errorAnswers)] } });
     } catch (e) {
       if (!isAssayError(e)) throw e;
       out.push({ scale, report: null, reason: e.message });
