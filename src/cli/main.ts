@@ -70,7 +70,7 @@ export async function main(argv: string[]): Promise<number> {
     // A flag given empty (`--run "$RUN"` with RUN unset) is never the flag left out: read as absent, it took
     // the default in its place (another run, the rubric's own image, the configured host), exit 0.
     for (const t of parsed.tokens ?? []) {
-      if (t.kind === 'option' && t.value === '') throw new Error(`--${t.name}: must not be empty (leave the flag out for the default)`);
+      if (t.kind === 'option' && (t.value as string | undefined) === '') throw new Error(`--${t.name}: must not be empty (leave the flag out for the default)`);
     }
   } catch (e) {
     process.stderr.write(`assay ${command.path.join(' ')}: ${argsProblem(e as Error, rest)}\n`);
