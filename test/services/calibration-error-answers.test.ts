@@ -61,12 +61,13 @@ describeDb('calibration leaves error answers out', (ctx) => {
   });
 
   const api = useApi(ctx);
-  // The stored report's notes are report-analysis.ts's (not yet given CalibrationLabelSet.errorAnswers): its figures only.
+  // The stored report's notes say the left-out error answer too (report-analysis.ts, 1a7393a).
   it('GET /api/reports/calibration?run&judge: n 3, MAE 5/54', async () => {
     const res = await api.call(api.keys.read, 'GET', '/api/reports/calibration?run=pol&scale=numeric&judge=cnt');
     expect(res.status).toBe(200);
     const body = (await res.json()) as { notes: string[]; judgeReports: Array<{ rater: string; vsMajority: { n: number; mae: number } }> };
     expect(body.judgeReports[0]!.vsMajority.n).toBe(3);
     expect(body.judgeReports[0]!.vsMajority.mae).toBeCloseTo(5 / 54, 12);
+    expect(body.notes).toContain(NOTE);
   });
 });
