@@ -18,6 +18,8 @@ export interface Resolvable {
 export interface Candidate {
   id: number;
   rubricId: number | null;
+  /** Only a description is labelled (label-values.ts describes). */
+  task: string;
   externalId: string;
   run: string;
   model: string;
@@ -27,7 +29,7 @@ export interface Candidate {
 export async function fetchCandidates(tx: Queryable, rows: Resolvable[]): Promise<{ byExternal: Map<string, Candidate[]>; byId: Map<number, Candidate> }> {
   const select = () =>
     tx
-      .select({ id: answers.id, rubricId: answers.rubricId, externalId: answers.externalId, run: runs.name, model: runs.model })
+      .select({ id: answers.id, rubricId: answers.rubricId, task: answers.task, externalId: answers.externalId, run: runs.name, model: runs.model })
       .from(answers)
       .innerJoin(runs, eq(runs.id, answers.runId));
   const externals = [...new Set(rows.flatMap((r) => (r.row.answer_id === undefined ? [r.row.answer!] : [])))];

@@ -2,11 +2,12 @@ import { inArray, sql } from 'drizzle-orm';
 import type { Database, Queryable } from '../db/client.ts';
 import { answers, labels } from '../db/schema.ts';
 import { parseCsv } from './import-csv.ts';
-import { locatedError, parseJsonl, parseLocated, type ImportFile, type Located } from './import-parse.ts';
+import { locatedError, parseJsonl, parseLocated, where, type ImportFile, type Located } from './import-parse.ts';
 import { claimIndex, claimRangeProblem, claimStamp, sentencesOf } from './claim-marks.ts';
 import { fetchCandidates, resolveAnswer, type Candidate, type Resolvable } from './import-labels-answers.ts';
 import { describeChange, EXAMPLES, keyOf, replaceRefused, same, storedLabels, type LabelInsert, type Stored } from './import-labels-stored.ts';
 import { rowVersion, rubricVersionIndex } from './import-labels-versions.ts';
+import { describes, storedLabelValue } from './label-values.ts';
 import { checkItem, CHUNK, itemKeys, LABEL_KEY, LabelRowSchema } from './labels.ts';
 
 /**
@@ -100,7 +101,11 @@ export async function storeLabelFile(tx: Queryable, file: ImportFile, parsed: Re
   for (const [i, r] of parsed.entries()) {
     const answer = resolved[i]!;
     const item = r.row.item ?? '';
+    // The annotation path's rules (label-values.ts): a label no scale reads, or one of an answer with no
+    // description, would be counted as inserted and then set aside (or, for an assembly, miscounted) by every report.
+    if (!describes(answer.task)) throw locatedError(r.loc, ['answer'], `answer '${answer.externalId}' of run '${answer.run}' is of task '${answer.task}', which has no description to label; nothing written`);
     if (item !== '') checkItem(keys, r.loc, answer.rubricId, item);
+    storedLabelValue(where(r.loc.file, r.loc.lineOf(['label']) ?? r.loc.line), item, r.row.label);
     // A claim index the answer's sentences do not have today is refused. The index is read against today's
     // split (it is checked against it), so the mark records today's sentence n, as one given in the app does:
     // once the split moves it is stale, never counted as a mark of the sentence that has index n then.

@@ -45,5 +45,8 @@ export function storedLabelValue(where: string, item: string, label: string): st
  * report reads a human label of it, so such a label is refused (annotationTask's rule) instead of stored.
  */
 export function refuseUndescribed(a: { id: number; task: string }): void {
-  if (a.task !== 'describe' && a.task !== 'describe-then-solve') throw badInput(`answer ${a.id}: task '${a.task}' has no description to annotate`);
+  if (!describes(a.task)) throw badInput(`answer ${a.id}: task '${a.task}' has no description to annotate`);
 }
+
+/** Whether an answer of this task has a description to label (refuseUndescribed's rule; a label file's rows are refused by it too). */
+export const describes = (task: string): boolean => task === 'describe' || task === 'describe-then-solve';

@@ -115,7 +115,7 @@ describeDb('label writes over HTTP', (ctx) => {
     const line = (label: string) => JSON.stringify({ answer: 'd1', run: 'r1', item: 'barn', rater: 'annotator-1', label });
     const before = await rowCounts(ctx.database);
     const stored = await labelsOf();
-    const refused = await api.call(api.keys.write, 'POST', '/api/labels', { body: [line('correct'), JSON.stringify({ answer: 'd1', run: 'r1', item: 'sky', rater: 'zed', label: 'x' })].join('\n'), headers: JSONL });
+    const refused = await api.call(api.keys.write, 'POST', '/api/labels', { body: [line('correct'), JSON.stringify({ answer: 'd1', run: 'r1', item: 'sky', rater: 'zed', label: 'partial' })].join('\n'), headers: JSONL });
     expect(refused.status).toBe(409);
     expect(await errorOf(refused)).toEqual({
       code: 'conflict',

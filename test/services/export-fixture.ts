@@ -71,6 +71,7 @@ export async function seedRun(db: Database): Promise<void> {
     // Her whole-answer campaign ratings (src/services/campaigns/units.ts): keys no rubric item has.
     { answerId: ids.get('u1')!, itemKey: 'answer:binary', annotator: 'alice', kind: 'human', label: 'true', campaignId, rubricVersionId: versions[1]! },
     { answerId: ids.get('u1')!, itemKey: 'answer:numeric', annotator: 'alice', kind: 'human', label: '4', campaignId, rubricVersionId: versions[1]! },
-    { answerId: ids.get('u1')!, itemKey: 'claim:0', annotator: 'alice', kind: 'human', label: 'supported', campaignId, rubricVersionId: versions[1]! },
+    // A claim verdict the annotation path stores (label-values.ts): a run export's labels are checked as a label file's.
+    { answerId: ids.get('u1')!, itemKey: 'claim:0', annotator: 'alice', kind: 'human', label: 'true', campaignId, rubricVersionId: versions[1]! },
   ]);
 }

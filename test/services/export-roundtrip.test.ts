@@ -40,7 +40,7 @@ describeDb('run export round trip', (ctx) => {
     // alice's plain label and her campaign label of the same item are two rows, told apart by campaign.
     expect(lines(out, 'labels.jsonl').map((l) => [l.annotator, l.item, l.label, l.campaign, l.rubric_version])).toEqual([
       ['alice', 'a', 'correct', null, 1], ['alice', 'a', 'missing', CAMPAIGN, 2], ['bob', 'a', 'partial', null, 2],
-      ['alice', 'answer:binary', 'true', CAMPAIGN, 2], ['alice', 'answer:numeric', '4', CAMPAIGN, 2], ['alice', 'claim:0', 'supported', CAMPAIGN, 2],
+      ['alice', 'answer:binary', 'true', CAMPAIGN, 2], ['alice', 'answer:numeric', '4', CAMPAIGN, 2], ['alice', 'claim:0', 'true', CAMPAIGN, 2],
     ]);
     for (const t of ['answers', 'grades', 'grade_items', 'labels']) {
       const buf = readFileSync(join(out, `${t}.parquet`));

@@ -129,13 +129,13 @@ describeDb('importers', (ctx) => {
       { path: 'l.jsonl', content: jsonl({ answer: 'd1', run: 'r1', item: 'barn', rater: 'ann', label: 'correct' }, { answer: 'd1', run: 'r1', rater: 'ann', label: 4 }) },
     );
     expect(l).toEqual({ inserted: 2, replaced: 0, unchanged: 0, runs: ['r1'] });
-    const csv = 'answer,run,item,rater,kind,label\nd1,r1,barn,ann,human,partial\nd1,r1,"fence",bob,,"missing, clearly"\n';
+    const csv = 'answer,run,item,rater,kind,label\nd1,r1,barn,ann,human,partial\nd1,r1,"fence",bob,,"missing"\n';
     expect(await importLabels(ctx.database, { path: 'l.csv', content: csv }, { replace: true })).toEqual({ inserted: 1, replaced: 1, unchanged: 0, runs: ['r1'] });
     const { labels } = await listLabels(ctx.database, { run: 'r1' });
     expect(labels.map((x) => [x.answer, x.item, x.annotator, x.kind, x.label])).toEqual([
       ['d1', null, 'ann', 'human', '4'],
       ['d1', 'barn', 'ann', 'human', 'partial'],
-      ['d1', 'fence', 'bob', 'human', 'missing, clearly'],
+      ['d1', 'fence', 'bob', 'human', 'missing'],
     ]);
     const before = await rowCounts(ctx.database);
     await expect(importLabels(ctx.database, { path: 'b.csv', content: 'answer,run,item,rater,label\nd1,r1,barn,zed,correct\nd1,r1,nope,zed,correct\n' })).rejects.toThrow(
