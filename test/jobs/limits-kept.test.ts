@@ -70,8 +70,9 @@ describeDb('rate limits over HTTP: an omitted limit is kept', (ctx) => {
   }, 60_000);
 });
 
-// The CLI runs on its own PGlite data directory whatever the engine of the run: once is enough.
-describe.skipIf(Boolean(process.env.TEST_DATABASE_URL))('assay run --rpm / --tpm: an omitted flag keeps the stored limit', () => {
+// The CLI runs on its own PGlite data directory whatever the engine of the run: once, outside the engine loop.
+// (It was skipped whenever TEST_DATABASE_URL was set, so CI, which always sets it, never ran it.)
+describe('assay run --rpm / --tpm: an omitted flag keeps the stored limit', () => {
   const dir = mkdtempSync(join(tmpdir(), 'assay-limits-cli-'));
   const env = { ...process.env, ANTHROPIC_API_KEY: '', OPENAI_API_KEY: '', OPENAI_BASE_URL: '', DATABASE_URL: '', ASSAY_DATA_DIR: join(dir, 'data') };
   beforeAll(async () => {
