@@ -1,9 +1,9 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.ts';
-import { cliDatabaseEnv, ENGINES } from '../helpers/db.ts';
+import { useCliRubricDatabase } from '../helpers/cli-database.ts';
+import { ENGINES } from '../helpers/db.ts';
 
 /** `assay import answers --from FORMAT` through the real binary: runs, answers, imported grades, skips, exit 2. */
 
@@ -12,24 +12,15 @@ const DIR = 'test/fixtures/import-formats';
 
 for (const engine of ENGINES) {
   describe(`assay import answers --from [${engine}]`, () => {
-    const tmp = mkdtempSync(join(tmpdir(), 'assay-foreign-'));
-    let env: NodeJS.ProcessEnv = {};
-    let drop: (() => Promise<void>) | undefined;
-    beforeAll(async () => {
-      ({ env, drop } = await cliDatabaseEnv(engine, tmp));
-      expect(runCli(['import', 'rubrics', 'rubrics/farmyard.yaml'], { env }).code).toBe(0);
-    }, SLOW);
-    afterAll(async () => {
-      await drop?.().catch(() => {});
-      rmSync(tmp, { recursive: true, force: true });
-    });
+    const db = useCliRubricDatabase(engine, 'assay-foreign-');
+    const { tmp } = db;
     const expectBadInput = (args: string[], pattern: RegExp) => {
-      const r = runCli(args, { env });
+      const r = runCli(args, { env: db.env });
       expect(r.code, r.stderr).toBe(2);
       expect(r.stdout).toBe('');
       expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(pattern)]);
     };
-    const run = (args: string[]) => runCli(['import', 'answers', ...args, '--task', 'describe', '--rubric', 'farmyard-54', '--json'], { env });
+    const run = (args: string[]) => runCli(['import', 'answers', ...args, '--task', 'describe', '--rubric', 'farmyard-54', '--json'], { env: db.env });
 
     it('Inspect: 4 answers, 3 scores as grades of inspect:model_graded_qa (inspect:match gives a 7, so none of its values), the skips reported; a rerun changes nothing', () => {
       const r = run([`${DIR}/inspect-log.json`, '--from', 'inspect', '--run', 'inspect-run']);
@@ -47,7 +38,7 @@ for (const engine of ENGINES) {
       expect(p.runs.map((x: { name: string; imported: number }) => [x.name, x.imported])).toEqual([['gpt-4o-mini', 1], ['claude-haiku', 2]]);
       expect(p.grades).toEqual({ judges: ['promptfoo:promptfoo'], stored: 2, unchanged: 0 });
       expectBadInput(['import', 'answers', `${DIR}/lm-eval-samples.jsonl`, '--from', 'lm-eval', '--filter', 'none', '--task', 'describe', '--rubric', 'farmyard-54'], /lm-eval-samples\.jsonl:1: model: required \(in the row or with --model\)/);
-      const lm = runCli(['import', 'answers', `${DIR}/lm-eval-samples.jsonl`, '--from', 'lm-eval', '--filter', 'none', '--model', 'hf-llava', '--task', 'describe', '--rubric', 'farmyard-54'], { env });
+      const lm = runCli(['import', 'answers', `${DIR}/lm-eval-samples.jsonl`, '--from', 'lm-eval', '--filter', 'none', '--model', 'hf-llava', '--task', 'describe', '--rubric', 'farmyard-54'], { env: db.env });
       expect(lm.code, lm.stderr).toBe(0);
       expect(lm.stdout).toContain('3 answers imported, 0 unchanged, 0 assemblies scored; 3 lm-eval scores stored as grades (judge lm-eval:exact_match), 0 unchanged');
       expect(lm.stdout).toContain(`skipped 5:\n  ${DIR}/lm-eval-samples.jsonl: filter 'strict-match': 1 line (from line 4) not imported: --filter none\n  ${DIR}/lm-eval-samples.jsonl:1: score 'bleu'`);
@@ -66,7 +57,7 @@ for (const engine of ENGINES) {
       expectBadInput(['import', 'answers', `${DIR}/inspect-log.json`, '--from', 'inspect', '--task', 'describe', '--rubric', 'no-such-rubric', '--run', 'r2'], /rubric/);
       writeFileSync(bad, '{"doc_id": 0, "filtered_resps": [[-1, false]]}\n');
       expectBadInput(base, /bad\.jsonl: no answers to import \(1 record\(s\) skipped; the first: .*bad\.jsonl:1: no generated text/);
-      const list = runCli(['import', 'answers', `${DIR}/inspect-log.json`, '--from', 'inspect', '--task', 'describe', '--rubric', 'farmyard-54', '--run', 'inspect-run', '--json'], { env }).json();
+      const list = runCli(['import', 'answers', `${DIR}/inspect-log.json`, '--from', 'inspect', '--task', 'describe', '--rubric', 'farmyard-54', '--run', 'inspect-run', '--json'], { env: db.env }).json();
       expect(list.unchanged).toBe(4);
     }, SLOW);
   });

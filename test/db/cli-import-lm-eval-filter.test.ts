@@ -1,9 +1,9 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.ts';
-import { cliDatabaseEnv, ENGINES } from '../helpers/db.ts';
+import { useCliRubricDatabase } from '../helpers/cli-database.ts';
+import { ENGINES } from '../helpers/db.ts';
 
 /**
  * `assay import answers FILE --from lm-eval --filter NAME` through the real binary. A gsm8k samples file holds
@@ -15,27 +15,18 @@ const FILE = 'test/fixtures/import-formats/lm-eval-gsm8k-two-filters.jsonl';
 
 for (const engine of ENGINES) {
   describe(`assay import answers --from lm-eval --filter [${engine}]`, () => {
-    const tmp = mkdtempSync(join(tmpdir(), 'assay-lm-filter-'));
-    let env: NodeJS.ProcessEnv = {};
-    let drop: (() => Promise<void>) | undefined;
-    beforeAll(async () => {
-      ({ env, drop } = await cliDatabaseEnv(engine, tmp));
-      expect(runCli(['import', 'rubrics', 'rubrics/farmyard.yaml'], { env }).code).toBe(0);
-    }, SLOW);
-    afterAll(async () => {
-      await drop?.().catch(() => {});
-      rmSync(tmp, { recursive: true, force: true });
-    });
+    const db = useCliRubricDatabase(engine, 'assay-lm-filter-');
+    const { tmp } = db;
     const args = (...more: string[]) => ['import', 'answers', FILE, '--from', 'lm-eval', '--model', 'qwen-vl', '--task', 'describe', '--rubric', 'farmyard-54', ...more];
     const expectBadInput = (a: string[], message: string) => {
-      const r = runCli(a, { env });
+      const r = runCli(a, { env: db.env });
       expect(r.code, r.stderr).toBe(2);
       expect(r.stdout).toBe('');
       expect(r.stderr.trim()).toContain(message);
     };
     /** The run's stored answers, read back through `assay export` (id → text). */
     const stored = (out: string): Record<string, string> => {
-      const r = runCli(['export', '--run', 'gsm', '--out', join(tmp, out), '--format', 'jsonl'], { env });
+      const r = runCli(['export', '--run', 'gsm', '--out', join(tmp, out), '--format', 'jsonl'], { env: db.env });
       expect(r.code, r.stderr).toBe(0);
       const rows = readFileSync(join(tmp, out, 'answers.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { id: string; text: string });
       return Object.fromEntries(rows.map((a) => [a.id, a.text]));
@@ -47,16 +38,16 @@ for (const engine of ENGINES) {
       expectBadInput([...args('--run', 'gsm', '--filter', '')], '--filter: must not be empty');
       expectBadInput(['import', 'answers', 'test/fixtures/import-formats/inspect-log.json', '--from', 'inspect', '--task', 'describe', '--rubric', 'farmyard-54', '--filter', 'none'], '--filter goes with --from lm-eval');
       expectBadInput(['import', 'answers', FILE, '--filter', 'none'], '--filter goes with --from lm-eval');
-      expect(runCli(['export', '--run', 'gsm', '--out', join(tmp, 'none'), '--format', 'jsonl'], { env }).code).toBe(2);
+      expect(runCli(['export', '--run', 'gsm', '--out', join(tmp, 'none'), '--format', 'jsonl'], { env: db.env }).code).toBe(2);
     }, SLOW);
 
     it("--filter flexible-extract stores that filter's answers and scores; the other filter into the same run is refused, not stored beside or over them", () => {
-      const r = runCli([...args('--run', 'gsm', '--filter', 'flexible-extract', '--json')], { env });
+      const r = runCli([...args('--run', 'gsm', '--filter', 'flexible-extract', '--json')], { env: db.env });
       expect(r.code, r.stderr).toBe(0);
       const j = r.json();
       expect(j).toMatchObject({ from: 'lm-eval', imported: 3, unchanged: 0, grades: { judges: ['lm-eval:exact_match,flexible-extract'], stored: 3, unchanged: 0 } });
       expect(j.skipped).toEqual([{ where: FILE, reason: "filter 'strict-match': 3 lines (from line 1) not imported: --filter flexible-extract" }]);
-      const again = runCli([...args('--run', 'gsm', '--filter', 'flexible-extract', '--json')], { env });
+      const again = runCli([...args('--run', 'gsm', '--filter', 'flexible-extract', '--json')], { env: db.env });
       expect(again.json()).toMatchObject({ imported: 0, unchanged: 3, grades: { stored: 0, unchanged: 3 } });
       expectBadInput([...args('--run', 'gsm', '--filter', 'strict-match')], "answer '0' of run 'gsm' already exists with different content (text)");
       expect(stored('after')).toEqual({ '0': '5', '1': '10', '2': '9' });
