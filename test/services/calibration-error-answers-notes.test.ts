@@ -2,8 +2,7 @@ import { beforeAll, expect, it } from 'vitest';
 import { calibrationReport, storedCalibration } from '../../src/services/report-analysis.ts';
 import { describeDb } from '../helpers/db.ts';
 import { useApi } from '../api/app-fixture.ts';
-import { addErrorDescription } from './error-answer-fixture.ts';
-import { seedPolicyCalibration } from './calibration-policy-fixture.ts';
+import { addGradedErrorAnswer, ONE_ERROR_ANSWER_NOTE, seedPolicyCalibration } from './calibration-policy-fixture.ts';
 
 /**
  * The stored calibration report (GET /api/reports/calibration, the /calibration page) leaves error answers
@@ -11,20 +10,13 @@ import { seedPolicyCalibration } from './calibration-policy-fixture.ts';
  * calibration-policy-fixture.ts (under count cnt n 3, MAE 5/54, hand-computed) plus n5, status error,
  * graded by cnt (F1 0.1) and rated 1 by h1: 1 answer left out, and the figures stay the fixture's.
  */
-const NOTE =
-  "1 answer stored with status error (the model call failed) left out: there is no answer, so its grades (stored before grading skipped such answers, or imported) and people's labels compare nothing";
+const NOTE = ONE_ERROR_ANSWER_NOTE;
 
 describeDb('stored calibration report: the notes count the error answers left out', (ctx) => {
   beforeAll(async () => {
     const d = ctx.database;
     await seedPolicyCalibration(d);
-    const n5 = await addErrorDescription(d, 'pol', 'n5', 'answer n5, cut');
-    await d.execute(
-      `insert into grades (answer_id, judge_id, rubric_version_id, status, completeness, correctness, f1, claims, items, meta)
-       values ($1, (select id from judges where slug = 'cnt'), (select id from rubric_versions limit 1), 'ok', 0.1, 0.1, 0.1, '[]', '[]', '{}')`,
-      [n5],
-    );
-    await d.execute(`insert into labels (answer_id, item_key, annotator, kind, label) values ($1, 'answer:numeric', 'h1', 'human', '1')`, [n5]);
+    await addGradedErrorAnswer(d);
   });
 
   it('the service behind both surfaces: the note, once; the figures without n5', async () => {

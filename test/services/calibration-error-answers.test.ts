@@ -2,9 +2,8 @@ import { beforeAll, expect, it } from 'vitest';
 import { loadRunCalibration } from '../../src/services/grading/calibration-labels.ts';
 import { calibrationReport } from '../../src/services/report-analysis.ts';
 import { describeDb } from '../helpers/db.ts';
-import { addErrorDescription } from './error-answer-fixture.ts';
 import { useApi } from '../api/app-fixture.ts';
-import { seedPolicyCalibration } from './calibration-policy-fixture.ts';
+import { addGradedErrorAnswer, ONE_ERROR_ANSWER_NOTE, seedPolicyCalibration } from './calibration-policy-fixture.ts';
 
 /**
  * Calibration compared a judge's grade of an error answer (status error: the model call failed; graded before
@@ -13,20 +12,13 @@ import { seedPolicyCalibration } from './calibration-policy-fixture.ts';
  * count: cnt n 3, bias 1/54, MAE 5/54) and n5, status error, graded by cnt F1 0.1 (under count, no claims)
  * and rated 1 by h1. Read, n5 made cnt's n 4 and MAE (1/6 + 0 + 1/9 + 0.9)/4 = 53/180.
  */
-const NOTE =
-  "1 answer stored with status error (the model call failed) left out: there is no answer, so its grades (stored before grading skipped such answers, or imported) and people's labels compare nothing";
+const NOTE = ONE_ERROR_ANSWER_NOTE;
 
 describeDb('calibration leaves error answers out', (ctx) => {
   beforeAll(async () => {
     const d = ctx.database;
     await seedPolicyCalibration(d);
-    const n5 = await addErrorDescription(d, 'pol', 'n5', 'answer n5, cut');
-    await d.execute(
-      `insert into grades (answer_id, judge_id, rubric_version_id, status, completeness, correctness, f1, claims, items, meta)
-       values ($1, (select id from judges where slug = 'cnt'), (select id from rubric_versions limit 1), 'ok', 0.1, 0.1, 0.1, '[]', '[]', '{}')`,
-      [n5],
-    );
-    await d.execute(`insert into labels (answer_id, item_key, annotator, kind, label) values ($1, 'answer:numeric', 'h1', 'human', '1')`, [n5]);
+    await addGradedErrorAnswer(d);
     // Panel pan (cnt + exc): on n1 both vote barn correct; on n5 they split (correct, incorrect).
     await d.execute(`insert into judges (slug, provider, model, config, config_hash) values ('pan', 'panel', 'cnt+exc', '{}', 'pan')`);
     const panel = (answer: string, votes: Record<string, number>) =>

@@ -5,6 +5,7 @@ import type { Rubric } from '../../src/domain/rubric.ts';
 import { importAnswersJsonl } from '../../src/services/answers.ts';
 import { importParsedRubrics } from '../../src/services/rubrics.ts';
 import { FIXTURES } from '../helpers/cli.ts';
+import { addErrorDescription } from './error-answer-fixture.ts';
 
 /**
  * The numeric scale of calibration reads a judge's F1 under one unverifiable-claims policy (report-policy.ts),
@@ -59,3 +60,22 @@ export async function seedPolicyCalibration(db: Database): Promise<void> {
   }
 }
 
+
+/** errorAnswersNote(1), written out: the fixture's tests assert the text, not the function's. */
+export const ONE_ERROR_ANSWER_NOTE =
+  "1 answer stored with status error (the model call failed) left out: there is no answer, so its grades (stored before grading skipped such answers, or imported) and people's labels compare nothing";
+
+/**
+ * The fixture plus n5, stored with status error (addErrorDescription), graded by cnt (F1 0.1, under count,
+ * no claims) and rated 1 by h1: every figure above stays as it is when n5 is left out. Returns n5's id.
+ */
+export async function addGradedErrorAnswer(db: Database): Promise<number> {
+  const n5 = await addErrorDescription(db, 'pol', 'n5', 'answer n5, cut');
+  await db.execute(
+    `insert into grades (answer_id, judge_id, rubric_version_id, status, completeness, correctness, f1, claims, items, meta)
+     values ($1, (select id from judges where slug = 'cnt'), (select id from rubric_versions limit 1), 'ok', 0.1, 0.1, 0.1, '[]', '[]', '{}')`,
+    [n5],
+  );
+  await db.execute(`insert into labels (answer_id, item_key, annotator, kind, label) values ($1, 'answer:numeric', 'h1', 'human', '1')`, [n5]);
+  return n5;
+}
