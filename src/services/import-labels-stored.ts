@@ -4,6 +4,7 @@ import type { Queryable } from '../db/client.ts';
 import { labels } from '../db/schema.ts';
 import type { Candidate } from './import-labels-answers.ts';
 import { where, type ImportFile, type Located } from './import-parse.ts';
+import { storedLabelValue } from './label-values.ts';
 import { CHUNK } from './labels.ts';
 
 /**
@@ -44,12 +45,24 @@ const versionChanged = (before: Stored, after: LabelInsert) => after.rubricVersi
  * left as it is by the same label.
  */
 const sentenceChanged = (before: Stored, after: LabelInsert) => before.claimSentence != null && after.claimSentence != null && after.claimSentence !== before.claimSentence;
-export const same = (before: Stored, after: LabelInsert) => before.label === after.label && before.kind === after.kind && !versionChanged(before, after) && !sentenceChanged(before, after);
+/**
+ * A stored label in the form an import now stores: one stored as written by an import before labels were
+ * normalised ('Correct') is the same label as its normal form, not a change to refuse; one no scale reads stays as it is.
+ */
+function normalForm(before: Stored): string {
+  try {
+    return storedLabelValue('', before.itemKey, before.label);
+  } catch {
+    return before.label;
+  }
+}
+const labelChanged = (before: Stored, after: LabelInsert) => before.label !== after.label && normalForm(before) !== after.label;
+export const same = (before: Stored, after: LabelInsert) => !labelChanged(before, after) && before.kind === after.kind && !versionChanged(before, after) && !sentenceChanged(before, after);
 
 export function describeChange(loc: Located, answer: Candidate, before: Stored, after: LabelInsert, versionNo: (id: number | null | undefined) => string): string {
   const what = [`answer ${quote(answer.externalId)} of run ${quote(answer.run)}`, before.itemKey ? `item ${quote(before.itemKey)}` : 'whole answer', `rater ${quote(before.annotator)}`];
   const change = [
-    before.label !== after.label && `${quote(before.label)} → ${quote(after.label)}`,
+    labelChanged(before, after) && `${quote(before.label)} → ${quote(after.label)}`,
     before.kind !== after.kind && `kind ${before.kind} → ${after.kind}`,
     versionChanged(before, after) && `rubric version ${versionNo(before.rubricVersionId)} → ${versionNo(after.rubricVersionId)}`,
     sentenceChanged(before, after) && `claim given on another sentence (${before.claimSentence} → ${after.claimSentence})`,

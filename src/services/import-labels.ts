@@ -105,7 +105,9 @@ export async function storeLabelFile(tx: Queryable, file: ImportFile, parsed: Re
     // description, would be counted as inserted and then set aside (or, for an assembly, miscounted) by every report.
     if (!describes(answer.task)) throw locatedError(r.loc, ['answer'], `answer '${answer.externalId}' of run '${answer.run}' is of task '${answer.task}', which has no description to label; nothing written`);
     if (item !== '') checkItem(keys, r.loc, answer.rubricId, item);
-    storedLabelValue(where(r.loc.file, r.loc.lineOf(['label']) ?? r.loc.line), item, r.row.label);
+    // Stored in the annotation path's form (verdicts lower case, pass/fail as true|false): the workspace
+    // shows a stored label by that form, so 'Correct' as written would open unselected.
+    const label = storedLabelValue(where(r.loc.file, r.loc.lineOf(['label']) ?? r.loc.line), item, r.row.label);
     // A claim index the answer's sentences do not have today is refused. The index is read against today's
     // split (it is checked against it), so the mark records today's sentence n, as one given in the app does:
     // once the split moves it is stale, never counted as a mark of the sentence that has index n then.
@@ -114,7 +116,7 @@ export async function storeLabelFile(tx: Queryable, file: ImportFile, parsed: Re
     if (outOfRange) throw locatedError(r.loc, ['item'], outOfRange);
     const annotator = (r.row.rater ?? r.row.annotator)!;
     const campaignId = campaignOf(i);
-    const value = { answerId: answer.id, itemKey: item, annotator, campaignId, kind: r.row.kind ?? 'human', label: r.row.label, rubricVersionId: rowVersion(r, answer, item, versions, opts.currentVersion === true), claimSentence: opts.claimSentences?.[i] !== undefined ? opts.claimSentences[i]! : claimStamp(item, today), ...(opts.createdAt?.[i] ? { createdAt: sql`${opts.createdAt[i]}::timestamptz` } : {}) };
+    const value = { answerId: answer.id, itemKey: item, annotator, campaignId, kind: r.row.kind ?? 'human', label, rubricVersionId: rowVersion(r, answer, item, versions, opts.currentVersion === true), claimSentence: opts.claimSentences?.[i] !== undefined ? opts.claimSentences[i]! : claimStamp(item, today), ...(opts.createdAt?.[i] ? { createdAt: sql`${opts.createdAt[i]}::timestamptz` } : {}) };
     const key = keyOf(value);
     if (seen.has(key)) throw locatedError(r.loc, ['label'], `second label by '${annotator}' for the same answer and item${campaignId === null ? '' : ' in the same campaign'} (first on line ${seen.get(key)})`);
     seen.set(key, r.loc.line);

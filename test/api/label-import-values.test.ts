@@ -63,5 +63,18 @@ describeDb('label import: a label no scale reads', (ctx) => {
     ];
     const res = await post(lines(...rows));
     expect([res.status, await res.json()]).toEqual([200, { inserted: 5, replaced: 0, unchanged: 0, runs: ['r'] }]);
+    // Stored in the annotation path's form, which the workspace shows: 'Correct' as written opened unselected.
+    const stored = await ctx.database.execute(`select item_key, label from labels where annotator = 'ok' order by item_key`);
+    expect(stored.rows.map((x) => [x.item_key, x.label])).toEqual([
+      ['', 'fail'],
+      ['answer:binary', 'true'],
+      ['answer:numeric', '3'],
+      ['barn', 'correct'],
+      ['claim:1', 'true'],
+    ]);
+    // The same file again is the same labels (nothing to replace), as is a label stored as written before.
+    await ctx.database.execute(`update labels set label = 'Correct' where annotator = 'ok' and item_key = 'barn'`);
+    const again = await post(lines(...rows));
+    expect([again.status, await again.json()]).toEqual([200, { inserted: 0, replaced: 0, unchanged: 5, runs: ['r'] }]);
   });
 });
